@@ -1,0 +1,172 @@
+// Package lock implements distributed lock strategies on Redis — none, naive
+// (SETNX then EXPIRE), safe (SET NX PX + Lua compare-and-delete), fenced,
+// watchdog (renewal) and Redlock — with retry and backoff policies.
+//
+// It is usable as a library. Every step a lock takes (attempt, acquired,
+// denied, backoff, vote, renewed, renew_failed, lock_lost, release,
+// release_failed) can be seen through an optional Observer, without the lock
+// knowing who listens. Every duration goes through the run's store.Clock.
+package lock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/store"
+)
+
+// Sentinel errors.
+var (
+	// ErrNotObtained means the lock is held by someone else (after any retries).
+	ErrNotObtained = errors.New("lock: not obtained")
+	// ErrNotHeld means a release or renewal found the lock expired or owned
+	// by someone else.
+	ErrNotHeld = errors.New("lock: not held")
+	// ErrLockLost is the cause of a lease context cancelled because the
+	// lock could not be renewed.
+	ErrLockLost = errors.New("lock: lost")
+	// ErrCrashed is returned by a naive acquire that was made to crash
+	// between SETNX and EXPIRE: the key is left without a TTL.
+	ErrCrashed = errors.New("lock: crashed between SETNX and EXPIRE")
+)
+
+// Locker is one lock strategy.
+type Locker interface {
+	// Strategy is the strategy's name ("safe", "redlock", …).
+	Strategy() string
+	// TryAcquire makes one attempt; ErrNotObtained when the lock is taken.
+	TryAcquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error)
+	// Acquire attempts, then retries per the Options' Retry policy.
+	Acquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error)
+}
+
+// Options configure a Locker.
+type Options struct {
+	// Clock is the run's clock; nil means real time at speed 1.
+	Clock *store.Clock
+	// Observer, if set, sees every step.
+	Observer Observer
+	// Retry is the retry policy of Acquire; the zero value never retries.
+	Retry Retry
+	// Rand drives jitter; nil means a randomly seeded source. It is used
+	// by one goroutine at a time: give each worker its own Locker.
+	Rand *mrand.Rand
+	// Tokens is the source of random token bytes; nil means crypto/rand.
+	Tokens io.Reader
+}
+
+// base holds what every strategy shares.
+type base struct {
+	clock    *store.Clock
+	observer Observer
+	retry    Retry
+	rng      *mrand.Rand
+	tokens   io.Reader
+}
+
+var realClock = store.NewScaledClock(1)
+
+func newBase(o Options) base {
+	b := base{clock: o.Clock, observer: o.Observer, retry: o.Retry, rng: o.Rand, tokens: o.Tokens}
+	if b.clock == nil {
+		b.clock = realClock
+	}
+	if b.rng == nil {
+		b.rng = mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
+	}
+	if b.tokens == nil {
+		b.tokens = rand.Reader
+	}
+	return b
+}
+
+func (b *base) emit(s Step) {
+	if b.observer != nil {
+		b.observer(s)
+	}
+}
+
+// token returns 16 random bytes, hex-encoded.
+func (b *base) token() (string, error) {
+	var buf [16]byte
+	if _, err := io.ReadFull(b.tokens, buf[:]); err != nil {
+		return "", fmt.Errorf("lock: token: %w", err)
+	}
+	return hex.EncodeToString(buf[:]), nil
+}
+
+// ms is a TTL as whole server milliseconds, at least 1.
+func (b *base) ms(ttl time.Duration) int64 {
+	return max(b.clock.ToServer(ttl).Milliseconds(), 1)
+}
+
+// tryFunc is one attempt, told its attempt number.
+type tryFunc func(ctx context.Context, key string, ttl time.Duration, attempt int) (*Lease, error)
+
+// acquire runs try, then retries per the policy while the lock is taken.
+func (b *base) acquire(ctx context.Context, key string, ttl time.Duration, try tryFunc) (*Lease, error) {
+	backoff := b.retry.Backoff(b.rng)
+	for attempt := 1; ; attempt++ {
+		l, err := try(ctx, key, ttl, attempt)
+		if err == nil || !errors.Is(err, ErrNotObtained) {
+			return l, err
+		}
+		d, ok := backoff.Next()
+		if !ok {
+			return nil, err
+		}
+		b.emit(Step{Kind: StepBackoff, Key: key, Delay: d, Attempt: attempt, Node: -1})
+		if serr := b.clock.Sleep(ctx, d); serr != nil {
+			return nil, errors.Join(err, serr)
+		}
+	}
+}
+
+// Lease is a held lock.
+type Lease struct {
+	Key      string
+	Token    string
+	Fence    int64         // fenced only: the lock's fencing token
+	TTL      time.Duration // as asked
+	Validity time.Duration // Redlock: ttl − elapsed − drift; otherwise TTL
+	Attempt  int           // the attempt that obtained it
+
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	release func(ctx context.Context) error
+	once    sync.Once
+	err     error
+}
+
+func newLease(parent context.Context, key, token string, ttl time.Duration, attempt int) *Lease {
+	l := &Lease{Key: key, Token: token, TTL: ttl, Validity: ttl, Attempt: attempt}
+	l.ctx, l.cancel = context.WithCancelCause(parent)
+	return l
+}
+
+// Context is the holder's context: cancelled with cause ErrLockLost when a
+// watchdog lock is lost, and when the lease is released.
+func (l *Lease) Context() context.Context { return l.ctx }
+
+// Lost reports whether the lock is known to be lost.
+func (l *Lease) Lost() bool { return errors.Is(context.Cause(l.ctx), ErrLockLost) }
+
+// Release gives the lock back. It is safe to call more than once; later calls
+// return the first call's result. ErrNotHeld means it had expired or someone
+// else held it.
+func (l *Lease) Release(ctx context.Context) error {
+	l.once.Do(func() {
+		if l.release != nil {
+			l.err = l.release(ctx)
+		}
+		l.cancel(context.Canceled)
+	})
+	return l.err
+}

@@ -1,0 +1,51 @@
+package lock
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Strategies lists every strategy with a one-line explanation, in order.
+var Strategies = []struct {
+	Name, Doc string
+}{
+	{"none", "no lock at all: the baseline race"},
+	{"naive", "SETNX then EXPIRE, DEL to release: a crash gap and no ownership"},
+	{"safe", "SET key token NX PX ttl, Lua compare-and-delete release"},
+	{"fenced", "safe + a fencing token from INCR, taken only on success"},
+	{"watchdog", "safe + renewal every ttl/3; a failed renewal cancels the holder"},
+	{"redlock", "quorum of N independent nodes, validity = ttl − elapsed − drift"},
+}
+
+// StrategyNames lists the strategies, comma-separated.
+func StrategyNames() string {
+	names := make([]string, len(Strategies))
+	for i, s := range Strategies {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// New returns the named strategy. Single-node strategies use nodes[0];
+// Redlock uses them all. crash is the naive strategy's crash point (may be
+// nil).
+func New(strategy string, nodes []Client, o Options, crash func(key string) bool) (Locker, error) {
+	if len(nodes) == 0 && strategy != "none" {
+		return nil, fmt.Errorf("lock: strategy %q needs a Redis client", strategy)
+	}
+	switch strategy {
+	case "none":
+		return NewNone(o), nil
+	case "naive":
+		return NewNaive(nodes[0], o, crash), nil
+	case "safe":
+		return NewSafe(nodes[0], o), nil
+	case "fenced":
+		return NewFenced(nodes[0], o), nil
+	case "watchdog":
+		return NewWatchdog(nodes[0], o), nil
+	case "redlock":
+		return NewRedlock(nodes, o), nil
+	}
+	return nil, fmt.Errorf("unknown lock strategy %q: want one of %s", strategy, StrategyNames())
+}

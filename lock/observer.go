@@ -1,0 +1,53 @@
+package lock
+
+import "time"
+
+// StepKind names a step a lock takes.
+type StepKind uint8
+
+// The steps.
+const (
+	StepAttempt       StepKind = iota + 1 // an acquire attempt starts
+	StepAcquired                          // the lock was obtained
+	StepDenied                            // the lock is held by another
+	StepBackoff                           // waiting Delay before the next attempt
+	StepVote                              // Redlock: one node's answer (Node, OK)
+	StepRenewed                           // watchdog: TTL extended
+	StepRenewFailed                       // watchdog: a renewal did not extend the TTL
+	StepLockLost                          // watchdog: the lock is gone; the holder's context is cancelled
+	StepRelease                           // the lock was released
+	StepReleaseFailed                     // release found the lock expired or foreign
+)
+
+var stepNames = [...]string{
+	StepAttempt: "attempt", StepAcquired: "acquired", StepDenied: "denied",
+	StepBackoff: "backoff", StepVote: "vote", StepRenewed: "renewed",
+	StepRenewFailed: "renew_failed", StepLockLost: "lock_lost",
+	StepRelease: "release", StepReleaseFailed: "release_failed",
+}
+
+func (k StepKind) String() string {
+	if int(k) < len(stepNames) && stepNames[k] != "" {
+		return stepNames[k]
+	}
+	return "unknown"
+}
+
+// Step is one thing a lock did.
+type Step struct {
+	Kind    StepKind
+	Key     string
+	Token   string
+	Fence   int64
+	TTL     time.Duration // asked TTL (attempt, acquired, renewed)
+	Delay   time.Duration // backoff
+	Node    int           // Redlock node index, -1 when not per-node
+	OK      bool          // vote: granted; release: deleted
+	Attempt int
+	Msg     string // why, in words: "expired", "held by another owner", an error
+}
+
+// Observer sees each step. It is called on the lock's goroutine, and for
+// watchdog renewals on the renewal goroutine; it must be cheap and must not
+// block.
+type Observer func(Step)

@@ -1,0 +1,170 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redlock acquires the same key with the same token on N independent nodes.
+// It holds the lock when a quorum (⌊N/2⌋+1) granted it and the validity
+// left — ttl − elapsed − drift, drift = ttl×0.01 + 2ms — is positive; a
+// failed acquire is undone on every node, and release goes to every node.
+type Redlock struct {
+	base
+	nodes []Client
+}
+
+// NewRedlock returns the Redlock strategy over nodes.
+func NewRedlock(nodes []Client, o Options) *Redlock {
+	return &Redlock{base: newBase(o), nodes: nodes}
+}
+
+// Strategy returns "redlock".
+func (*Redlock) Strategy() string { return "redlock" }
+
+// Quorum is how many nodes must grant the lock.
+func (r *Redlock) Quorum() int { return len(r.nodes)/2 + 1 }
+
+// NodeError is one node's failure to grant, renew or release.
+type NodeError struct {
+	Node int
+	Err  error
+}
+
+func (e NodeError) Error() string { return fmt.Sprintf("node %d: %v", e.Node, e.Err) }
+func (e NodeError) Unwrap() error { return e.Err }
+
+// errTaken is a node's answer when another owner holds the key.
+var errTaken = errors.New("taken")
+
+// QuorumError says a Redlock acquire failed and why, node by node. It
+// matches ErrNotObtained.
+type QuorumError struct {
+	Granted, Quorum int
+	Validity        time.Duration
+	Nodes           []NodeError
+}
+
+func (e *QuorumError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lock: not obtained: %d of %d nodes granted (quorum %d)", e.Granted, e.Granted+len(e.Nodes), e.Quorum)
+	if e.Granted >= e.Quorum {
+		fmt.Fprintf(&b, ", but validity %v ran out", e.Validity)
+	}
+	return b.String()
+}
+
+// Is makes a QuorumError match ErrNotObtained.
+func (e *QuorumError) Is(target error) bool { return target == ErrNotObtained }
+
+// Drift is the clock-drift allowance Redlock subtracts from a TTL.
+func Drift(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Millisecond }
+
+// TryAcquire makes one attempt on every node.
+func (r *Redlock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error) {
+	return r.try(ctx, key, ttl, 1)
+}
+
+// Acquire attempts and retries per the policy.
+func (r *Redlock) Acquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error) {
+	return r.acquire(ctx, key, ttl, r.try)
+}
+
+func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*Lease, error) {
+	tok, err := r.token()
+	if err != nil {
+		return nil, err
+	}
+	r.emit(Step{Kind: StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	start := r.clock.Now()
+	// Each node gets a small share of the TTL to answer, so a dead or slow
+	// node cannot eat the validity.
+	timeout := min(max(r.clock.Real(ttl/10), 5*time.Millisecond), time.Second)
+	errs := r.each(ctx, timeout, func(ctx context.Context, i int, c Client) error {
+		cmd := redis.NewBoolCmd(ctx, "set", key, tok, "px", r.ms(ttl), "nx")
+		err := c.Process(ctx, cmd)
+		switch {
+		case err != nil && err != redis.Nil:
+		case cmd.Val():
+			err = nil
+		default:
+			err = errTaken
+		}
+		step := Step{Kind: StepVote, Key: key, Token: tok, TTL: ttl, Node: i, OK: err == nil, Attempt: attempt}
+		if err != nil {
+			step.Msg = err.Error()
+		}
+		r.emit(step)
+		return err
+	})
+	granted := 0
+	var failed []NodeError
+	for i, e := range errs {
+		if e == nil {
+			granted++
+		} else {
+			failed = append(failed, NodeError{Node: i, Err: e})
+		}
+	}
+	validity := ttl - (r.clock.Now() - start) - Drift(ttl)
+	if granted >= r.Quorum() && validity > 0 {
+		r.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: validity, Attempt: attempt, Node: -1,
+			Msg: fmt.Sprintf("%d/%d nodes", granted, len(r.nodes))})
+		l := newLease(ctx, key, tok, ttl, attempt)
+		l.Validity = validity
+		l.release = func(ctx context.Context) error { return r.releaseAll(ctx, key, tok) }
+		return l, nil
+	}
+	// Undo the partial acquire everywhere, quietly: it was never held.
+	quiet := *r
+	quiet.observer = nil
+	_ = quiet.releaseAll(context.WithoutCancel(ctx), key, tok)
+	qe := &QuorumError{Granted: granted, Quorum: r.Quorum(), Validity: validity, Nodes: failed}
+	r.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: qe.Error()})
+	return nil, qe
+}
+
+// releaseAll runs compare-and-delete on every node. It succeeds when a
+// quorum of nodes still held the lock.
+func (r *Redlock) releaseAll(ctx context.Context, key, tok string) error {
+	errs := r.each(ctx, time.Second, func(ctx context.Context, i int, c Client) error {
+		return compareAndDelete(ctx, &r.base, c, key, tok, i)
+	})
+	released := 0
+	var failed []error
+	for i, e := range errs {
+		if e == nil {
+			released++
+		} else {
+			failed = append(failed, NodeError{Node: i, Err: e})
+		}
+	}
+	if released >= r.Quorum() {
+		return nil
+	}
+	return errors.Join(append([]error{ErrNotHeld}, failed...)...)
+}
+
+// each runs f on every node in parallel, each bounded by timeout, and
+// returns the errors in node order.
+func (r *Redlock) each(ctx context.Context, timeout time.Duration, f func(ctx context.Context, i int, c Client) error) []error {
+	errs := make([]error, len(r.nodes))
+	var wg sync.WaitGroup
+	for i, c := range r.nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			nctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			errs[i] = f(nctx, i, c)
+		}()
+	}
+	wg.Wait()
+	return errs
+}

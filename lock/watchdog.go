@@ -1,0 +1,106 @@
+package lock
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Watchdog is Safe plus renewal: while the lock is held, a goroutine extends
+// its TTL every ttl/3 with a Lua compare-and-PEXPIRE. When a renewal finds
+// the lock gone or foreign, or no renewal has succeeded for a whole TTL, the
+// lock is lost: the lease's context is cancelled with cause ErrLockLost.
+type Watchdog struct {
+	Safe
+}
+
+// NewWatchdog returns the watchdog strategy.
+func NewWatchdog(c Client, o Options) *Watchdog { return &Watchdog{Safe{base: newBase(o), c: c}} }
+
+// Strategy returns "watchdog".
+func (*Watchdog) Strategy() string { return "watchdog" }
+
+// TryAcquire makes one attempt.
+func (w *Watchdog) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error) {
+	return w.try(ctx, key, ttl, 1)
+}
+
+// Acquire attempts and retries per the policy.
+func (w *Watchdog) Acquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error) {
+	return w.acquire(ctx, key, ttl, w.try)
+}
+
+func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*Lease, error) {
+	l, err := w.Safe.try(ctx, key, ttl, attempt)
+	if err != nil {
+		return nil, err
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	since := w.clock.Now()
+	go func() {
+		defer close(done)
+		w.renew(l, stop, since)
+	}()
+	cad := l.release
+	l.release = func(ctx context.Context) error {
+		close(stop)
+		<-done
+		return cad(ctx)
+	}
+	return l, nil
+}
+
+// renew extends l every ttl/3 until stop is closed or the lock is lost.
+func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
+	every := max(l.TTL/3, time.Millisecond)
+	ctx, cancel := context.WithCancel(l.ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	next := every
+	for {
+		if w.clock.Sleep(ctx, next) != nil {
+			return
+		}
+		next = every
+		// A renewal may take at most what is left of the lock's life.
+		left := l.TTL - (w.clock.Now() - lastOK)
+		rctx, rcancel := context.WithTimeout(ctx, max(w.clock.Real(left), time.Millisecond))
+		n, err := renewScript.Run(rctx, w.c, []string{l.Key}, l.Token, w.ms(l.TTL)).Int64()
+		rcancel()
+		if ctx.Err() != nil {
+			return // released (or the run ended) while renewing
+		}
+		switch {
+		case err == nil && n == 1:
+			lastOK = w.clock.Now()
+			w.emit(Step{Kind: StepRenewed, Key: l.Key, Token: l.Token, TTL: l.TTL, Node: -1})
+			continue
+		case err == nil && n == 0:
+			w.lost(l, "held by another owner")
+			return
+		case err == nil:
+			w.lost(l, "expired")
+			return
+		}
+		w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: err.Error()})
+		left = l.TTL - (w.clock.Now() - lastOK)
+		if left <= 0 {
+			w.lost(l, "no renewal for a whole TTL")
+			return
+		}
+		next = min(every, left) // try once more, at the latest when the TTL runs out
+	}
+}
+
+func (w *Watchdog) lost(l *Lease, why string) {
+	w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: why})
+	w.emit(Step{Kind: StepLockLost, Key: l.Key, Token: l.Token, Node: -1, Msg: why})
+	l.cancel(errors.Join(ErrLockLost, errors.New(why)))
+}

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// Node is one Redis server of a run and the client that talks to it.
+type Node struct {
+	Index  int
+	Addr   string // host:port[/db], never with a password
+	Client *redis.Client
+
+	mini   *miniredis.Miniredis // nil on a real server
+	clock  *Clock
+	base   time.Time // the embedded server's wall time at virtual zero
+	mu     sync.Mutex
+	synced time.Duration
+	stop   chan struct{}
+	done   chan struct{}
+
+	faultMu sync.Mutex
+	paused  chan struct{} // closed on Resume
+}
+
+// epoch is the embedded servers' wall time at virtual zero: a fixed instant,
+// so TIME and PEXPIREAT are the same in every run.
+var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// syncEvery is how often an idle embedded node's time catches up with the
+// clock; every command also catches it up first, so expiry is exact when a
+// command arrives.
+const syncEvery = 2 * time.Millisecond
+
+func (s *Store) openEmbedded(cfg Config) error {
+	s.kind = Embedded
+	speed := cfg.Speed
+	if speed == 0 {
+		speed = 1
+	}
+	if cfg.Paused {
+		speed = 0
+	}
+	s.clock = NewClock(speed)
+	n := max(cfg.Nodes, 1)
+	for i := range n {
+		m := miniredis.NewMiniRedis()
+		if err := m.Start(); err != nil {
+			return fmt.Errorf("store: start embedded node %d: %w", i, err)
+		}
+		m.ClockTTL(true)
+		node := &Node{Index: i, Addr: m.Addr(), mini: m, clock: s.clock, base: epoch,
+			stop: make(chan struct{}), done: make(chan struct{})}
+		m.SetTime(epoch)
+		node.Client = redis.NewClient(clientOptions(&redis.Options{Addr: m.Addr()}, cfg))
+		node.Client.AddHook(syncHook{node})
+		s.nodes = append(s.nodes, node)
+		go node.follow()
+	}
+	return nil
+}
+
+func clientOptions(o *redis.Options, cfg Config) *redis.Options {
+	o.ContextTimeoutEnabled = true
+	o.MaxRetries = -1 // a lock command must never be silently re-sent
+	o.DialTimeout = cfg.ConnectTimeout
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 2 * time.Second
+	}
+	if cfg.PoolSize > 0 {
+		o.PoolSize = cfg.PoolSize
+	}
+	o.DisableIdentity = true
+	return o
+}
+
+// sync brings the embedded server's time up to the clock. Time only moves
+// forward, under the node's mutex, so no TTL is counted down twice.
+func (n *Node) sync() {
+	n.mu.Lock()
+	if v := n.clock.Now(); v > n.synced {
+		n.synced = v
+		n.mini.SetTime(n.base.Add(v))
+	}
+	n.mu.Unlock()
+}
+
+// follow keeps an idle embedded node's time with the clock until close.
+func (n *Node) follow() {
+	defer close(n.done)
+	t := time.NewTicker(syncEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+			n.sync()
+		}
+	}
+}
+
+// Embedded reports whether the node is an in-process server.
+func (n *Node) Embedded() bool { return n.mini != nil }
+
+func (n *Node) close() error {
+	var err error
+	if n.Client != nil {
+		err = n.Client.Close()
+	}
+	if n.mini != nil {
+		n.Resume()
+		close(n.stop)
+		<-n.done
+		n.mini.Close()
+	}
+	return err
+}
+
+// syncHook catches an embedded node's time up before every command.
+type syncHook struct{ n *Node }
+
+func (h syncHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h syncHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.sync()
+		return next(ctx, cmd)
+	}
+}
+
+func (h syncHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.sync()
+		return next(ctx, cmds)
+	}
+}
+
+func (s *Store) openReal(ctx context.Context, cfg Config) error {
+	s.kind = Real
+	slowmo := cfg.Slowmo
+	if slowmo <= 0 {
+		slowmo = 1
+	}
+	s.clock = NewScaledClock(slowmo)
+	timeout := cfg.ConnectTimeout
+	if timeout <= 0 {
+		timeout = 2 * time.Second
+	}
+	for i, raw := range cfg.URLs {
+		opt, err := redis.ParseURL(raw)
+		if err != nil {
+			return fmt.Errorf("invalid Redis URL %s: %s", RedactURL(raw), scrub(err.Error(), raw))
+		}
+		addr := opt.Addr
+		if opt.DB != 0 {
+			addr = fmt.Sprintf("%s/%d", addr, opt.DB)
+		}
+		node := &Node{Index: i, Addr: addr, clock: s.clock}
+		node.Client = redis.NewClient(clientOptions(opt, Config{ConnectTimeout: timeout, PoolSize: cfg.PoolSize}))
+		s.nodes = append(s.nodes, node)
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		err = node.Client.Ping(pctx).Err()
+		cancel()
+		if err != nil {
+			return &ConnectError{Addr: addr, Err: errors.New(scrub(err.Error(), raw))}
+		}
+	}
+	return nil
+}
+
+// ConnectError says a real Redis server could not be reached.
+type ConnectError struct {
+	Addr string
+	Err  error
+}
+
+func (e *ConnectError) Error() string {
+	return fmt.Sprintf("cannot reach Redis at %s: %v", e.Addr, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// RedactURL hides the password of a Redis URL, even one that does not parse.
+func RedactURL(raw string) string {
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return raw
+	}
+	hostEnd := strings.IndexAny(rest, "/?#")
+	if hostEnd < 0 {
+		hostEnd = len(rest)
+	}
+	at := strings.LastIndex(rest[:hostEnd], "@")
+	if at < 0 {
+		return raw
+	}
+	user, _, hasPass := strings.Cut(rest[:at], ":")
+	if !hasPass {
+		user = ""
+	}
+	return scheme + "://" + user + ":xxxxx" + rest[at:]
+}
+
+// scrub removes the password of raw from a message.
+func scrub(msg, raw string) string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return msg
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return msg
+	}
+	info := rest[:at]
+	if _, pass, ok := strings.Cut(info, ":"); ok && pass != "" {
+		msg = strings.ReplaceAll(msg, pass, "xxxxx")
+	} else if info != "" {
+		msg = strings.ReplaceAll(msg, info, "xxxxx")
+	}
+	return strings.ReplaceAll(msg, raw, RedactURL(raw))
+}
