@@ -13,15 +13,15 @@ type Policy string
 
 // The retry policies.
 const (
-	RetryNone          Policy = "none"                // never retry
-	RetryFixed         Policy = "fixed"               // base every time
-	RetryExponential   Policy = "exponential"         // min(cap, base·2^(n−1))
-	RetryFullJitter    Policy = "full-jitter"         // rand[0, exp)
-	RetryEqualJitter   Policy = "equal-jitter"        // exp/2 + rand[0, exp/2)
-	RetryDecorrelated  Policy = "decorrelated-jitter" // min(cap, rand[base, prev·3))
-	defaultRetryBase          = 100 * time.Millisecond
-	defaultRetryCap           = 5 * time.Second
-	defaultMaxRetries         = 10
+	RetryNone         Policy = "none"                // never retry
+	RetryFixed        Policy = "fixed"               // base every time
+	RetryExponential  Policy = "exponential"         // min(cap, base·2^(n−1))
+	RetryFullJitter   Policy = "full-jitter"         // rand[0, exp)
+	RetryEqualJitter  Policy = "equal-jitter"        // exp/2 + rand[0, exp/2)
+	RetryDecorrelated Policy = "decorrelated-jitter" // min(cap, rand[base, prev·3))
+	defaultRetryBase         = 100 * time.Millisecond
+	defaultRetryCap          = 5 * time.Second
+	defaultMaxRetries        = 10
 )
 
 // Policies lists every policy with a one-line explanation, in order.

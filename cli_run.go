@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/spf13/cobra"
+)
+
+type runFlags struct {
+	lock       string
+	stock      int64
+	workers    int
+	delay      time.Duration
+	ttl        time.Duration
+	retry      string
+	maxRetries int
+	retryBase  time.Duration
+	retryCap   time.Duration
+	nodes      int
+	seed       uint64
+	all        bool
+	quiet      bool
+	jsonFile   string
+	events     string
+	redis      []string
+	slowmo     float64
+	speed      float64
+}
+
+func newRunCmd() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO",
+		Short: "Run a scenario headless and print its summary and verdict",
+		Example: "  locklab run oversell --lock none --workers 50 --stock 1\n" +
+			"  locklab run oversell --lock safe --retry full-jitter --stock 5\n" +
+			"  locklab run oversell --all --quiet\n" +
+			"  locklab run oversell --redis redis://localhost:6379 --events run.jsonl",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("run needs one scenario: locklab run SCENARIO (one of %s)", scenario.Names())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.lock, "lock", "", "lock strategy (see locklab list); default: the scenario's first")
+	fl.Int64Var(&f.stock, "stock", 0, "initial stock")
+	fl.IntVar(&f.workers, "workers", 0, "concurrent workers")
+	fl.DurationVar(&f.delay, "delay", 0, "time between reading and writing the stock")
+	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL")
+	fl.StringVar(&f.retry, "retry", "", "retry policy: "+lock.PolicyNames())
+	fl.IntVar(&f.maxRetries, "max-retries", 0, "retries after the first attempt")
+	fl.DurationVar(&f.retryBase, "retry-base", 0, "base delay of the retry policy")
+	fl.DurationVar(&f.retryCap, "retry-cap", 0, "cap of the exponential retry policies")
+	fl.IntVar(&f.nodes, "nodes", 0, "embedded Redis nodes (Redlock: default 5)")
+	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
+	fl.BoolVar(&f.all, "all", false, "run every strategy of the scenario and compare")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print the summary only, not one line per attempt")
+	fl.StringVar(&f.jsonFile, "json", "", "write the results in the lab's JSON schema to FILE")
+	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
+	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
+	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
+	fl.Float64Var(&f.speed, "speed", 1, "embedded only: virtual clock speed, 0.1 to 10")
+	return cmd
+}
+
+// params applies the flags the user set over the scenario's defaults.
+func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy string, urls []string) (scenario.Params, error) {
+	p := sc.Defaults
+	set := cmd.Flags().Changed
+	if set("workers") {
+		p.Workers = f.workers
+	}
+	if set("stock") {
+		p.Stock = f.stock
+	}
+	if set("delay") {
+		p.Delay = scenario.Millis(f.delay)
+	}
+	if set("ttl") {
+		p.TTL = scenario.Millis(f.ttl)
+	}
+	if set("retry") {
+		p.Retry = f.retry
+	}
+	if set("max-retries") {
+		p.MaxRetries = f.maxRetries
+	}
+	if set("retry-base") {
+		p.RetryBase = scenario.Millis(f.retryBase)
+	}
+	if set("retry-cap") {
+		p.RetryCap = scenario.Millis(f.retryCap)
+	}
+	switch {
+	case len(urls) > 0:
+		if set("nodes") && f.nodes != len(urls) {
+			return p, usagef("--nodes %d does not match the %d --redis URL(s) given", f.nodes, len(urls))
+		}
+		p.Nodes = len(urls)
+	case set("nodes"):
+		p.Nodes = f.nodes
+	case strategy == "redlock":
+		p.Nodes = 5
+	}
+	if err := p.Validate(); err != nil {
+		return p, usageError{err}
+	}
+	return p, nil
+}
+
+func (f *runFlags) run(cmd *cobra.Command, name string) error {
+	sc, err := scenario.Lookup(name)
+	if err != nil {
+		return usageError{err}
+	}
+	urls := f.redis
+	if len(urls) == 0 {
+		if env := os.Getenv("LOCKLAB_REDIS_URL"); env != "" {
+			urls = []string{env}
+		}
+	}
+	if f.slowmo <= 0 || f.slowmo > 1000 {
+		return usagef("--slowmo must be between 0 and 1000 (got %g)", f.slowmo)
+	}
+	if f.speed < store.MinSpeed || f.speed > store.MaxSpeed {
+		return usagef("--speed must be between %g and %g (got %g)", store.MinSpeed, store.MaxSpeed, f.speed)
+	}
+	strategies := []string{sc.Strategies[0]}
+	switch {
+	case f.all && cmd.Flags().Changed("lock"):
+		return usagef("--all runs every strategy; leave out --lock")
+	case f.all:
+		strategies = sc.Strategies
+	case f.lock != "":
+		if !sc.Supports(f.lock) {
+			return usagef("--lock %q is not a strategy of %s: want one of %s", f.lock, sc.Name, sc.StrategyNames())
+		}
+		strategies = []string{f.lock}
+	}
+	seed := f.seed
+	if !cmd.Flags().Changed("seed") {
+		var b [8]byte
+		_, _ = crand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000
+	}
+	out := cmd.OutOrStdout()
+	var results []*scenario.Summary
+	for _, strategy := range strategies {
+		p, err := f.params(cmd, sc, strategy, urls)
+		if err != nil {
+			return err
+		}
+		s, err := f.runOne(cmd.Context(), out, sc, strategy, p, seed, urls, len(strategies) > 1)
+		if err != nil {
+			return err
+		}
+		results = append(results, s)
+	}
+	if len(results) > 1 {
+		printComparison(out, results)
+	}
+	return nil
+}
+
+// fileFor names the output file of one strategy when several run.
+func fileFor(path, strategy string, many bool) string {
+	if path == "" || !many {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + strategy + ext
+}
+
+func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scenario, strategy string,
+	p scenario.Params, seed uint64, urls []string, many bool) (*scenario.Summary, error) {
+	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
+		PoolSize: min(max(p.Workers, 10), 256)})
+	if err != nil {
+		var ce *store.ConnectError
+		if errors.As(err, &ce) {
+			return nil, runtimeError{fmt.Errorf("%v — is the server running? Start one with `docker compose up -d redis`, or leave out --redis to use the embedded store", err)}
+		}
+		return nil, runtimeError{err}
+	}
+	defer st.Close()
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
+	var evFile *os.File
+	if path := fileFor(f.events, strategy, many); path != "" {
+		if evFile, err = os.Create(path); err != nil {
+			return nil, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
+		}
+		defer evFile.Close()
+		cfg.Events = evFile
+	}
+	run, err := scenario.Start(ctx, st, cfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	runErr := run.Wait()
+	sum := run.Summary()
+	if !f.quiet {
+		printEntries(out, sum)
+	}
+	fmt.Fprint(out, sum.Box(run.Header))
+	if evFile != nil {
+		if err := evFile.Close(); err != nil {
+			return sum, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
+		}
+		fmt.Fprintf(out, "  events: %s (%d)\n", evFile.Name(), run.Log.Len())
+	}
+	if path := fileFor(f.jsonFile, strategy, many); path != "" {
+		if err := writeReport(path, scenario.NewReport(run.Header, sum)); err != nil {
+			return sum, runtimeError{err}
+		}
+		fmt.Fprintf(out, "  json: %s\n", path)
+	}
+	if runErr != nil {
+		if ctx.Err() != nil {
+			return sum, runtimeError{errors.New("interrupted; the run's keys were deleted")}
+		}
+		return sum, runtimeError{runErr}
+	}
+	return sum, nil
+}
+
+func writeReport(path string, r *scenario.Report) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("cannot write the JSON results: %w", err)
+	}
+	if err := r.WriteJSON(fh); err != nil {
+		fh.Close()
+		return fmt.Errorf("cannot write the JSON results: %w", err)
+	}
+	return fh.Close()
+}
+
+func printEntries(out io.Writer, s *scenario.Summary) {
+	for _, e := range s.Entries {
+		mark, lockMark := "✓", "✓"
+		if !e.Success {
+			mark = "✗"
+		}
+		if !e.LockAcquired {
+			lockMark = "✗"
+		}
+		stock := "-"
+		if e.StockBefore >= 0 {
+			stock = fmt.Sprintf("%d→%d", e.StockBefore, e.StockAfter)
+		}
+		line := fmt.Sprintf("  %s %s  lock %s  stock %-7s %8.2fms", mark, e.ProcessID, lockMark, stock, e.DurationMs)
+		if e.Error != nil {
+			line += "  " + *e.Error
+		}
+		fmt.Fprintln(out, line)
+	}
+}
+
+func printComparison(out io.Writer, results []*scenario.Summary) {
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  STRATEGY\tSOLD\tFINAL\tLOCK FAILS\tOVERLAPS\tLOST\tMS\tVERDICT")
+	for _, s := range results {
+		fmt.Fprintf(tw, "  %s\t%d/%d\t%d\t%d\t%d\t%d\t%.1f\t%s\n", s.Strategy, s.Successes, s.InitialStock,
+			s.FinalStock, s.FailedLock, s.Overlaps, s.LostUpdates, float64(s.Duration.D().Microseconds())/1000, s.Verdict)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,143 @@
+package scenario
+
+import "fmt"
+
+// Violation codes.
+const (
+	CodeOverlap    = "overlap"     // two workers inside one resource's critical section
+	CodeOversold   = "oversold"    // more units sold than the stock held
+	CodeLostUpdate = "lost_update" // a write based on a read that another write had made stale
+)
+
+// Checker is the safety checker: a pure fold over events that derives a
+// violation event at the moment one happens. It checks mutual exclusion per
+// resource (work_start/work_end), oversell (successful writes to a resource
+// initialised with stock), and lost updates (a write whose read is stale).
+// Violation events in its input are ignored, so a recorded log can be
+// checked again.
+type Checker struct {
+	res  map[string]*resState
+	read map[readKey]int64 // write count of Res when Worker last read it
+	out  []Event
+
+	Overlaps    int
+	Oversold    int // units sold beyond the initial stock
+	LostUpdates int
+}
+
+type resState struct {
+	inside  []int32 // workers in the critical section
+	writes  int64
+	initial int64
+	stocked bool
+	sold    int64
+}
+
+type readKey struct {
+	res    string
+	worker int32
+}
+
+// NewChecker returns an empty checker.
+func NewChecker() *Checker {
+	return &Checker{res: map[string]*resState{}, read: map[readKey]int64{}}
+}
+
+func (c *Checker) state(res string) *resState {
+	s := c.res[res]
+	if s == nil {
+		s = &resState{}
+		c.res[res] = s
+	}
+	return s
+}
+
+// Fold checks e and returns the violations it reveals (valid until the next
+// call).
+func (c *Checker) Fold(e *Event) []Event {
+	c.out = c.out[:0]
+	switch e.Kind {
+	case KindInit:
+		s := c.state(e.Res)
+		if e.Has&HasStock != 0 {
+			s.initial, s.stocked = e.Stock, true
+		}
+	case KindWorkStart:
+		s := c.state(e.Res)
+		if len(s.inside) > 0 {
+			c.Overlaps++
+			other := s.inside[0]
+			c.violation(e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", WorkerName(e.Worker), e.Res, WorkerName(other)))
+		}
+		s.inside = append(s.inside, e.Worker)
+	case KindWorkEnd, KindCrash:
+		for res, s := range c.res {
+			if e.Kind == KindWorkEnd && res != e.Res {
+				continue
+			}
+			for i, w := range s.inside {
+				if w == e.Worker {
+					s.inside = append(s.inside[:i], s.inside[i+1:]...)
+					break
+				}
+			}
+		}
+	case KindRead:
+		c.read[readKey{e.Res, e.Worker}] = c.state(e.Res).writes
+	case KindWrite:
+		if e.Has&HasOK != 0 && !e.OK {
+			break
+		}
+		s := c.state(e.Res)
+		k := readKey{e.Res, e.Worker}
+		if seen, ok := c.read[k]; ok {
+			if stale := s.writes - seen; stale > 0 {
+				c.LostUpdates++
+				c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) since were lost", WorkerName(e.Worker), e.Res, stale))
+			}
+			delete(c.read, k)
+		}
+		s.writes++
+		if s.stocked {
+			s.sold++
+			if s.sold > s.initial {
+				c.Oversold++
+				c.violation(e, CodeOversold, -1, fmt.Sprintf("oversold: %d sold of %d in stock", s.sold, s.initial))
+			}
+		}
+	}
+	return c.out
+}
+
+func (c *Checker) violation(e *Event, code string, peer int32, msg string) {
+	v := Event{Worker: e.Worker, Kind: KindViolation, Res: e.Res, Code: code, Msg: msg}
+	if peer >= 0 {
+		v = v.WithPeer(peer)
+	}
+	c.out = append(c.out, v)
+}
+
+// Check folds events through a fresh checker and returns it with every
+// violation it derived.
+func Check(events []Event) (*Checker, []Event) {
+	c := NewChecker()
+	var vs []Event
+	for i := range events {
+		if events[i].Kind == KindViolation {
+			continue
+		}
+		vs = append(vs, c.Fold(&events[i])...)
+	}
+	return c, vs
+}
+
+// WorkerName is a worker's short name: w03, or "system".
+func WorkerName(w int32) string {
+	if w < 0 {
+		return "system"
+	}
+	if w < 100 {
+		return fmt.Sprintf("w%02d", w)
+	}
+	return fmt.Sprintf("w%d", w)
+}

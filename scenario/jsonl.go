@@ -1,0 +1,267 @@
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Format and Version identify a locklab event log.
+const (
+	Format  = "locklab-events"
+	Version = 1
+)
+
+// Header is the first line of an event log.
+type Header struct {
+	Format    string    `json:"format"`
+	Version   int       `json:"version"`
+	Scenario  string    `json:"scenario"`
+	Strategy  string    `json:"strategy"`
+	Params    Params    `json:"params"`
+	Seed      uint64    `json:"seed"`
+	Store     string    `json:"store"`
+	Slowmo    float64   `json:"slowmo,omitempty"`
+	Lanes     []string  `json:"lanes"`
+	Tool      string    `json:"tool"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+// AppendJSON appends e as one JSON object (no newline) to b.
+func AppendJSON(b []byte, e *Event) []byte {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, e.Seq, 10)
+	b = append(b, `,"t":`...)
+	b = strconv.AppendInt(b, e.T.Microseconds(), 10)
+	b = append(b, `,"worker":`...)
+	b = strconv.AppendInt(b, int64(e.Worker), 10)
+	b = append(b, `,"kind":"`...)
+	b = append(b, e.Kind.String()...)
+	b = append(b, '"')
+	b = appendStr(b, "res", e.Res)
+	b = appendStr(b, "token", e.Token)
+	if e.Has&HasFence != 0 {
+		b = append(b, `,"fence":`...)
+		b = strconv.AppendInt(b, e.Fence, 10)
+	}
+	if e.Has&HasTTL != 0 {
+		b = append(b, `,"ttl_ms":`...)
+		b = appendMillis(b, e.TTL)
+	}
+	if e.Has&HasDelay != 0 {
+		b = append(b, `,"delay_ms":`...)
+		b = appendMillis(b, e.Delay)
+	}
+	if e.Has&HasStock != 0 {
+		b = append(b, `,"stock":`...)
+		b = strconv.AppendInt(b, e.Stock, 10)
+	}
+	if e.Has&HasNode != 0 {
+		b = append(b, `,"node":`...)
+		b = strconv.AppendInt(b, int64(e.Node), 10)
+	}
+	if e.Has&HasPeer != 0 {
+		b = append(b, `,"peer":`...)
+		b = strconv.AppendInt(b, int64(e.Peer), 10)
+	}
+	if e.Has&HasAttempt != 0 {
+		b = append(b, `,"attempt":`...)
+		b = strconv.AppendInt(b, int64(e.Attempt), 10)
+	}
+	if e.Has&HasOK != 0 {
+		b = append(b, `,"ok":`...)
+		b = strconv.AppendBool(b, e.OK)
+	}
+	b = appendStr(b, "code", e.Code)
+	b = appendStr(b, "msg", e.Msg)
+	return append(b, '}')
+}
+
+func appendStr(b []byte, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return strconv.AppendQuote(b, v)
+}
+
+// wireEvent is an event as read from JSON; pointers tell present fields.
+type wireEvent struct {
+	Seq     int64    `json:"seq"`
+	T       *int64   `json:"t"`
+	Worker  *int32   `json:"worker"`
+	Kind    string   `json:"kind"`
+	Res     string   `json:"res"`
+	Token   string   `json:"token"`
+	Fence   *int64   `json:"fence"`
+	TTL     *Millis  `json:"ttl_ms"`
+	Delay   *Millis  `json:"delay_ms"`
+	Stock   *int64   `json:"stock"`
+	Node    *int16   `json:"node"`
+	Peer    *int32   `json:"peer"`
+	Attempt *int32   `json:"attempt"`
+	OK      *bool    `json:"ok"`
+	Code    string   `json:"code"`
+	Msg     string   `json:"msg"`
+	Summary *Summary `json:"summary"`
+}
+
+func (w *wireEvent) event() Event {
+	e := Event{Seq: w.Seq, Kind: ParseKind(w.Kind), Res: w.Res, Token: w.Token, Code: w.Code, Msg: w.Msg, Worker: System}
+	if w.T != nil {
+		e.T = time.Duration(*w.T) * time.Microsecond
+	}
+	if w.Worker != nil {
+		e.Worker = *w.Worker
+	}
+	if w.Fence != nil {
+		e.Fence, e.Has = *w.Fence, e.Has|HasFence
+	}
+	if w.TTL != nil {
+		e.TTL, e.Has = w.TTL.D(), e.Has|HasTTL
+	}
+	if w.Delay != nil {
+		e.Delay, e.Has = w.Delay.D(), e.Has|HasDelay
+	}
+	if w.Stock != nil {
+		e.Stock, e.Has = *w.Stock, e.Has|HasStock
+	}
+	if w.Node != nil {
+		e.Node, e.Has = *w.Node, e.Has|HasNode
+	}
+	if w.Peer != nil {
+		e.Peer, e.Has = *w.Peer, e.Has|HasPeer
+	}
+	if w.Attempt != nil {
+		e.Attempt, e.Has = *w.Attempt, e.Has|HasAttempt
+	}
+	if w.OK != nil {
+		e.OK, e.Has = *w.OK, e.Has|HasOK
+	}
+	return e
+}
+
+// Recording is an event log read back from a file.
+type Recording struct {
+	Header  Header
+	Events  []Event
+	Summary *Summary // as recorded; nil when the file has none
+}
+
+// LineError is a problem on one line of an event log.
+type LineError struct {
+	Line int
+	Msg  string
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// ErrNotEventLog says the input is not a locklab event log at all.
+var ErrNotEventLog = errors.New("not a locklab event log (line 1 has no \"format\": \"locklab-events\" header)")
+
+// ReadRecording reads an event log. On a bad line it returns what it read
+// before that line together with a *LineError naming it; unknown kinds and
+// fields are skipped.
+func ReadRecording(r io.Reader) (*Recording, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	rec := &Recording{}
+	for line := 1; ; line++ {
+		raw, err := br.ReadBytes('\n')
+		if len(raw) == 0 && err == io.EOF {
+			if line == 1 {
+				return nil, ErrNotEventLog
+			}
+			return rec, nil
+		}
+		if err != nil && err != io.EOF {
+			return rec, fmt.Errorf("line %d: %w", line, err)
+		}
+		complete := err == nil
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 {
+			continue
+		}
+		if line == 1 {
+			if jerr := json.Unmarshal(raw, &rec.Header); jerr != nil || rec.Header.Format != Format {
+				return nil, ErrNotEventLog
+			}
+			if rec.Header.Version > Version {
+				return nil, &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", rec.Header.Version, Version)}
+			}
+			continue
+		}
+		var w wireEvent
+		if jerr := json.Unmarshal(raw, &w); jerr != nil {
+			if !complete {
+				return rec, &LineError{line, "truncated: the file ends in the middle of an event"}
+			}
+			return rec, &LineError{line, "not a valid event: " + jerr.Error()}
+		}
+		if w.Summary != nil {
+			rec.Summary = w.Summary
+			continue
+		}
+		if w.T == nil || w.Worker == nil {
+			return rec, &LineError{line, `an event needs "t" and "worker"`}
+		}
+		e := w.event()
+		if e.Kind == KindUnknown {
+			continue
+		}
+		rec.Events = append(rec.Events, e)
+	}
+}
+
+// Writer writes an event log: the header, events, then a summary line.
+type Writer struct {
+	w   *bufio.Writer
+	buf []byte
+}
+
+// NewWriter writes h as the first line.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	h.Format, h.Version = Format, Version
+	bw := bufio.NewWriterSize(w, 1<<16)
+	b, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	bw.Write(b)
+	if err := bw.WriteByte('\n'); err != nil {
+		return nil, err
+	}
+	return &Writer{w: bw}, nil
+}
+
+// Write writes events, one per line.
+func (w *Writer) Write(evs []Event) error {
+	for i := range evs {
+		w.buf = append(AppendJSON(w.buf[:0], &evs[i]), '\n')
+		if _, err := w.w.Write(w.buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close writes the summary line and flushes.
+func (w *Writer) Close(s *Summary) error {
+	if s != nil {
+		b, err := json.Marshal(struct {
+			Summary *Summary `json:"summary"`
+		}{s})
+		if err != nil {
+			return err
+		}
+		w.w.Write(b)
+		w.w.WriteByte('\n')
+	}
+	return w.w.Flush()
+}

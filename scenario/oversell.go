@@ -1,0 +1,154 @@
+package scenario
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	//go:embed scripts/buy.lua
+	buyLua    string
+	buyScript = redis.NewScript(buyLua)
+
+	//go:embed scripts/fenced_write.lua
+	fencedWriteLua    string
+	fencedWriteScript = redis.NewScript(fencedWriteLua)
+)
+
+var oversell = &Scenario{
+	Name:  "oversell",
+	Title: "Oversell: lost updates on a stock counter",
+	Watch: "how many sales go through for the stock there is, and the lost updates",
+	Explain: "Workers buy from a stock counter: lock, GET stock, wait --delay, SET stock−1, release. " +
+		"Without a lock every worker reads the same stock before anyone writes it, so many sales go through " +
+		"for one item and the counter never notices: the updates are lost, the stock never goes negative. " +
+		"A correct lock sells exactly the stock; without --retry it may undersell, because the losers give up.",
+	Source:     "the PHP + Redis locking lab, §1–3",
+	Strategies: []string{"none", "naive", "safe", "fenced", "watchdog", "redlock", "atomic"},
+	Defaults:   baseDefaults,
+	Uses:       []string{"workers", "stock", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes"},
+	run:        runOversell,
+}
+
+func runOversell(ctx context.Context, env *Env) error {
+	st := env.Store
+	stock := st.Key("stock")
+	if err := st.Client().Set(ctx, stock, env.Params.Stock, 0).Err(); err != nil {
+		return err
+	}
+	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
+	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
+		buy(ctx, env, w)
+	})
+	// The counter's real final value, read after every worker is done.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if v, gerr := st.Client().Get(rctx, stock).Int64(); gerr == nil {
+		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
+	} else if err == nil {
+		err = gerr
+	}
+	return err
+}
+
+// buy is one worker's purchase attempt.
+func buy(ctx context.Context, env *Env, w *Worker) {
+	st := env.Store
+	c := st.Client()
+	stock := st.Key("stock")
+	fail := func(err error) {
+		w.Done(false, FailError, err.Error())
+	}
+	if w.Lock == nil { // atomic: the check and the decrement are one script
+		res, err := buyScript.Run(ctx, c, []string{stock}).Int64Slice()
+		if err != nil {
+			fail(err)
+			return
+		}
+		if res[0] == 0 {
+			w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(res[1]))
+			w.Done(false, FailStock, "out of stock")
+			return
+		}
+		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(res[1]).WithOK(true))
+		w.Done(true, "", "")
+		return
+	}
+
+	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
+	if err != nil {
+		if errors.Is(err, lock.ErrNotObtained) {
+			w.Done(false, FailLock, "lock not obtained")
+		} else {
+			fail(err)
+		}
+		return
+	}
+	release := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = lease.Release(rctx)
+	}
+	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+	v, err := c.Get(ctx, stock).Int64()
+	if err != nil {
+		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		release()
+		fail(err)
+		return
+	}
+	w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
+	if v < 1 {
+		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		release()
+		w.Done(false, FailStock, "out of stock")
+		return
+	}
+	if err := env.Clock().Sleep(lease.Context(), env.Params.Delay.D()); err != nil {
+		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		release()
+		fail(context.Cause(lease.Context()))
+		return
+	}
+	ok, err := write(ctx, env, w, lease, v-1)
+	w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+	release()
+	switch {
+	case err != nil:
+		fail(err)
+	case !ok:
+		w.Done(false, FailLock, "write rejected: stale fence")
+	default:
+		w.Done(true, "", "")
+	}
+}
+
+// write stores the new stock; with a fenced lock the resource checks the
+// fence and may reject the write.
+func write(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64) (bool, error) {
+	st := env.Store
+	if lease.Fence == 0 {
+		if err := st.Client().Set(ctx, st.Key("stock"), v, 0).Err(); err != nil {
+			return false, err
+		}
+		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true))
+		return true, nil
+	}
+	n, err := fencedWriteScript.Run(ctx, st.Client(), []string{st.Key("stock"), st.Key("stock:fence")}, lease.Fence, v).Int64()
+	if err != nil {
+		return false, err
+	}
+	if n == 0 {
+		w.Emit(Event{Kind: KindFenceRejected, Res: "stock"}.WithFence(lease.Fence))
+		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(false))
+		return false, nil
+	}
+	w.Emit(Event{Kind: KindFenceOK, Res: "stock"}.WithFence(lease.Fence))
+	w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true))
+	return true, nil
+}

@@ -1,0 +1,195 @@
+package scenario_test
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/storetest"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// run runs a scenario to the end on a fresh store and returns the run.
+func run(t testing.TB, urls []string, cfg scenario.Config) *scenario.Run {
+	return runAt(t, urls, 1, cfg)
+}
+
+// runAt is run with the embedded clock at speed.
+func runAt(t testing.TB, urls []string, speed float64, cfg scenario.Config) *scenario.Run {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Config{URLs: urls, Nodes: cfg.Params.Nodes, PoolSize: 64, Speed: speed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := scenario.Start(context.Background(), st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func oversellParams(mod func(*scenario.Params)) scenario.Params {
+	sc, _ := scenario.Lookup("oversell")
+	p := sc.Defaults
+	if mod != nil {
+		mod(&p)
+	}
+	return p
+}
+
+// stores yields the embedded store (nil URLs) and, unless -short, a real
+// redis-server with nodes servers.
+func stores(t *testing.T, nodes int, f func(t *testing.T, urls []string)) {
+	t.Run("embedded", func(t *testing.T) { f(t, nil) })
+	t.Run("redis-server", func(t *testing.T) {
+		f(t, storetest.URLs(storetest.StartN(t, nodes)))
+	})
+}
+
+func seeds(t *testing.T, n int) int {
+	if testing.Short() {
+		return n / 10
+	}
+	return n
+}
+
+func TestNoLockOversells(t *testing.T) {
+	stores(t, 1, func(t *testing.T, urls []string) {
+		n := seeds(t, 100)
+		oversold := 0
+		for seed := range n {
+			r := run(t, urls, scenario.Config{Scenario: "oversell", Strategy: "none", Seed: uint64(seed),
+				Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock = 50, 1 })})
+			s := r.Summary()
+			if s.Oversold && s.Successes > 1 && strings.HasPrefix(s.Verdict, "OVERSOLD") {
+				oversold++
+			}
+			if s.FinalStock < 0 {
+				t.Fatalf("seed %d: stock went negative (%d): a check-then-write never can", seed, s.FinalStock)
+			}
+		}
+		if oversold*100 < 95*n {
+			t.Fatalf("oversold in %d of %d seeds, want at least 95%%", oversold, n)
+		}
+		t.Logf("oversold in %d of %d seeds", oversold, n)
+	})
+}
+
+func TestLocksNeverOversell(t *testing.T) {
+	for _, strategy := range []string{"safe", "fenced", "watchdog", "redlock", "atomic"} {
+		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
+			nodes := 1
+			if strategy == "redlock" {
+				nodes = 5
+			}
+			stores(t, nodes, func(t *testing.T, urls []string) {
+				for seed := range seeds(t, 100) {
+					r := runAt(t, urls, 5, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: uint64(seed),
+						Params: oversellParams(func(p *scenario.Params) {
+							p.Workers, p.Stock, p.Nodes = 20, 3, nodes
+							p.Retry, p.RetryBase, p.MaxRetries = "full-jitter", scenario.Millis(5*time.Millisecond), 100
+						})})
+					s := r.Summary()
+					if s.Oversold || s.Overlaps != 0 || s.LostUpdates != 0 || s.Violations != 0 {
+						t.Fatalf("seed %d: %s (overlaps %d, lost %d)", seed, s.Verdict, s.Overlaps, s.LostUpdates)
+					}
+					if s.Successes != 3 || s.FinalStock != 0 {
+						t.Fatalf("seed %d: sold %d, final stock %d; want exactly 3 sold and 0 left", seed, s.Successes, s.FinalStock)
+					}
+					if _, vs := scenario.Check(r.Log.Events()); len(vs) != 0 {
+						t.Fatalf("seed %d: checker re-fold found %d violations", seed, len(vs))
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestSafeWithJitterSellsExactlyTheStock(t *testing.T) {
+	stores(t, 1, func(t *testing.T, urls []string) {
+		r := run(t, urls, scenario.Config{Scenario: "oversell", Strategy: "safe", Seed: 1,
+			Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock, p.Retry = 50, 5, "full-jitter" })})
+		s := r.Summary()
+		if s.Successes != 5 || s.FinalStock != 0 || s.Verdict != "CORRECT" {
+			t.Fatalf("sold %d, final %d, verdict %s", s.Successes, s.FinalStock, s.Verdict)
+		}
+	})
+}
+
+func TestSafeWithoutRetryUndersells(t *testing.T) {
+	r := run(t, nil, scenario.Config{Scenario: "oversell", Strategy: "safe", Seed: 1,
+		Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock = 5, 3 })})
+	s := r.Summary()
+	if s.Successes >= 3 || !strings.Contains(s.Verdict, "UNDERSOLD") {
+		t.Fatalf("sold %d of 3 without retry: %s", s.Successes, s.Verdict)
+	}
+}
+
+func TestEventLogRoundTrip(t *testing.T) {
+	for _, strategy := range []string{"none", "fenced", "redlock"} {
+		var buf bytes.Buffer
+		r := run(t, nil, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: 42, Events: &buf,
+			Params: oversellParams(func(p *scenario.Params) { p.Nodes = 3; p.Retry = "equal-jitter"; p.Stock = 2 })})
+		live := r.Summary().Box(r.Header)
+		rec, err := scenario.ReadRecording(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Events) != r.Log.Len() {
+			t.Fatalf("%s: read %d events, logged %d", strategy, len(rec.Events), r.Log.Len())
+		}
+		if replayed := scenario.Summarize(rec.Header, rec.Events).Box(rec.Header); replayed != live {
+			t.Fatalf("%s: summary differs after reading back:\nlive:\n%s\nreplayed:\n%s", strategy, live, replayed)
+		}
+		if rec.Summary == nil || rec.Summary.Verdict != r.Summary().Verdict {
+			t.Fatalf("%s: summary line missing or different", strategy)
+		}
+		_, live2 := scenario.Check(r.Log.Events())
+		_, again := scenario.Check(rec.Events)
+		if len(live2) != len(again) {
+			t.Fatalf("%s: checker found %d violations live, %d on the recording", strategy, len(live2), len(again))
+		}
+	}
+}
+
+func TestRunLeavesOtherKeysAlone(t *testing.T) {
+	srv := storetest.Start(t)
+	ctx := context.Background()
+	c := srv.Client(t)
+	for i := range 1000 {
+		if i%10 == 0 {
+			c.Set(ctx, "user:"+itoa(i), "v"+itoa(i), time.Hour)
+		} else {
+			c.Set(ctx, "user:"+itoa(i), "v"+itoa(i), 0)
+		}
+	}
+	c.Set(ctx, "locklab:someone-else:stock", "7", 0) // another run's key: not ours to touch
+	before := dump(t, c)
+	for _, strategy := range []string{"none", "naive", "safe", "fenced", "watchdog", "atomic"} {
+		run(t, []string{srv.URL}, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: 1,
+			Params: oversellParams(func(p *scenario.Params) { p.Stock = 3; p.Retry = "fixed"; p.RetryBase = scenario.Millis(time.Millisecond) })})
+	}
+	after := dump(t, c)
+	if len(before) != len(after) {
+		t.Fatalf("%d keys before, %d after", len(before), len(after))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Fatalf("key %s changed: %q → %q", k, v, after[k])
+		}
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

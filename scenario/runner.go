@@ -1,0 +1,253 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/store"
+)
+
+// Config says what to run.
+type Config struct {
+	Scenario string
+	Strategy string
+	Params   Params
+	Seed     uint64
+	Tool     string    // tool name and version for the log header
+	Events   io.Writer // if set, the event log is streamed here as JSONL
+}
+
+// Run is one running (or finished) scenario. Its event log is the only
+// thing that carries state from the workers to whoever watches.
+type Run struct {
+	Header Header
+	Log    *Log
+	store  *store.Store
+	events io.Writer
+	cancel context.CancelFunc
+	done   chan struct{}
+	err    error
+}
+
+// Start validates cfg and starts the run on st. The caller owns st and
+// closes it after the run is done.
+func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
+	sc, err := Lookup(cfg.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if !sc.Supports(cfg.Strategy) {
+		return nil, &ParamError{"lock", fmt.Sprintf("%q is not a strategy of %s: want one of %s", cfg.Strategy, sc.Name, sc.StrategyNames())}
+	}
+	if err := cfg.Params.Validate(); err != nil {
+		return nil, err
+	}
+	h := Header{Format: Format, Version: Version, Scenario: sc.Name, Strategy: cfg.Strategy,
+		Params: cfg.Params, Seed: cfg.Seed, Store: st.Describe(), Tool: cfg.Tool,
+		StartedAt: time.Now().UTC().Truncate(time.Second), Lanes: make([]string, cfg.Params.Workers)}
+	if st.Clock().Fixed() && st.Clock().Slowmo() != 1 {
+		h.Slowmo = st.Clock().Slowmo()
+	}
+	for i := range h.Lanes {
+		h.Lanes[i] = WorkerName(int32(i))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	r := &Run{Header: h, Log: NewLog(st.Clock(), NewChecker()), store: st, events: cfg.Events,
+		cancel: cancel, done: make(chan struct{})}
+	env := &Env{run: r, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed}
+	go r.main(ctx, sc, env)
+	return r, nil
+}
+
+func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
+	defer close(r.done)
+	defer r.cancel()
+	var rec *recorder
+	if r.events != nil {
+		w, err := NewWriter(r.events, r.Header)
+		if err != nil {
+			r.err = fmt.Errorf("event log: %w", err)
+			return
+		}
+		rec = startRecorder(r.Log, w)
+	}
+	err := sc.run(ctx, env)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		err = fmt.Errorf("run stopped: %w", err)
+	}
+	r.err = err
+	if rec != nil {
+		if werr := rec.stop(Summarize(r.Header, r.Log.Events())); werr != nil && r.err == nil {
+			r.err = fmt.Errorf("event log: %w", werr)
+		}
+	}
+}
+
+// Done is closed when the run has ended and its event log is written.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Wait waits for the run to end and returns its error, if any.
+func (r *Run) Wait() error { <-r.done; return r.err }
+
+// Stop ends the run early.
+func (r *Run) Stop() { r.cancel() }
+
+// Summary folds the events so far into a summary.
+func (r *Run) Summary() *Summary { return Summarize(r.Header, r.Log.Events()) }
+
+// recorder streams a log to a Writer, off the workers' path.
+type recorder struct {
+	log  *Log
+	w    *Writer
+	quit chan struct{}
+	done chan error
+}
+
+func startRecorder(l *Log, w *Writer) *recorder {
+	r := &recorder{log: l, w: w, quit: make(chan struct{}), done: make(chan error, 1)}
+	go r.loop()
+	return r
+}
+
+func (r *recorder) loop() {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	var buf []Event
+	cursor := 0
+	for {
+		select {
+		case <-t.C:
+			buf, cursor = r.log.Read(cursor, buf[:0])
+			if err := r.w.Write(buf); err != nil {
+				r.done <- err
+				return
+			}
+		case <-r.quit:
+			buf, _ = r.log.Read(cursor, buf[:0])
+			r.done <- r.w.Write(buf)
+			return
+		}
+	}
+}
+
+func (r *recorder) stop(s *Summary) error {
+	close(r.quit)
+	err := <-r.done
+	return errors.Join(err, r.w.Close(s))
+}
+
+// Env is what a scenario's code sees of its run.
+type Env struct {
+	run      *Run
+	Store    *store.Store
+	Params   Params
+	Strategy string
+	Seed     uint64
+}
+
+// Emit appends a system event.
+func (e *Env) Emit(ev Event) {
+	ev.Worker = System
+	e.run.Log.Emit(ev)
+}
+
+// Clock is the run's clock.
+func (e *Env) Clock() *store.Clock { return e.Store.Clock() }
+
+// Workers runs f on n worker goroutines that start together, and waits for
+// all of them.
+func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w *Worker)) error {
+	ws := make([]*Worker, n)
+	for i := range ws {
+		w := &Worker{ID: int32(i), env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
+		if e.Strategy != "atomic" {
+			l, err := lock.New(e.Strategy, lockClients(e.Store), lock.Options{Clock: e.Clock(),
+				Observer: w.observe, Retry: e.Params.RetryPolicy(), Rand: w.Rand}, nil)
+			if err != nil {
+				return err
+			}
+			w.Lock = l
+		}
+		ws[i] = w
+	}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for _, w := range ws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			f(ctx, w)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return ctx.Err()
+}
+
+func lockClients(st *store.Store) []lock.Client {
+	cs := make([]lock.Client, 0, len(st.Nodes()))
+	for _, c := range st.Clients() {
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// Worker is one goroutine of a run.
+type Worker struct {
+	ID   int32
+	Rand *mrand.Rand
+	Lock lock.Locker // nil for lock-free strategies
+	env  *Env
+}
+
+// Emit appends an event of this worker.
+func (w *Worker) Emit(ev Event) {
+	ev.Worker = w.ID
+	w.env.run.Log.Emit(ev)
+}
+
+// Done records the worker's outcome: ok, or a failure code and message.
+func (w *Worker) Done(ok bool, code, msg string) {
+	w.Emit(Event{Kind: KindDone, Code: code, Msg: msg}.WithOK(ok))
+}
+
+var stepKinds = [...]Kind{
+	lock.StepAttempt: KindAttempt, lock.StepAcquired: KindAcquired, lock.StepDenied: KindDenied,
+	lock.StepBackoff: KindBackoff, lock.StepVote: KindVote, lock.StepRenewed: KindRenewed,
+	lock.StepRenewFailed: KindRenewFailed, lock.StepLockLost: KindLockLost,
+	lock.StepRelease: KindRelease, lock.StepReleaseFailed: KindReleaseFailed,
+}
+
+// observe turns a lock step into an event.
+func (w *Worker) observe(s lock.Step) {
+	if int(s.Kind) >= len(stepKinds) {
+		return
+	}
+	e := Event{Kind: stepKinds[s.Kind], Res: w.env.Store.Name(s.Key), Token: s.Token, Msg: s.Msg}
+	if s.Fence != 0 {
+		e = e.WithFence(s.Fence)
+	}
+	if s.TTL != 0 {
+		e.TTL, e.Has = s.TTL, e.Has|HasTTL
+	}
+	if s.Delay != 0 {
+		e.Delay, e.Has = s.Delay.Truncate(time.Microsecond), e.Has|HasDelay
+	}
+	if s.Node >= 0 {
+		e.Node, e.Has = int16(s.Node), e.Has|HasNode
+	}
+	if s.Attempt != 0 {
+		e.Attempt, e.Has = int32(s.Attempt), e.Has|HasAttempt
+	}
+	if s.Kind == lock.StepVote || s.Kind == lock.StepRelease || s.Kind == lock.StepReleaseFailed {
+		e = e.WithOK(s.OK)
+	}
+	w.Emit(e)
+}

@@ -1,0 +1,83 @@
+// Package scenario is locklab's engine: the catalogue of scenarios, the
+// runner whose workers race on Redis as goroutines, the event model and its
+// in-memory log, the JSONL recorder and reader, the safety checker and the
+// summary. It is pure data: nothing here prints or draws.
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+)
+
+// Scenario is one entry of the catalogue.
+type Scenario struct {
+	Name    string
+	Title   string
+	Watch   string // what to watch for, one line
+	Explain string // one paragraph
+	Source  string // where it comes from
+	// Strategies are the ones the scenario runs with; the first is the default.
+	Strategies []string
+	// Defaults are its parameters' defaults.
+	Defaults Params
+	// Uses names the parameters (flag names) the scenario reads.
+	Uses []string
+	run  func(ctx context.Context, env *Env) error
+}
+
+// Strategy is a way to protect the critical section.
+type Strategy struct {
+	Name, Short string
+}
+
+// Strategies are the lock strategies plus "atomic", the lock-free answer for a
+// plain counter.
+var Strategies = func() []Strategy {
+	var ss []Strategy
+	for _, s := range lock.Strategies {
+		ss = append(ss, Strategy{s.Name, s.Doc})
+	}
+	return append(ss, Strategy{"atomic", "no lock: one Lua script checks and decrements"})
+}()
+
+var catalogue = []*Scenario{oversell}
+
+// Catalogue lists every scenario in order.
+func Catalogue() []*Scenario { return catalogue }
+
+// Names lists the scenario names, comma-separated.
+func Names() string {
+	names := make([]string, len(catalogue))
+	for i, s := range catalogue {
+		names[i] = s.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Lookup finds a scenario by name.
+func Lookup(name string) (*Scenario, error) {
+	for _, s := range catalogue {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown scenario %q: want one of %s", name, Names())
+}
+
+// Supports reports whether the scenario runs with strategy.
+func (s *Scenario) Supports(strategy string) bool { return slices.Contains(s.Strategies, strategy) }
+
+// StrategyNames lists the scenario's strategies, comma-separated.
+func (s *Scenario) StrategyNames() string { return strings.Join(s.Strategies, ", ") }
+
+// baseDefaults are the parameters every scenario starts from.
+var baseDefaults = Params{
+	Workers: 50, Stock: 1, Delay: Millis(5 * time.Millisecond), TTL: Millis(5 * time.Second),
+	Retry: "none", MaxRetries: 10, RetryBase: Millis(100 * time.Millisecond),
+	RetryCap: Millis(5 * time.Second), Nodes: 1,
+}

@@ -1,0 +1,250 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+)
+
+// Outcome codes of a worker's done event.
+const (
+	FailLock  = "lock"  // the lock was not obtained
+	FailStock = "stock" // nothing left to sell
+	FailError = "error" // Redis or context error
+)
+
+// Entry is one worker's attempt, in the lab's JSON schema.
+type Entry struct {
+	ProcessID    string  `json:"process_id"`
+	LockAcquired bool    `json:"lock_acquired"`
+	StockBefore  int64   `json:"stock_before"`
+	StockAfter   int64   `json:"stock_after"`
+	DurationMs   float64 `json:"duration_ms"`
+	Success      bool    `json:"success"`
+	Error        *string `json:"error"`
+}
+
+// Summary is what a run amounts to: a pure fold over its events.
+type Summary struct {
+	Scenario       string  `json:"scenario"`
+	Strategy       string  `json:"strategy"`
+	Workers        int     `json:"workers"`
+	Attempts       int     `json:"total_attempts"`
+	Successes      int     `json:"successes"`
+	FailedStock    int     `json:"failed_stock"`
+	FailedLock     int     `json:"failed_lock"`
+	FailedError    int     `json:"failed_error"`
+	HasStock       bool    `json:"-"`
+	InitialStock   int64   `json:"initial_stock"`
+	FinalStock     int64   `json:"final_stock"`
+	ExpectedStock  int64   `json:"expected_stock"`
+	Duration       Millis  `json:"duration_ms"`
+	ContentionRate float64 `json:"contention_rate"`
+	LockCalls      int     `json:"lock_calls"`
+	Overlaps       int     `json:"overlaps"`
+	LostUpdates    int     `json:"lost_updates"`
+	Violations     int     `json:"violations"`
+	Oversold       bool    `json:"oversold"`
+	Verdict        string  `json:"verdict"`
+	Detail         string  `json:"detail"`
+	Entries        []Entry `json:"-"`
+}
+
+type workerFold struct {
+	seen, acquired, inCS, done, ok bool
+	code, msg                      string
+	before, after                  int64
+	start, end                     time.Duration
+}
+
+// Summarize folds a run's events into its summary. The header gives the
+// scenario, strategy and parameters.
+func Summarize(h Header, events []Event) *Summary {
+	s := &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers}
+	ws := make([]workerFold, h.Params.Workers)
+	stockRes := ""
+	finalRead := false
+	for i := range events {
+		e := &events[i]
+		if e.T > s.Duration.D() {
+			s.Duration = Millis(e.T)
+		}
+		switch e.Kind {
+		case KindViolation:
+			s.Violations++
+			switch e.Code {
+			case CodeOverlap:
+				s.Overlaps++
+			case CodeLostUpdate:
+				s.LostUpdates++
+			case CodeOversold:
+				s.Oversold = true
+			}
+			continue
+		case KindInit:
+			if e.Has&HasStock != 0 && stockRes == "" {
+				stockRes, s.HasStock = e.Res, true
+				s.InitialStock, s.FinalStock = e.Stock, e.Stock
+			}
+			continue
+		case KindAttempt:
+			s.LockCalls++
+		}
+		if e.Worker == System {
+			if e.Kind == KindRead && e.Res == stockRes && e.Has&HasStock != 0 {
+				s.FinalStock, finalRead = e.Stock, true
+			}
+			continue
+		}
+		if int(e.Worker) >= len(ws) {
+			continue
+		}
+		w := &ws[e.Worker]
+		if !w.seen {
+			w.seen, w.start, w.before, w.after = true, e.T, -1, -1
+		}
+		switch e.Kind {
+		case KindAcquired:
+			w.acquired = true
+		case KindWorkStart:
+			w.inCS = true
+		case KindRead:
+			if w.before < 0 && e.Has&HasStock != 0 {
+				w.before, w.after = e.Stock, e.Stock
+			}
+		case KindWrite:
+			if e.Has&HasStock != 0 && (e.Has&HasOK == 0 || e.OK) {
+				if w.before < 0 {
+					w.before = e.Stock + 1
+				}
+				w.after = e.Stock
+				if !finalRead && e.Res == stockRes {
+					s.FinalStock = e.Stock
+				}
+			}
+		case KindDone:
+			w.done, w.ok, w.code, w.msg, w.end = true, e.OK, e.Code, e.Msg, e.T
+		}
+	}
+	for i := range ws {
+		w := &ws[i]
+		if !w.done {
+			continue
+		}
+		s.Attempts++
+		switch {
+		case w.ok:
+			s.Successes++
+		case w.code == FailLock:
+			s.FailedLock++
+		case w.code == FailStock:
+			s.FailedStock++
+		default:
+			s.FailedError++
+		}
+		e := Entry{ProcessID: WorkerName(int32(i)), LockAcquired: w.acquired || w.inCS,
+			StockBefore: w.before, StockAfter: w.after, Success: w.ok,
+			DurationMs: float64((w.end - w.start).Microseconds()) / 1000}
+		if !w.ok {
+			msg := w.msg
+			e.Error = &msg
+		}
+		s.Entries = append(s.Entries, e)
+	}
+	if s.Attempts > 0 {
+		s.ContentionRate = float64(s.FailedLock) / float64(s.Attempts)
+	}
+	s.ExpectedStock = s.InitialStock - int64(s.Successes)
+	s.verdict()
+	return s
+}
+
+func (s *Summary) verdict() {
+	lost := s.ExpectedStock != s.FinalStock
+	switch {
+	case s.HasStock && int64(s.Successes) > s.InitialStock:
+		s.Oversold = true
+		s.Verdict = fmt.Sprintf("OVERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
+		s.Detail = fmt.Sprintf("The counter reads %d, yet %d sales went through: %d update(s) were lost because workers read the stock before others wrote it.",
+			s.FinalStock, s.Successes, s.Successes-int(s.InitialStock-s.FinalStock))
+	case s.Overlaps > 0 || s.LostUpdates > 0 || (s.HasStock && lost):
+		s.Verdict = fmt.Sprintf("UNSAFE — %d overlap(s), %d lost update(s)", s.Overlaps, s.LostUpdates)
+		s.Detail = "Workers shared the critical section; it did not oversell this time, but the lock did not protect the data."
+	case s.FailedError > 0:
+		s.Verdict = fmt.Sprintf("INCOMPLETE — %d worker(s) stopped by an error", s.FailedError)
+		s.Detail = "No safety violation among the workers that finished."
+	case s.HasStock && s.Successes < int(s.InitialStock) && s.FailedLock > 0:
+		s.Verdict = fmt.Sprintf("CORRECT, UNDERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
+		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: add --retry full-jitter.", s.FailedLock)
+	default:
+		s.Verdict = "CORRECT"
+		if s.HasStock {
+			s.Detail = fmt.Sprintf("Exactly %d sold of %d in stock; no overlap, no lost update.", s.Successes, s.InitialStock)
+		} else {
+			s.Detail = "No safety violation."
+		}
+	}
+}
+
+// Box renders the summary as the lab's results box; its borders line up
+// whatever the values.
+func (s *Summary) Box(h Header) string {
+	title := fmt.Sprintf("%s (%d workers", s.Scenario, s.Workers)
+	if s.HasStock {
+		title += fmt.Sprintf(", stock %d", s.InitialStock)
+	}
+	title += ")"
+	sections := [][][2]string{
+		{{"Scenario", title}, {"Lock Strategy", s.Strategy + strategyNote(s.Strategy)}, {"Store", h.Store}, {"Seed", fmt.Sprint(h.Seed)}},
+		{{"Total Attempts", fmt.Sprint(s.Attempts)}, {"Successful", fmt.Sprint(s.Successes)},
+			{"Failed (stock)", fmt.Sprint(s.FailedStock)}, {"Failed (lock)", fmt.Sprint(s.FailedLock)}},
+	}
+	if s.FailedError > 0 {
+		sections[1] = append(sections[1], [2]string{"Failed (error)", fmt.Sprint(s.FailedError)})
+	}
+	if s.HasStock {
+		sections = append(sections, [][2]string{{"Initial Stock", fmt.Sprint(s.InitialStock)},
+			{"Final Stock", fmt.Sprint(s.FinalStock)}, {"Expected Stock", fmt.Sprint(s.ExpectedStock)},
+			{"Sold", fmt.Sprintf("%d of %d", s.Successes, s.InitialStock)}})
+	}
+	sections = append(sections, [][2]string{
+		{"Total Duration", fmt.Sprintf("%.2f ms", float64(s.Duration.D().Microseconds())/1000)},
+		{"Contention Rate", fmt.Sprintf("%.0f%%", s.ContentionRate*100)},
+		{"Lock Calls", fmt.Sprint(s.LockCalls)},
+		{"Overlaps", fmt.Sprint(s.Overlaps)}, {"Lost Updates", fmt.Sprint(s.LostUpdates)}})
+	const label = 17
+	width := runewidth.StringWidth("SIMULATION RESULTS")
+	for _, sec := range sections {
+		for _, kv := range sec {
+			width = max(width, label+runewidth.StringWidth(kv[1]))
+		}
+	}
+	var b strings.Builder
+	bar := strings.Repeat("═", width+4)
+	line := func(text string) {
+		b.WriteString("║  " + text + strings.Repeat(" ", width-runewidth.StringWidth(text)) + "  ║\n")
+	}
+	b.WriteString("╔" + bar + "╗\n")
+	pad := (width - runewidth.StringWidth("SIMULATION RESULTS")) / 2
+	line(strings.Repeat(" ", pad) + "SIMULATION RESULTS")
+	for _, sec := range sections {
+		b.WriteString("╠" + bar + "╣\n")
+		for _, kv := range sec {
+			line(fmt.Sprintf("%-*s%s", label, kv[0]+":", kv[1]))
+		}
+	}
+	b.WriteString("╚" + bar + "╝\n")
+	b.WriteString("  " + s.Verdict + "\n  " + s.Detail + "\n")
+	return b.String()
+}
+
+func strategyNote(name string) string {
+	for _, st := range Strategies {
+		if st.Name == name {
+			return " — " + st.Short
+		}
+	}
+	return ""
+}
