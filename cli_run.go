@@ -40,8 +40,10 @@ type runFlags struct {
 	speed      float64
 }
 
-func newRunCmd() *cobra.Command {
-	f := &runFlags{}
+func newRunCmd() *cobra.Command { return newRunCmdFor(&runFlags{}) }
+
+// newRunCmdFor builds the run command with its flags bound to f.
+func newRunCmdFor(f *runFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO",
 		Short: "Run a scenario headless and print its summary and verdict",

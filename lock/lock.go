@@ -58,7 +58,8 @@ type Options struct {
 	// Rand drives jitter; nil means a randomly seeded source. It is used
 	// by one goroutine at a time: give each worker its own Locker.
 	Rand *mrand.Rand
-	// Tokens is the source of random token bytes; nil means crypto/rand.
+	// Tokens is the source of random token bytes; nil means a ChaCha8
+	// generator seeded from crypto/rand.
 	Tokens io.Reader
 }
 
@@ -82,9 +83,25 @@ func newBase(o Options) base {
 		b.rng = mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
 	}
 	if b.tokens == nil {
-		b.tokens = rand.Reader
+		var seed [32]byte
+		if _, err := rand.Read(seed[:]); err != nil {
+			panic("lock: cannot seed the token generator: " + err.Error())
+		}
+		b.tokens = &lockedReader{r: mrand.NewChaCha8(seed)}
 	}
 	return b
+}
+
+// lockedReader makes a ChaCha8 generator safe for concurrent use.
+type lockedReader struct {
+	mu sync.Mutex
+	r  *mrand.ChaCha8
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
 }
 
 func (b *base) emit(s Step) {
@@ -146,17 +163,22 @@ type Lease struct {
 }
 
 func newLease(parent context.Context, key, token string, ttl time.Duration, attempt int) *Lease {
-	l := &Lease{Key: key, Token: token, TTL: ttl, Validity: ttl, Attempt: attempt}
-	l.ctx, l.cancel = context.WithCancelCause(parent)
-	return l
+	return &Lease{Key: key, Token: token, TTL: ttl, Validity: ttl, Attempt: attempt, ctx: parent}
 }
 
-// Context is the holder's context: cancelled with cause ErrLockLost when a
-// watchdog lock is lost, and when the lease is released.
+// cancellable gives the lease a context of its own, cancelled on loss and
+// on release (strategies that can lose a lock while it is held).
+func (l *Lease) cancellable() {
+	l.ctx, l.cancel = context.WithCancelCause(l.ctx)
+}
+
+// Context is the holder's context. With a watchdog it is cancelled with
+// cause ErrLockLost when the lock is lost, and on release; otherwise it is
+// the context the lock was acquired with.
 func (l *Lease) Context() context.Context { return l.ctx }
 
 // Lost reports whether the lock is known to be lost.
-func (l *Lease) Lost() bool { return errors.Is(context.Cause(l.ctx), ErrLockLost) }
+func (l *Lease) Lost() bool { return l.cancel != nil && errors.Is(context.Cause(l.ctx), ErrLockLost) }
 
 // Release gives the lock back. It is safe to call more than once; later calls
 // return the first call's result. ErrNotHeld means it had expired or someone
@@ -166,7 +188,9 @@ func (l *Lease) Release(ctx context.Context) error {
 		if l.release != nil {
 			l.err = l.release(ctx)
 		}
-		l.cancel(context.Canceled)
+		if l.cancel != nil {
+			l.cancel(context.Canceled)
+		}
 	})
 	return l.err
 }

@@ -35,6 +35,7 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 	if err != nil {
 		return nil, err
 	}
+	l.cancellable()
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	since := w.clock.Now()

@@ -54,7 +54,7 @@ func (c *Checker) state(res string) *resState {
 
 // Fold checks e and returns the violations it reveals (valid until the next
 // call).
-func (c *Checker) Fold(e *Event) []Event {
+func (c *Checker) Fold(e Event) []Event {
 	c.out = c.out[:0]
 	switch e.Kind {
 	case KindInit:
@@ -67,7 +67,7 @@ func (c *Checker) Fold(e *Event) []Event {
 		if len(s.inside) > 0 {
 			c.Overlaps++
 			other := s.inside[0]
-			c.violation(e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", WorkerName(e.Worker), e.Res, WorkerName(other)))
+			c.violation(&e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", WorkerName(e.Worker), e.Res, WorkerName(other)))
 		}
 		s.inside = append(s.inside, e.Worker)
 	case KindWorkEnd, KindCrash:
@@ -93,7 +93,7 @@ func (c *Checker) Fold(e *Event) []Event {
 		if seen, ok := c.read[k]; ok {
 			if stale := s.writes - seen; stale > 0 {
 				c.LostUpdates++
-				c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) since were lost", WorkerName(e.Worker), e.Res, stale))
+				c.violation(&e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) since were lost", WorkerName(e.Worker), e.Res, stale))
 			}
 			delete(c.read, k)
 		}
@@ -102,7 +102,7 @@ func (c *Checker) Fold(e *Event) []Event {
 			s.sold++
 			if s.sold > s.initial {
 				c.Oversold++
-				c.violation(e, CodeOversold, -1, fmt.Sprintf("oversold: %d sold of %d in stock", s.sold, s.initial))
+				c.violation(&e, CodeOversold, -1, fmt.Sprintf("oversold: %d sold of %d in stock", s.sold, s.initial))
 			}
 		}
 	}
@@ -126,7 +126,7 @@ func Check(events []Event) (*Checker, []Event) {
 		if events[i].Kind == KindViolation {
 			continue
 		}
-		vs = append(vs, c.Fold(&events[i])...)
+		vs = append(vs, c.Fold(events[i])...)
 	}
 	return c, vs
 }

@@ -12,12 +12,78 @@ const (
 	chunkMask = chunkSize - 1
 )
 
-type chunk [chunkSize]Event
+type chunk [chunkSize]record
+
+// record is an event as stored: free of pointers, so the garbage collector
+// never scans the log, however long it grows. Strings live in the log's
+// string table.
+type record struct {
+	T       time.Duration
+	Fence   int64
+	Stock   int64
+	TTL     time.Duration
+	Delay   time.Duration
+	Worker  int32
+	Peer    int32
+	Attempt int32
+	Res     uint32
+	Token   uint32
+	Code    uint32
+	Msg     uint32
+	Has     Field
+	Node    int16
+	Kind    Kind
+	OK      bool
+}
+
+const strChunk = 1 << 10
+
+// strtab interns the strings of a log. Index 0 is "".
+type strtab struct {
+	idx map[string]uint32
+	n   uint32
+	dir atomic.Pointer[[]*[strChunk]string]
+}
+
+func (t *strtab) init() {
+	t.idx = map[string]uint32{"": 0}
+	dir := []*[strChunk]string{new([strChunk]string)}
+	t.dir.Store(&dir)
+	t.n = 1
+}
+
+// intern returns s's index, adding it if new. Called under the log's mutex.
+func (t *strtab) intern(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := t.idx[s]; ok {
+		return i
+	}
+	i := t.n
+	dir := *t.dir.Load()
+	if int(i/strChunk) == len(dir) {
+		grown := append(dir[:len(dir):len(dir)], new([strChunk]string))
+		t.dir.Store(&grown)
+		dir = grown
+	}
+	dir[i/strChunk][i%strChunk] = s
+	t.idx[s] = i
+	t.n++
+	return i
+}
+
+func (t *strtab) get(i uint32) string {
+	if i == 0 {
+		return ""
+	}
+	return (*t.dir.Load())[i/strChunk][i%strChunk]
+}
 
 // Deriver folds each event as it is appended and may derive events from it
 // (the checker's violations), which are appended right after it.
 type Deriver interface {
-	Fold(e *Event) []Event
+	Fold(e Event) []Event
 }
 
 // Now is a source of virtual time.
@@ -34,6 +100,7 @@ type Log struct {
 	derive Deriver
 	n      int64 // appended, under mu
 	lastT  time.Duration
+	strs   strtab
 	dir    atomic.Pointer[[]*chunk]
 	pub    atomic.Int64 // published: readable by anyone
 }
@@ -41,6 +108,7 @@ type Log struct {
 // NewLog returns an empty log stamped by clock. derive may be nil.
 func NewLog(clock Now, derive Deriver) *Log {
 	l := &Log{clock: clock, derive: derive}
+	l.strs.init()
 	dir := make([]*chunk, 0, 64)
 	l.dir.Store(&dir)
 	return l
@@ -50,9 +118,9 @@ func NewLog(clock Now, derive Deriver) *Log {
 // and appends it, followed by whatever the deriver derives from it.
 func (l *Log) Emit(e Event) {
 	l.mu.Lock()
-	p := l.appendLocked(&e, true)
+	l.appendLocked(&e, true)
 	if l.derive != nil {
-		for _, d := range l.derive.Fold(p) {
+		for _, d := range l.derive.Fold(e) {
 			l.appendLocked(&d, false)
 		}
 	}
@@ -65,14 +133,14 @@ func (l *Log) Emit(e Event) {
 func (l *Log) Append(e Event) {
 	l.mu.Lock()
 	t := e.T
+	l.lastT = max(l.lastT, t)
 	p := l.appendLocked(&e, false)
 	p.T = t
-	l.lastT = max(l.lastT, t)
 	l.pub.Store(l.n)
 	l.mu.Unlock()
 }
 
-func (l *Log) appendLocked(e *Event, stamp bool) *Event {
+func (l *Log) appendLocked(e *Event, stamp bool) *record {
 	if stamp && l.clock != nil {
 		t := l.clock.Now().Truncate(time.Microsecond)
 		l.lastT = max(l.lastT, t)
@@ -87,29 +155,42 @@ func (l *Log) appendLocked(e *Event, stamp bool) *Event {
 		dir = grown
 	}
 	p := &dir[ci][l.n&chunkMask]
-	*p = *e
+	*p = record{T: e.T, Fence: e.Fence, Stock: e.Stock, TTL: e.TTL, Delay: e.Delay,
+		Worker: e.Worker, Peer: e.Peer, Attempt: e.Attempt, Res: l.strs.intern(e.Res),
+		Token: l.strs.intern(e.Token), Code: l.strs.intern(e.Code), Msg: l.strs.intern(e.Msg),
+		Has: e.Has, Node: e.Node, Kind: e.Kind, OK: e.OK}
 	l.n++
 	return p
+}
+
+func (l *Log) event(i int, r *record) Event {
+	return Event{Seq: int64(i), T: r.T, Fence: r.Fence, Stock: r.Stock, TTL: r.TTL, Delay: r.Delay,
+		Worker: r.Worker, Peer: r.Peer, Attempt: r.Attempt, Res: l.strs.get(r.Res),
+		Token: l.strs.get(r.Token), Code: l.strs.get(r.Code), Msg: l.strs.get(r.Msg),
+		Has: r.Has, Node: r.Node, Kind: r.Kind, OK: r.OK}
 }
 
 // Len is the number of events readable now.
 func (l *Log) Len() int { return int(l.pub.Load()) }
 
-// At returns event i (i < Len). The event must not be modified.
-func (l *Log) At(i int) *Event {
+// At returns event i (i < Len).
+func (l *Log) At(i int) Event {
 	dir := *l.dir.Load()
-	return &dir[i>>chunkBits][i&chunkMask]
+	return l.event(i, &dir[i>>chunkBits][i&chunkMask])
+}
+
+// KindAt returns the kind of event i (i < Len), without building the event.
+func (l *Log) KindAt(i int) Kind {
+	dir := *l.dir.Load()
+	return dir[i>>chunkBits][i&chunkMask].Kind
 }
 
 // Read appends events [from, Len) to dst and returns it with the new cursor.
 func (l *Log) Read(from int, dst []Event) ([]Event, int) {
 	to := l.Len()
 	dir := *l.dir.Load()
-	for i := from; i < to; {
-		c := dir[i>>chunkBits]
-		end := min(to, (i&^chunkMask)+chunkSize)
-		dst = append(dst, c[i&chunkMask:end-(i&^chunkMask)]...)
-		i = end
+	for i := from; i < to; i++ {
+		dst = append(dst, l.event(i, &dir[i>>chunkBits][i&chunkMask]))
 	}
 	return dst, to
 }

@@ -179,7 +179,11 @@ func TestRunLeavesOtherKeysAlone(t *testing.T) {
 	before := dump(t, c)
 	for _, strategy := range []string{"none", "naive", "safe", "fenced", "watchdog", "atomic"} {
 		run(t, []string{srv.URL}, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: 1,
-			Params: oversellParams(func(p *scenario.Params) { p.Stock = 3; p.Retry = "fixed"; p.RetryBase = scenario.Millis(time.Millisecond) })})
+			Params: oversellParams(func(p *scenario.Params) {
+				p.Stock = 3
+				p.Retry = "fixed"
+				p.RetryBase = scenario.Millis(time.Millisecond)
+			})})
 	}
 	after := dump(t, c)
 	if len(before) != len(after) {

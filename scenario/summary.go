@@ -63,7 +63,11 @@ type workerFold struct {
 // scenario, strategy and parameters.
 func Summarize(h Header, events []Event) *Summary {
 	s := &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers}
-	ws := make([]workerFold, h.Params.Workers)
+	n := h.Params.Workers
+	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
+		n = 0
+	}
+	ws := make([]workerFold, n)
 	stockRes := ""
 	finalRead := false
 	for i := range events {

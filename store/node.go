@@ -78,6 +78,9 @@ func clientOptions(o *redis.Options, cfg Config) *redis.Options {
 		o.PoolSize = cfg.PoolSize
 	}
 	o.DisableIdentity = true
+	// RESP2: locklab needs no push notifications, and RESP3 makes go-redis
+	// peek the socket for them before every command.
+	o.Protocol = 2
 	return o
 }
 

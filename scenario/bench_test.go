@@ -1,0 +1,58 @@
+package scenario_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+)
+
+// BenchmarkEmit is one worker event appended to a live log, checker included.
+func BenchmarkEmit(b *testing.B) {
+	l := scenario.NewLog(store.NewClock(1), scenario.NewChecker())
+	e := scenario.Event{Worker: 3, Kind: scenario.KindAttempt, Res: "lock:stock", TTL: 5 * time.Second, Has: scenario.HasTTL}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		l.Emit(e)
+	}
+}
+
+// BenchmarkEmitParallel is Emit from many workers at once.
+func BenchmarkEmitParallel(b *testing.B) {
+	l := scenario.NewLog(store.NewClock(1), scenario.NewChecker())
+	e := scenario.Event{Worker: 3, Kind: scenario.KindAttempt, Res: "lock:stock"}
+	b.ReportAllocs()
+	b.SetParallelism(16)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			l.Emit(e)
+		}
+	})
+}
+
+// BenchmarkOversell1000 is a whole oversell run with 1000 workers on the
+// embedded store, wall time per run.
+func BenchmarkOversell1000(b *testing.B) {
+	for _, strategy := range []string{"none", "safe"} {
+		b.Run(strategy, func(b *testing.B) {
+			for b.Loop() {
+				st, err := store.Open(context.Background(), store.Config{PoolSize: 256})
+				if err != nil {
+					b.Fatal(err)
+				}
+				p := oversellParams(func(p *scenario.Params) { p.Workers = 1000 })
+				r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "oversell", Strategy: strategy, Params: p, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := r.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				st.Close()
+			}
+		})
+	}
+}
