@@ -27,15 +27,8 @@ var cycleRuns atomic.Int64
 // locklab's safe lock and two well-known Go lock libraries, on the same
 // server and client, at 1 and 32 concurrent workers.
 func BenchmarkCycle(b *testing.B) {
-	srv := storetest.Start(b)
 	ctx := context.Background()
-	// The client locklab itself uses, shared by all three libraries.
-	st, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}, PoolSize: 64})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	client := st.Client()
+	client := benchClient(b)
 	const ttl = 10 * time.Second
 
 	impls := cyclers(ctx, client, ttl)
@@ -81,6 +74,18 @@ func BenchmarkCycle(b *testing.B) {
 			})
 		}
 	}
+}
+
+// benchClient starts a redis-server and returns the client locklab itself
+// would use on it, shared by all three libraries.
+func benchClient(b *testing.B) *redis.Client {
+	srv := storetest.Start(b)
+	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}, PoolSize: 64})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st.Client()
 }
 
 type impl struct {
@@ -130,14 +135,8 @@ func cyclers(ctx context.Context, client *redis.Client, ttl time.Duration) []imp
 // drift; it reports each one's rate and locklab's ratio to the others.
 // Run with -benchtime 10x (ten rounds of bursts).
 func BenchmarkCycleInterleaved(b *testing.B) {
-	srv := storetest.Start(b)
 	ctx := context.Background()
-	st, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}, PoolSize: 64})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	impls := cyclers(ctx, st.Client(), 10*time.Second)
+	impls := cyclers(ctx, benchClient(b), 10*time.Second)
 	const burst = 100 * time.Millisecond
 	for _, workers := range []int{1, 32} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {

@@ -38,14 +38,6 @@ func onBoth(t *testing.T, n int, f func(t *testing.T, s *store.Store)) {
 	})
 }
 
-func clients(s *store.Store) []lock.Client {
-	cs := make([]lock.Client, 0, len(s.Nodes()))
-	for _, c := range s.Clients() {
-		cs = append(cs, c)
-	}
-	return cs
-}
-
 // recorder collects steps.
 type recorder struct {
 	mu    sync.Mutex
@@ -246,7 +238,7 @@ func TestRedlockQuorum(t *testing.T) {
 	onBoth(t, 5, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		key := s.Key("lock:x")
-		live := clients(s)
+		live := lock.Clients(s.Clients())
 		dead := func(n int) []lock.Client {
 			cs := append([]lock.Client(nil), live...)
 			for i := range n {

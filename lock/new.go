@@ -49,3 +49,13 @@ func New(strategy string, nodes []Client, o Options, crash func(key string) bool
 	}
 	return nil, fmt.Errorf("unknown lock strategy %q: want one of %s", strategy, StrategyNames())
 }
+
+// Clients converts a slice of concrete clients (such as []*redis.Client)
+// into the Client interface, for New and NewRedlock.
+func Clients[C Client](cs []C) []Client {
+	out := make([]Client, len(cs))
+	for i, c := range cs {
+		out[i] = c
+	}
+	return out
+}

@@ -62,6 +62,10 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 	c := st.Client()
 	stock := st.Key("stock")
 	fail := func(err error) {
+		if ctx.Err() != nil {
+			w.Done(false, FailCancel, "interrupted")
+			return
+		}
 		w.Done(false, FailError, err.Error())
 	}
 	if w.Lock == nil { // atomic: the check and the decrement are one script
@@ -82,7 +86,7 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 
 	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
 	if err != nil {
-		if errors.Is(err, lock.ErrNotObtained) {
+		if errors.Is(err, lock.ErrNotObtained) && ctx.Err() == nil {
 			w.Done(false, FailLock, "lock not obtained")
 		} else {
 			fail(err)

@@ -167,7 +167,7 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 	for i := range ws {
 		w := &Worker{ID: int32(i), env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
 		if e.Strategy != "atomic" {
-			l, err := lock.New(e.Strategy, lockClients(e.Store), lock.Options{Clock: e.Clock(),
+			l, err := lock.New(e.Strategy, lock.Clients(e.Store.Clients()), lock.Options{Clock: e.Clock(),
 				Observer: w.observe, Retry: e.Params.RetryPolicy(), Rand: w.Rand}, nil)
 			if err != nil {
 				return err
@@ -189,14 +189,6 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 	close(start)
 	wg.Wait()
 	return ctx.Err()
-}
-
-func lockClients(st *store.Store) []lock.Client {
-	cs := make([]lock.Client, 0, len(st.Nodes()))
-	for _, c := range st.Clients() {
-		cs = append(cs, c)
-	}
-	return cs
 }
 
 // Worker is one goroutine of a run.

@@ -10,9 +10,10 @@ import (
 
 // Outcome codes of a worker's done event.
 const (
-	FailLock  = "lock"  // the lock was not obtained
-	FailStock = "stock" // nothing left to sell
-	FailError = "error" // Redis or context error
+	FailLock   = "lock"      // the lock was not obtained
+	FailStock  = "stock"     // nothing left to sell
+	FailError  = "error"     // a Redis error
+	FailCancel = "cancelled" // the run was stopped first
 )
 
 // Entry is one worker's attempt, in the lab's JSON schema.
@@ -36,6 +37,7 @@ type Summary struct {
 	FailedStock    int     `json:"failed_stock"`
 	FailedLock     int     `json:"failed_lock"`
 	FailedError    int     `json:"failed_error"`
+	Cancelled      int     `json:"cancelled"`
 	HasStock       bool    `json:"-"`
 	InitialStock   int64   `json:"initial_stock"`
 	FinalStock     int64   `json:"final_stock"`
@@ -145,6 +147,8 @@ func Summarize(h Header, events []Event) *Summary {
 			s.FailedLock++
 		case w.code == FailStock:
 			s.FailedStock++
+		case w.code == FailCancel:
+			s.Cancelled++
 		default:
 			s.FailedError++
 		}
@@ -176,6 +180,9 @@ func (s *Summary) verdict() {
 	case s.Overlaps > 0 || s.LostUpdates > 0 || (s.HasStock && lost):
 		s.Verdict = fmt.Sprintf("UNSAFE — %d overlap(s), %d lost update(s)", s.Overlaps, s.LostUpdates)
 		s.Detail = "Workers shared the critical section; it did not oversell this time, but the lock did not protect the data."
+	case s.Cancelled > 0:
+		s.Verdict = fmt.Sprintf("INTERRUPTED — %d worker(s) stopped before they finished", s.Cancelled)
+		s.Detail = "No safety violation up to the moment the run was stopped."
 	case s.FailedError > 0:
 		s.Verdict = fmt.Sprintf("INCOMPLETE — %d worker(s) stopped by an error", s.FailedError)
 		s.Detail = "No safety violation among the workers that finished."
@@ -207,6 +214,9 @@ func (s *Summary) Box(h Header) string {
 	}
 	if s.FailedError > 0 {
 		sections[1] = append(sections[1], [2]string{"Failed (error)", fmt.Sprint(s.FailedError)})
+	}
+	if s.Cancelled > 0 {
+		sections[1] = append(sections[1], [2]string{"Interrupted", fmt.Sprint(s.Cancelled)})
 	}
 	if s.HasStock {
 		sections = append(sections, [][2]string{{"Initial Stock", fmt.Sprint(s.InitialStock)},
