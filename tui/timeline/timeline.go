@@ -1,0 +1,472 @@
+// Package timeline folds a run's event log into the histories the views
+// draw: each worker's lane states, each lock's holders, TTLs and marks, the
+// stock, retry delays, wait-for edges and markers. Every entry carries the
+// seq of the event that caused it, so the state at any cursor k is the
+// prefix of each history up to k: stepping back and seeking cost a binary
+// search, and the same fold serves live runs and replays.
+package timeline
+
+import (
+	"sort"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+)
+
+// Span is a lane state from T on.
+type Span struct {
+	Seq   int64
+	T     time.Duration
+	State themes.State
+}
+
+// Worker is one worker's history and current state.
+type Worker struct {
+	Spans []Span
+
+	holds    int
+	inCS     bool
+	pending  themes.State // Attempting or Waiting, or Idle when not acquiring
+	paused   bool
+	finished themes.State // DoneOK / DoneFail once done, else Idle
+	waitsFor int32
+}
+
+func (w *Worker) state() themes.State {
+	switch {
+	case w.finished != themes.Idle:
+		return w.finished
+	case w.paused:
+		return themes.Paused
+	case w.inCS:
+		return themes.Critical
+	case w.pending != themes.Idle:
+		return w.pending
+	case w.holds > 0:
+		return themes.Holding
+	}
+	return themes.Idle
+}
+
+// LockSpan is who holds a lock from T on (Holder −1: free).
+type LockSpan struct {
+	Seq      int64
+	T        time.Duration
+	Holder   int32
+	TTL      time.Duration
+	Deadline time.Duration
+	Fence    int64
+}
+
+// MarkKind is a mark on a lock lane.
+type MarkKind uint8
+
+// The lock marks.
+const (
+	MarkRenewal       MarkKind = iota + 1 // the TTL was extended
+	MarkLapse                             // the TTL lapsed while the holder still worked
+	MarkExpired                           // the TTL lapsed (holder not working)
+	MarkForeignDelete                     // a release deleted someone else's lock
+	MarkReleaseFailed                     // a release was refused
+	MarkLost                              // a watchdog gave the lock up
+)
+
+// Mark is a mark on a lock lane.
+type Mark struct {
+	Seq    int64
+	T      time.Duration
+	Kind   MarkKind
+	Worker int32
+}
+
+// Lock is one lock key's history.
+type Lock struct {
+	Name  string
+	Spans []LockSpan
+	Marks []Mark
+}
+
+func (l *Lock) current() *LockSpan {
+	if len(l.Spans) == 0 {
+		return nil
+	}
+	return &l.Spans[len(l.Spans)-1]
+}
+
+// Point is a value of the stock from Seq on.
+type Point struct {
+	Seq   int64
+	T     time.Duration
+	Stock int64
+}
+
+// Delay is one backoff.
+type Delay struct {
+	Seq   int64
+	Delay time.Duration
+}
+
+// MarkerKind is a kind of timeline marker, for [ and ].
+type MarkerKind uint8
+
+// The markers.
+const (
+	MarkerViolation MarkerKind = iota + 1
+	MarkerExpiry
+	MarkerDeadlock
+	MarkerCrash
+	MarkerBeat
+)
+
+// Marker is a moment worth jumping to.
+type Marker struct {
+	Seq  int64
+	T    time.Duration
+	Kind MarkerKind
+}
+
+// Edge is a change of the wait-for graph: From waits for To (−1: waits for
+// nobody any more) from Seq on.
+type Edge struct {
+	Seq      int64
+	From, To int32
+	Res      string
+}
+
+// Timeline is the fold of a run's events so far.
+type Timeline struct {
+	Workers []Worker
+	Locks   []*Lock
+	lockIdx map[string]int
+	armed   []int // locks with a holder, to check for TTL lapses
+
+	HasStock bool
+	Initial  int64
+	Stock    []Point
+	Sales    []int64 // seqs of successful writes to the stock
+	Backoffs []Delay
+	Markers  []Marker
+	Edges    []Edge
+
+	N    int           // events folded
+	Last time.Duration // time of the last event folded
+}
+
+// New returns an empty timeline for a run with the given number of workers.
+func New(workers int) *Timeline {
+	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}}
+	for i := range tl.Workers {
+		tl.Workers[i].waitsFor = -1
+	}
+	return tl
+}
+
+// Source is what a timeline folds: a scenario.Log.
+type Source interface {
+	Len() int
+	At(i int) scenario.Event
+}
+
+// Catch folds every event of src not folded yet and reports how many.
+func (tl *Timeline) Catch(src Source) int {
+	n := src.Len()
+	start := tl.N
+	for i := tl.N; i < n; i++ {
+		tl.Fold(src.At(i))
+	}
+	return n - start
+}
+
+// worker returns worker w, growing the list for logs whose header
+// undercounts them.
+func (tl *Timeline) worker(w int32) *Worker {
+	if w < 0 || int(w) >= 1<<16 {
+		return nil
+	}
+	for int(w) >= len(tl.Workers) {
+		tl.Workers = append(tl.Workers, Worker{waitsFor: -1})
+	}
+	return &tl.Workers[w]
+}
+
+func (tl *Timeline) lock(name string) (*Lock, int) {
+	if i, ok := tl.lockIdx[name]; ok {
+		return tl.Locks[i], i
+	}
+	l := &Lock{Name: name}
+	tl.lockIdx[name] = len(tl.Locks)
+	tl.Locks = append(tl.Locks, l)
+	return l, len(tl.Locks) - 1
+}
+
+// Fold folds the next event (its Seq must be tl.N).
+func (tl *Timeline) Fold(e scenario.Event) {
+	seq := int64(tl.N)
+	tl.N++
+	tl.Last = max(tl.Last, e.T)
+	tl.lapse(seq, e.T)
+	w := tl.worker(e.Worker)
+	var before themes.State
+	if w != nil {
+		before = w.state()
+	}
+	switch e.Kind {
+	case scenario.KindInit:
+		if e.Has&scenario.HasStock != 0 && !tl.HasStock {
+			tl.HasStock, tl.Initial = true, e.Stock
+			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
+		}
+	case scenario.KindAttempt:
+		if w != nil {
+			w.pending = themes.Attempting
+		}
+	case scenario.KindDenied:
+		if w != nil {
+			w.pending = themes.Waiting
+			if l, _ := tl.lock(e.Res); l.current() != nil && l.current().Holder >= 0 && l.current().Holder != e.Worker {
+				tl.waitFor(seq, e.Worker, l.current().Holder, e.Res)
+			}
+		}
+	case scenario.KindBackoff:
+		if w != nil {
+			w.pending = themes.Waiting
+		}
+		tl.Backoffs = append(tl.Backoffs, Delay{seq, e.Delay})
+	case scenario.KindWait:
+		if e.Has&scenario.HasPeer != 0 {
+			tl.waitFor(seq, e.Worker, e.Peer, e.Res)
+		}
+	case scenario.KindAcquired:
+		if w != nil {
+			w.pending = themes.Idle
+			w.holds++
+			tl.waitFor(seq, e.Worker, -1, "")
+		}
+		l, i := tl.lock(e.Res)
+		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: e.Worker, TTL: e.TTL, Deadline: e.T + e.TTL, Fence: e.Fence})
+		tl.arm(i)
+	case scenario.KindRenewed:
+		l, i := tl.lock(e.Res)
+		if cur := l.current(); cur != nil && cur.Holder == e.Worker {
+			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: e.Worker, TTL: e.TTL, Deadline: e.T + e.TTL, Fence: cur.Fence})
+			tl.arm(i)
+		}
+		l.Marks = append(l.Marks, Mark{seq, e.T, MarkRenewal, e.Worker})
+	case scenario.KindRelease:
+		if w != nil && w.holds > 0 {
+			w.holds--
+		}
+		l, _ := tl.lock(e.Res)
+		if cur := l.current(); cur != nil && cur.Holder >= 0 {
+			if cur.Holder != e.Worker {
+				l.Marks = append(l.Marks, Mark{seq, e.T, MarkForeignDelete, e.Worker})
+			}
+			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: -1})
+		}
+	case scenario.KindReleaseFailed:
+		if w != nil && w.holds > 0 {
+			w.holds--
+		}
+		l, _ := tl.lock(e.Res)
+		l.Marks = append(l.Marks, Mark{seq, e.T, MarkReleaseFailed, e.Worker})
+	case scenario.KindLockLost:
+		if w != nil && w.holds > 0 {
+			w.holds--
+		}
+		l, _ := tl.lock(e.Res)
+		l.Marks = append(l.Marks, Mark{seq, e.T, MarkLost, e.Worker})
+	case scenario.KindExpired:
+		l, _ := tl.lock(e.Res)
+		if cur := l.current(); cur != nil && cur.Holder >= 0 {
+			tl.expire(l, seq, e.T)
+		}
+	case scenario.KindWorkStart:
+		if w != nil {
+			w.inCS = true
+		}
+	case scenario.KindWorkEnd:
+		if w != nil {
+			w.inCS = false
+		}
+	case scenario.KindWrite:
+		if e.Has&scenario.HasStock != 0 && (e.Has&scenario.HasOK == 0 || e.OK) {
+			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
+			if tl.HasStock {
+				tl.Sales = append(tl.Sales, seq)
+			}
+		}
+	case scenario.KindRead:
+		if e.Worker == scenario.System && e.Has&scenario.HasStock != 0 {
+			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
+		}
+	case scenario.KindPause, scenario.KindCrash:
+		if w != nil {
+			w.paused = true
+			w.inCS = e.Kind == scenario.KindPause && w.inCS
+		}
+		if e.Kind == scenario.KindCrash {
+			tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerCrash})
+		}
+	case scenario.KindResume:
+		if w != nil {
+			w.paused = false
+		}
+	case scenario.KindDone:
+		if w != nil {
+			w.finished = themes.DoneFail
+			if e.OK {
+				w.finished = themes.DoneOK
+			}
+			w.pending, w.inCS = themes.Idle, false
+			tl.waitFor(seq, e.Worker, -1, "")
+		}
+	case scenario.KindViolation:
+		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerViolation})
+	case scenario.KindDeadlock:
+		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerDeadlock})
+	case scenario.KindBeat:
+		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerBeat})
+	}
+	if w != nil {
+		if after := w.state(); after != before || len(w.Spans) == 0 {
+			w.Spans = append(w.Spans, Span{seq, e.T, after})
+		}
+	}
+}
+
+func (tl *Timeline) waitFor(seq int64, from, to int32, res string) {
+	w := tl.worker(from)
+	if w == nil || w.waitsFor == to {
+		return
+	}
+	w.waitsFor = to
+	tl.Edges = append(tl.Edges, Edge{Seq: seq, From: from, To: to, Res: res})
+}
+
+func (tl *Timeline) arm(i int) {
+	for _, a := range tl.armed {
+		if a == i {
+			return
+		}
+	}
+	tl.armed = append(tl.armed, i)
+}
+
+// lapse ends every held lock whose deadline passed before t.
+func (tl *Timeline) lapse(seq int64, t time.Duration) {
+	for j := 0; j < len(tl.armed); {
+		l := tl.Locks[tl.armed[j]]
+		cur := l.current()
+		switch {
+		case cur == nil || cur.Holder < 0 || cur.TTL <= 0:
+			tl.armed = append(tl.armed[:j], tl.armed[j+1:]...)
+		case cur.Deadline < t:
+			tl.expire(l, seq, cur.Deadline)
+			tl.armed = append(tl.armed[:j], tl.armed[j+1:]...)
+		default:
+			j++
+		}
+	}
+}
+
+// expire ends l's current holding at time at.
+func (tl *Timeline) expire(l *Lock, seq int64, at time.Duration) {
+	cur := l.current()
+	holder := cur.Holder
+	kind := MarkExpired
+	if w := tl.worker(holder); w != nil && w.inCS {
+		kind = MarkLapse
+		tl.Markers = append(tl.Markers, Marker{seq, at, MarkerExpiry})
+	}
+	l.Marks = append(l.Marks, Mark{seq, at, kind, holder})
+	l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
+}
+
+// upTo returns how many entries of a seq-ordered history are at or before k.
+func upTo(n int, seq func(i int) int64, k int64) int {
+	return sort.Search(n, func(i int) bool { return seq(i) > k })
+}
+
+// SpansAt returns worker w's spans as of cursor k.
+func (tl *Timeline) SpansAt(w, k int) []Span {
+	s := tl.Workers[w].Spans
+	return s[:upTo(len(s), func(i int) int64 { return s[i].Seq }, int64(k))]
+}
+
+// LockAt returns lock l's spans and marks as of cursor k.
+func (tl *Timeline) LockAt(l *Lock, k int) ([]LockSpan, []Mark) {
+	s, m := l.Spans, l.Marks
+	return s[:upTo(len(s), func(i int) int64 { return s[i].Seq }, int64(k))],
+		m[:upTo(len(m), func(i int) int64 { return m[i].Seq }, int64(k))]
+}
+
+// StockAt returns the stock history as of cursor k and the sales so far.
+func (tl *Timeline) StockAt(k int) ([]Point, int) {
+	p := tl.Stock[:upTo(len(tl.Stock), func(i int) int64 { return tl.Stock[i].Seq }, int64(k))]
+	return p, upTo(len(tl.Sales), func(i int) int64 { return tl.Sales[i] }, int64(k))
+}
+
+// BackoffsAt returns the backoffs as of cursor k.
+func (tl *Timeline) BackoffsAt(k int) []Delay {
+	return tl.Backoffs[:upTo(len(tl.Backoffs), func(i int) int64 { return tl.Backoffs[i].Seq }, int64(k))]
+}
+
+// MarkersAt returns the markers as of cursor k.
+func (tl *Timeline) MarkersAt(k int) []Marker {
+	return tl.Markers[:upTo(len(tl.Markers), func(i int) int64 { return tl.Markers[i].Seq }, int64(k))]
+}
+
+// WaitsAt returns, for each worker, whom it waits for at cursor k (−1: nobody).
+func (tl *Timeline) WaitsAt(k int) []int32 {
+	waits := make([]int32, len(tl.Workers))
+	for i := range waits {
+		waits[i] = -1
+	}
+	n := upTo(len(tl.Edges), func(i int) int64 { return tl.Edges[i].Seq }, int64(k))
+	for _, e := range tl.Edges[:n] {
+		if int(e.From) < len(waits) {
+			waits[e.From] = e.To
+		}
+	}
+	return waits
+}
+
+// Cycle returns a wait-for cycle in waits (each worker waits for at most
+// one other), or nil.
+func Cycle(waits []int32) []int32 {
+	state := make([]uint8, len(waits)) // 0 new, 1 on path, 2 done
+	for s := range waits {
+		if state[s] != 0 {
+			continue
+		}
+		var path []int32
+		for v := int32(s); v >= 0 && int(v) < len(waits); v = waits[v] {
+			if state[v] == 1 {
+				for i, p := range path {
+					if p == v {
+						return append([]int32(nil), path[i:]...)
+					}
+				}
+			}
+			if state[v] == 2 {
+				break
+			}
+			state[v] = 1
+			path = append(path, v)
+		}
+		for _, p := range path {
+			state[p] = 2
+		}
+	}
+	return nil
+}
+
+// StateAt returns worker w's state at cursor k.
+func (tl *Timeline) StateAt(w, k int) themes.State {
+	s := tl.SpansAt(w, k)
+	if len(s) == 0 {
+		return themes.Idle
+	}
+	return s[len(s)-1].State
+}

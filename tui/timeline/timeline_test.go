@@ -1,0 +1,179 @@
+package timeline_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/timeline"
+)
+
+// script builds a log from events at given virtual times (ms).
+type script struct{ evs []scenario.Event }
+
+func (s *script) at(ms int, w int32, k scenario.Kind, res string) *scenario.Event {
+	s.evs = append(s.evs, scenario.Event{T: time.Duration(ms) * time.Millisecond, Worker: w, Kind: k, Res: res})
+	return &s.evs[len(s.evs)-1]
+}
+
+func (s *script) log() *scenario.Log {
+	l := scenario.NewLog(nil, nil)
+	for _, e := range s.evs {
+		l.Append(e)
+	}
+	return l
+}
+
+// ttlLapse: w0 holds lock:stock with a 100ms TTL but works 300ms; w1 gets in at 150ms.
+func ttlLapse() *script {
+	s := &script{}
+	s.at(0, 0, scenario.KindAttempt, "lock:stock")
+	a := s.at(1, 0, scenario.KindAcquired, "lock:stock")
+	a.TTL = 100 * time.Millisecond
+	s.at(1, 0, scenario.KindWorkStart, "stock")
+	s.at(2, 1, scenario.KindAttempt, "lock:stock")
+	s.at(3, 1, scenario.KindDenied, "lock:stock")
+	s.at(3, 1, scenario.KindBackoff, "lock:stock").Delay = 147 * time.Millisecond
+	s.at(150, 1, scenario.KindAttempt, "lock:stock")
+	b := s.at(151, 1, scenario.KindAcquired, "lock:stock")
+	b.TTL = 100 * time.Millisecond
+	s.at(151, 1, scenario.KindWorkStart, "stock")
+	return s
+}
+
+func TestLapseUnderWorkingHolder(t *testing.T) {
+	s := ttlLapse()
+	tl := timeline.New(2)
+	tl.Catch(s.log())
+	if len(tl.Locks) != 1 {
+		t.Fatalf("%d locks", len(tl.Locks))
+	}
+	spans, marks := tl.LockAt(tl.Locks[0], tl.N-1)
+	var lapse *timeline.Mark
+	for i := range marks {
+		if marks[i].Kind == timeline.MarkLapse {
+			lapse = &marks[i]
+		}
+	}
+	if lapse == nil || lapse.T != 101*time.Millisecond || lapse.Worker != 0 {
+		t.Fatalf("no lapse mark at 101ms for w00: %+v", marks)
+	}
+	if last := spans[len(spans)-1]; last.Holder != 1 {
+		t.Fatalf("holder at the end: %d", last.Holder)
+	}
+	if got := tl.StateAt(0, tl.N-1); got != themes.Critical {
+		t.Fatalf("w00 state %v, want critical (still working)", got)
+	}
+	// Before the lapse, w01 waits for w00.
+	if waits := tl.WaitsAt(5); waits[1] != 0 {
+		t.Fatalf("waits at 5: %v", waits)
+	}
+	if waits := tl.WaitsAt(tl.N - 1); waits[1] != -1 {
+		t.Fatalf("w01 still waits after acquiring: %v", waits)
+	}
+	if len(tl.MarkersAt(tl.N-1)) != 1 || len(tl.MarkersAt(3)) != 0 {
+		t.Fatal("expiry marker wrong")
+	}
+	if n := len(tl.BackoffsAt(tl.N - 1)); n != 1 {
+		t.Fatalf("%d backoffs", n)
+	}
+}
+
+func TestPrefixesAreCursorExact(t *testing.T) {
+	s := ttlLapse()
+	log := s.log()
+	full := timeline.New(2)
+	full.Catch(log)
+	for k := 0; k < log.Len(); k++ {
+		part := timeline.New(2)
+		for i := 0; i <= k; i++ {
+			part.Fold(log.At(i))
+		}
+		for w := 0; w < 2; w++ {
+			if a, b := full.StateAt(w, k), part.StateAt(w, k); a != b {
+				t.Fatalf("cursor %d worker %d: prefix state %v, folded-to-k state %v", k, w, a, b)
+			}
+		}
+	}
+}
+
+func TestCycle(t *testing.T) {
+	if c := timeline.Cycle([]int32{1, 2, 3, 0}); len(c) != 4 {
+		t.Fatalf("4-ring: %v", c)
+	}
+	if c := timeline.Cycle([]int32{1, -1, 1, 2}); c != nil {
+		t.Fatalf("chain reported as cycle: %v", c)
+	}
+	if c := timeline.Cycle([]int32{-1, 2, 1}); len(c) != 2 {
+		t.Fatalf("2-cycle: %v", c)
+	}
+}
+
+func TestFoldsARealRun(t *testing.T) {
+	st, err := store.Open(t.Context(), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sc, _ := scenario.Lookup("oversell")
+	p := sc.Defaults
+	p.Workers, p.Stock, p.Retry = 10, 3, "fixed"
+	p.RetryBase = scenario.Millis(2 * time.Millisecond)
+	r, err := scenario.Start(t.Context(), st, scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Wait()
+	tl := timeline.New(10)
+	tl.Catch(r.Log)
+	_, sold := tl.StockAt(tl.N - 1)
+	if sold != 3 || !tl.HasStock || tl.Initial != 3 {
+		t.Fatalf("sold %d", sold)
+	}
+	for w := range 10 {
+		if s := tl.StateAt(w, tl.N-1); s != themes.DoneOK && s != themes.DoneFail {
+			t.Fatalf("worker %d ends %v", w, s)
+		}
+	}
+	if len(tl.Locks) != 1 || len(tl.Backoffs) == 0 {
+		t.Fatalf("locks %d backoffs %d", len(tl.Locks), len(tl.Backoffs))
+	}
+}
+
+// BenchmarkFold is folding one event into the view state.
+func BenchmarkFold(b *testing.B) {
+	s := &script{}
+	for i := 0; i < 4096; i++ {
+		w := int32(i % 64)
+		switch i % 8 {
+		case 0:
+			s.at(i, w, scenario.KindAttempt, "lock:stock")
+		case 1:
+			s.at(i, w, scenario.KindDenied, "lock:stock")
+		case 2:
+			s.at(i, w, scenario.KindBackoff, "lock:stock").Delay = time.Millisecond
+		case 3:
+			s.at(i, w, scenario.KindAcquired, "lock:stock").TTL = time.Second
+		case 4:
+			s.at(i, w, scenario.KindWorkStart, "stock")
+		case 5:
+			s.at(i, w, scenario.KindRead, "stock")
+		case 6:
+			s.at(i, w, scenario.KindWorkEnd, "stock")
+		case 7:
+			s.at(i, w, scenario.KindRelease, "lock:stock")
+		}
+	}
+	evs := s.evs
+	tl := timeline.New(64)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		e := evs[i&4095]
+		e.T += time.Duration(i>>12) * 5 * time.Second
+		tl.Fold(e)
+		i++
+	}
+}
