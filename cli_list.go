@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -45,9 +47,10 @@ func printList(out io.Writer) {
 
 func newReplayCmd() *cobra.Command {
 	var summary bool
+	var theme string
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
-		Short: "Read a recorded event log and fold it into the run's summary and verdict",
+		Short: "Replay a recorded event log in the view (or print its summary and verdict)",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("replay needs one event log: locklab replay FILE.jsonl")
@@ -55,11 +58,32 @@ func newReplayCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return replaySummary(cmd.OutOrStdout(), args[0])
+			if summary || !interactive() {
+				return replaySummary(cmd.OutOrStdout(), args[0])
+			}
+			return replayTUI(args[0], theme)
 		},
 	}
-	cmd.Flags().BoolVar(&summary, "summary", true, "print the summary box and verdict")
+	cmd.Flags().BoolVar(&summary, "summary", false, "print the summary box and verdict instead of opening the view (the default without a terminal)")
+	cmd.Flags().StringVar(&theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	return cmd
+}
+
+func replayTUI(path, theme string) error {
+	th, err := pickTheme(theme)
+	if err != nil {
+		return err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
+	}
+	defer fh.Close()
+	loaded, err := scenario.LoadLog(fh)
+	if err != nil {
+		return runtimeError{fmt.Errorf("%s: %v", path, err)}
+	}
+	return tui.Run(tui.Options{Theme: th, Replay: loaded, Name: filepath.Base(path), Tool: "locklab " + version}, os.Stdin, os.Stdout)
 }
 
 func replaySummary(out io.Writer, path string) error {
@@ -76,6 +100,6 @@ func replaySummary(out io.Writer, path string) error {
 		}
 		return runtimeError{fmt.Errorf("%s: %w", path, err)}
 	}
-	fmt.Fprint(out, scenario.Summarize(rec.Header, rec.Events).Box(rec.Header))
+	fmt.Fprint(out, scenario.Summarize(rec.Header, scenario.Slice(rec.Events)).Box(rec.Header))
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type runFlags struct {
@@ -59,25 +60,11 @@ func newRunCmdFor(f *runFlags) *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
 	}
+	addRunFlags(cmd.Flags(), f)
 	fl := cmd.Flags()
-	fl.StringVar(&f.lock, "lock", "", "lock strategy (see locklab list); default: the scenario's first")
-	fl.Int64Var(&f.stock, "stock", 0, "initial stock")
-	fl.IntVar(&f.workers, "workers", 0, "concurrent workers")
-	fl.DurationVar(&f.delay, "delay", 0, "time between reading and writing the stock")
-	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL")
-	fl.StringVar(&f.retry, "retry", "", "retry policy: "+lock.PolicyNames())
-	fl.IntVar(&f.maxRetries, "max-retries", 0, "retries after the first attempt")
-	fl.DurationVar(&f.retryBase, "retry-base", 0, "base delay of the retry policy")
-	fl.DurationVar(&f.retryCap, "retry-cap", 0, "cap of the exponential retry policies")
-	fl.IntVar(&f.nodes, "nodes", 0, "embedded Redis nodes (Redlock: default 5)")
-	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
 	fl.BoolVar(&f.all, "all", false, "run every strategy of the scenario and compare")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print the summary only, not one line per attempt")
 	fl.StringVar(&f.jsonFile, "json", "", "write the results in the lab's JSON schema to FILE")
-	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
-	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
-	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
-	fl.Float64Var(&f.speed, "speed", 1, "embedded only: virtual clock speed, 0.1 to 10")
 	return cmd
 }
 
@@ -131,17 +118,9 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	urls := f.redis
-	if len(urls) == 0 {
-		if env := os.Getenv("LOCKLAB_REDIS_URL"); env != "" {
-			urls = []string{env}
-		}
-	}
-	if f.slowmo <= 0 || f.slowmo > 1000 {
-		return usagef("--slowmo must be between 0 and 1000 (got %g)", f.slowmo)
-	}
-	if f.speed < store.MinSpeed || f.speed > store.MaxSpeed {
-		return usagef("--speed must be between %g and %g (got %g)", store.MinSpeed, store.MaxSpeed, f.speed)
+	urls, err := f.store()
+	if err != nil {
+		return err
 	}
 	strategies := []string{sc.Strategies[0]}
 	switch {
@@ -283,4 +262,41 @@ func printComparison(out io.Writer, results []*scenario.Summary) {
 			s.FinalStock, s.FailedLock, s.Overlaps, s.LostUpdates, float64(s.Duration.D().Microseconds())/1000, s.Verdict)
 	}
 	tw.Flush()
+}
+
+// addRunFlags registers the flags shared by run and the interactive view.
+func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
+	fl.StringVar(&f.lock, "lock", "", "lock strategy (see locklab list); default: the scenario's first")
+	fl.Int64Var(&f.stock, "stock", 0, "initial stock")
+	fl.IntVar(&f.workers, "workers", 0, "concurrent workers")
+	fl.DurationVar(&f.delay, "delay", 0, "time between reading and writing the stock")
+	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL")
+	fl.StringVar(&f.retry, "retry", "", "retry policy: "+lock.PolicyNames())
+	fl.IntVar(&f.maxRetries, "max-retries", 0, "retries after the first attempt")
+	fl.DurationVar(&f.retryBase, "retry-base", 0, "base delay of the retry policy")
+	fl.DurationVar(&f.retryCap, "retry-cap", 0, "cap of the exponential retry policies")
+	fl.IntVar(&f.nodes, "nodes", 0, "embedded Redis nodes (Redlock: default 5)")
+	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
+	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
+	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
+	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
+	fl.Float64Var(&f.speed, "speed", 1, "embedded only: virtual clock speed, 0.1 to 10")
+}
+
+// store returns the Redis URLs (flags, else $LOCKLAB_REDIS_URL) after
+// checking --slowmo and --speed.
+func (f *runFlags) store() ([]string, error) {
+	urls := f.redis
+	if len(urls) == 0 {
+		if env := os.Getenv("LOCKLAB_REDIS_URL"); env != "" {
+			urls = []string{env}
+		}
+	}
+	if f.slowmo <= 0 || f.slowmo > 1000 {
+		return nil, usagef("--slowmo must be between 0 and 1000 (got %g)", f.slowmo)
+	}
+	if f.speed < store.MinSpeed || f.speed > store.MaxSpeed {
+		return nil, usagef("--speed must be between %g and %g (got %g)", store.MinSpeed, store.MaxSpeed, f.speed)
+	}
+	return urls, nil
 }

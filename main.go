@@ -71,6 +71,7 @@ func isCobraUsage(err error) bool {
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	tf := &tuiFlags{}
 	root := &cobra.Command{
 		Use:   "locklab",
 		Short: "Make distributed locking visible: watch workers race on Redis",
@@ -81,7 +82,15 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q: want run, replay or list (see locklab --help)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return tf.runTUI(cmd) },
 	}
+	addTUIFlags(root, tf)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)

@@ -119,14 +119,15 @@ func (c *Checker) violation(e *Event, code string, peer int32, msg string) {
 
 // Check folds events through a fresh checker and returns it with every
 // violation it derived.
-func Check(events []Event) (*Checker, []Event) {
+func Check(events Events) (*Checker, []Event) {
 	c := NewChecker()
 	var vs []Event
-	for i := range events {
-		if events[i].Kind == KindViolation {
+	for i := range events.Len() {
+		e := events.At(i)
+		if e.Kind == KindViolation {
 			continue
 		}
-		vs = append(vs, c.Fold(events[i])...)
+		vs = append(vs, c.Fold(e)...)
 	}
 	return c, vs
 }

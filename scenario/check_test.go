@@ -22,7 +22,7 @@ func TestCheckerOverlapAndLostUpdate(t *testing.T) {
 		ev(0, scenario.KindWorkEnd, "stock"),
 		ev(1, scenario.KindWorkEnd, "stock"),
 	}
-	c, vs := scenario.Check(evs)
+	c, vs := scenario.Check(scenario.Slice(evs))
 	if c.Overlaps != 1 || c.LostUpdates != 1 || c.Oversold != 1 || len(vs) != 3 {
 		t.Fatalf("overlaps %d, lost %d, oversold %d, violations %+v", c.Overlaps, c.LostUpdates, c.Oversold, vs)
 	}
@@ -40,14 +40,14 @@ func TestCheckerSerialIsClean(t *testing.T) {
 	}
 	// A rejected (fenced) write is not a sale and not an update.
 	evs = append(evs, ev(5, scenario.KindRead, "stock").WithStock(0), ev(5, scenario.KindWrite, "stock").WithStock(-1).WithOK(false))
-	if _, vs := scenario.Check(evs); len(vs) != 0 {
+	if _, vs := scenario.Check(scenario.Slice(evs)); len(vs) != 0 {
 		t.Fatalf("violations in a serial history: %+v", vs)
 	}
 }
 
 func TestCheckerIgnoresRecordedViolations(t *testing.T) {
 	evs := []scenario.Event{{Kind: scenario.KindViolation, Code: scenario.CodeOverlap}}
-	if c, vs := scenario.Check(evs); len(vs) != 0 || c.Overlaps != 0 {
+	if c, vs := scenario.Check(scenario.Slice(evs)); len(vs) != 0 || c.Overlaps != 0 {
 		t.Fatal("a recorded violation was counted again")
 	}
 }

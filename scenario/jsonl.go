@@ -170,18 +170,46 @@ var ErrNotEventLog = errors.New("not a locklab event log (line 1 has no \"format
 // before that line together with a *LineError naming it; unknown kinds and
 // fields are skipped.
 func ReadRecording(r io.Reader) (*Recording, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
 	rec := &Recording{}
+	err := readLog(r, rec, func(e Event) { rec.Events = append(rec.Events, e) })
+	if err == ErrNotEventLog || (err != nil && rec.Header.Format == "") {
+		return nil, err
+	}
+	return rec, err
+}
+
+// Loaded is an event log read into a Log, for replay.
+type Loaded struct {
+	Header  Header
+	Log     *Log
+	Summary *Summary
+}
+
+// LoadLog reads an event log into a Log (compact, as a live run holds it).
+// Like ReadRecording it returns what it read before a bad line with the
+// *LineError.
+func LoadLog(r io.Reader) (*Loaded, error) {
+	rec := &Recording{}
+	l := NewLog(nil, nil)
+	err := readLog(r, rec, l.Append)
+	if err == ErrNotEventLog || (err != nil && rec.Header.Format == "") {
+		return nil, err
+	}
+	return &Loaded{Header: rec.Header, Log: l, Summary: rec.Summary}, err
+}
+
+func readLog(r io.Reader, rec *Recording, add func(Event)) error {
+	br := bufio.NewReaderSize(r, 1<<16)
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
 		if len(raw) == 0 && err == io.EOF {
 			if line == 1 {
-				return nil, ErrNotEventLog
+				return ErrNotEventLog
 			}
-			return rec, nil
+			return nil
 		}
 		if err != nil && err != io.EOF {
-			return rec, fmt.Errorf("line %d: %w", line, err)
+			return fmt.Errorf("line %d: %w", line, err)
 		}
 		complete := err == nil
 		raw = bytes.TrimSpace(raw)
@@ -190,32 +218,32 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 		}
 		if line == 1 {
 			if jerr := json.Unmarshal(raw, &rec.Header); jerr != nil || rec.Header.Format != Format {
-				return nil, ErrNotEventLog
+				return ErrNotEventLog
 			}
 			if rec.Header.Version > Version {
-				return nil, &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", rec.Header.Version, Version)}
+				return &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", rec.Header.Version, Version)}
 			}
 			continue
 		}
 		var w wireEvent
 		if jerr := json.Unmarshal(raw, &w); jerr != nil {
 			if !complete {
-				return rec, &LineError{line, "truncated: the file ends in the middle of an event"}
+				return &LineError{line, "truncated: the file ends in the middle of an event"}
 			}
-			return rec, &LineError{line, "not a valid event: " + jerr.Error()}
+			return &LineError{line, "not a valid event: " + jerr.Error()}
 		}
 		if w.Summary != nil {
 			rec.Summary = w.Summary
 			continue
 		}
 		if w.T == nil || w.Worker == nil {
-			return rec, &LineError{line, `an event needs "t" and "worker"`}
+			return &LineError{line, `an event needs "t" and "worker"`}
 		}
 		e := w.event()
 		if e.Kind == KindUnknown {
 			continue
 		}
-		rec.Events = append(rec.Events, e)
+		add(e)
 	}
 }
 

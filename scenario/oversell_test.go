@@ -108,7 +108,7 @@ func TestLocksNeverOversell(t *testing.T) {
 					if s.Successes != 3 || s.FinalStock != 0 {
 						t.Fatalf("seed %d: sold %d, final stock %d; want exactly 3 sold and 0 left", seed, s.Successes, s.FinalStock)
 					}
-					if _, vs := scenario.Check(r.Log.Events()); len(vs) != 0 {
+					if _, vs := scenario.Check(r.Log); len(vs) != 0 {
 						t.Fatalf("seed %d: checker re-fold found %d violations", seed, len(vs))
 					}
 				}
@@ -150,14 +150,14 @@ func TestEventLogRoundTrip(t *testing.T) {
 		if len(rec.Events) != r.Log.Len() {
 			t.Fatalf("%s: read %d events, logged %d", strategy, len(rec.Events), r.Log.Len())
 		}
-		if replayed := scenario.Summarize(rec.Header, rec.Events).Box(rec.Header); replayed != live {
+		if replayed := scenario.Summarize(rec.Header, scenario.Slice(rec.Events)).Box(rec.Header); replayed != live {
 			t.Fatalf("%s: summary differs after reading back:\nlive:\n%s\nreplayed:\n%s", strategy, live, replayed)
 		}
 		if rec.Summary == nil || rec.Summary.Verdict != r.Summary().Verdict {
 			t.Fatalf("%s: summary line missing or different", strategy)
 		}
-		_, live2 := scenario.Check(r.Log.Events())
-		_, again := scenario.Check(rec.Events)
+		_, live2 := scenario.Check(r.Log)
+		_, again := scenario.Check(scenario.Slice(rec.Events))
 		if len(live2) != len(again) {
 			t.Fatalf("%s: checker found %d violations live, %d on the recording", strategy, len(live2), len(again))
 		}

@@ -83,7 +83,7 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	}
 	r.err = err
 	if rec != nil {
-		if werr := rec.stop(Summarize(r.Header, r.Log.Events())); werr != nil && r.err == nil {
+		if werr := rec.stop(Summarize(r.Header, r.Log)); werr != nil && r.err == nil {
 			r.err = fmt.Errorf("event log: %w", werr)
 		}
 	}
@@ -99,7 +99,7 @@ func (r *Run) Wait() error { <-r.done; return r.err }
 func (r *Run) Stop() { r.cancel() }
 
 // Summary folds the events so far into a summary.
-func (r *Run) Summary() *Summary { return Summarize(r.Header, r.Log.Events()) }
+func (r *Run) Summary() *Summary { return Summarize(r.Header, r.Log) }
 
 // recorder streams a log to a Writer, off the workers' path.
 type recorder struct {

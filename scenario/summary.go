@@ -61,9 +61,24 @@ type workerFold struct {
 	start, end                     time.Duration
 }
 
+// Events is a sequence of events: a *Log, or a Slice.
+type Events interface {
+	Len() int
+	At(i int) Event
+}
+
+// Slice adapts []Event to Events.
+type Slice []Event
+
+// Len is the number of events.
+func (s Slice) Len() int { return len(s) }
+
+// At returns event i.
+func (s Slice) At(i int) Event { return s[i] }
+
 // Summarize folds a run's events into its summary. The header gives the
 // scenario, strategy and parameters.
-func Summarize(h Header, events []Event) *Summary {
+func Summarize(h Header, events Events) *Summary {
 	s := &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers}
 	n := h.Params.Workers
 	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
@@ -72,8 +87,9 @@ func Summarize(h Header, events []Event) *Summary {
 	ws := make([]workerFold, n)
 	stockRes := ""
 	finalRead := false
-	for i := range events {
-		e := &events[i]
+	for i := range events.Len() {
+		ev := events.At(i)
+		e := &ev
 		if e.T > s.Duration.D() {
 			s.Duration = Millis(e.T)
 		}

@@ -31,6 +31,7 @@ type Worker struct {
 	paused   bool
 	finished themes.State // DoneOK / DoneFail once done, else Idle
 	waitsFor int32
+	waitRes  string
 }
 
 func (w *Worker) state() themes.State {
@@ -139,6 +140,7 @@ type Timeline struct {
 	Workers []Worker
 	Locks   []*Lock
 	lockIdx map[string]int
+	waiters map[string][]int32 // who may be waiting on each lock
 	armed   []int // locks with a holder, to check for TTL lapses
 
 	HasStock bool
@@ -155,7 +157,7 @@ type Timeline struct {
 
 // New returns an empty timeline for a run with the given number of workers.
 func New(workers int) *Timeline {
-	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}}
+	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}}
 	for i := range tl.Workers {
 		tl.Workers[i].waitsFor = -1
 	}
@@ -246,6 +248,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		l, i := tl.lock(e.Res)
 		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: e.Worker, TTL: e.TTL, Deadline: e.T + e.TTL, Fence: e.Fence})
 		tl.arm(i)
+		tl.handOver(seq, e.Res, e.Worker)
 	case scenario.KindRenewed:
 		l, i := tl.lock(e.Res)
 		if cur := l.current(); cur != nil && cur.Holder == e.Worker {
@@ -263,6 +266,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 				l.Marks = append(l.Marks, Mark{seq, e.T, MarkForeignDelete, e.Worker})
 			}
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: -1})
+			tl.handOver(seq, e.Res, -1)
 		}
 	case scenario.KindReleaseFailed:
 		if w != nil && w.holds > 0 {
@@ -340,8 +344,35 @@ func (tl *Timeline) waitFor(seq int64, from, to int32, res string) {
 	if w == nil || w.waitsFor == to {
 		return
 	}
-	w.waitsFor = to
+	if to >= 0 && res != "" && w.waitRes != res {
+		tl.waiters[res] = append(tl.waiters[res], from)
+	}
+	w.waitsFor, w.waitRes = to, res
 	tl.Edges = append(tl.Edges, Edge{Seq: seq, From: from, To: to, Res: res})
+}
+
+// handOver re-points everyone waiting on lock res to its new holder (−1:
+// free), so the graph never shows a wait on someone who no longer holds it.
+func (tl *Timeline) handOver(seq int64, res string, holder int32) {
+	list := tl.waiters[res]
+	keep := list[:0]
+	for _, i := range list {
+		w := &tl.Workers[i]
+		if w.waitsFor < 0 || w.waitRes != res || i == holder {
+			continue // no longer waiting on res
+		}
+		if holder < 0 {
+			w.waitsFor, w.waitRes = -1, ""
+			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: -1, Res: res})
+			continue
+		}
+		if w.waitsFor != holder {
+			w.waitsFor = holder
+			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: holder, Res: res})
+		}
+		keep = append(keep, i)
+	}
+	tl.waiters[res] = keep
 }
 
 func (tl *Timeline) arm(i int) {
@@ -381,6 +412,7 @@ func (tl *Timeline) expire(l *Lock, seq int64, at time.Duration) {
 	}
 	l.Marks = append(l.Marks, Mark{seq, at, kind, holder})
 	l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
+	tl.handOver(seq, l.Name, -1)
 }
 
 // upTo returns how many entries of a seq-ordered history are at or before k.

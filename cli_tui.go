@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+)
+
+// tuiFlags are the root command's: the run flags plus what only the
+// interactive view has.
+type tuiFlags struct {
+	runFlags
+	scenario string
+	theme    string
+}
+
+func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
+	addRunFlags(cmd.Flags(), &f.runFlags)
+	cmd.Flags().StringVar(&f.scenario, "scenario", "", "preselect a scenario; with --lock, start it at once")
+	cmd.Flags().StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
+}
+
+// interactive reports whether stdin and stdout are a terminal.
+func interactive() bool {
+	return isatty.IsTerminal(os.Stdin.Fd()) && isatty.IsTerminal(os.Stdout.Fd())
+}
+
+// pickTheme honours --theme, then NO_COLOR.
+func pickTheme(name string) (*themes.Theme, error) {
+	if name == "" && os.Getenv("NO_COLOR") != "" {
+		return themes.Mono(), nil
+	}
+	th, err := themes.ByName(name)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--theme: %w", err)}
+	}
+	return th, nil
+}
+
+// runTUI opens the interactive view.
+func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
+	th, err := pickTheme(f.theme)
+	if err != nil {
+		return err
+	}
+	urls, err := f.store()
+	if err != nil {
+		return err
+	}
+	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Speed: f.speed, Events: f.events,
+		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed")}
+	if f.scenario != "" {
+		sc, err := scenario.Lookup(f.scenario)
+		if err != nil {
+			return usageError{fmt.Errorf("--scenario: %w", err)}
+		}
+		opts.Scenario = sc.Name
+		opts.Strategy = sc.Strategies[0]
+		if f.lock != "" {
+			if !sc.Supports(f.lock) {
+				return usagef("--lock %q is not a strategy of %s: want one of %s", f.lock, sc.Name, sc.StrategyNames())
+			}
+			opts.Strategy, opts.Start = f.lock, true
+		}
+		p, err := f.params(cmd, sc, opts.Strategy, urls)
+		if err != nil {
+			return err
+		}
+		opts.Params = &p
+	} else if f.lock != "" {
+		return usagef("--lock needs --scenario (for example --scenario oversell --lock none)")
+	}
+	if !interactive() {
+		return usagef("the interactive view needs a terminal; for a headless run use: locklab run %s", firstNonEmpty(opts.Scenario, "oversell"))
+	}
+	return tui.Run(opts, os.Stdin, os.Stdout)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

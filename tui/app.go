@@ -1,0 +1,294 @@
+// Package tui is locklab's interactive view (Bubble Tea): a picker for the
+// scenario and strategy, a parameter form, and the run view — swimlanes,
+// lock lanes with TTL countdowns, the stock gauge, the retry-delay
+// histogram, the wait-for graph, the event log and the verdict — over a live
+// run or a recorded one. It reads runs only through their event logs.
+package tui
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+)
+
+// Options configure the interactive view.
+type Options struct {
+	Theme    *themes.Theme
+	URLs     []string // real Redis; empty: embedded
+	Slowmo   float64
+	Speed    float64 // embedded clock speed
+	Scenario string  // preselected scenario
+	Strategy string  // preselected strategy
+	Params   *scenario.Params
+	Seed     uint64
+	SeedSet  bool
+	Start    bool   // start the preselected run at once
+	Events   string // write every run's event log here
+	Replay   *scenario.Loaded
+	Name     string // the replayed file
+	Tool     string
+}
+
+type screen int
+
+const (
+	screenPicker screen = iota
+	screenForm
+	screenRun
+)
+
+// frameMsg is the frame tick: the only way events reach the screen.
+type frameMsg time.Time
+
+const frameEvery = time.Second / 30
+
+func frame() tea.Cmd {
+	return tea.Tick(frameEvery, func(t time.Time) tea.Msg { return frameMsg(t) })
+}
+
+// startedMsg brings a started session (or why it failed).
+type startedMsg struct {
+	s   *session
+	err error
+}
+
+// App is the root model.
+type App struct {
+	opts     *Options
+	theme    *themes.Theme
+	w, h     int
+	screen   screen
+	picker   picker
+	form     form
+	run      *runView
+	starting bool
+	help     help.Model
+	showHelp bool
+	keys     globalKeys
+	err      string
+}
+
+// New returns the root model.
+func New(opts Options) *App {
+	if opts.Theme == nil {
+		opts.Theme = themes.Dark()
+	}
+	if opts.Speed == 0 {
+		opts.Speed = 1
+	}
+	a := &App{opts: &opts, theme: opts.Theme, keys: defaultGlobalKeys(), help: help.New(), w: fullW, h: fullH}
+	a.picker = newPicker(opts.Scenario, opts.Strategy)
+	if opts.Replay != nil {
+		a.run = newRunView(replaySession(opts.Name, opts.Replay), 1)
+		a.screen = screenRun
+	}
+	return a
+}
+
+// Run runs the interactive view until the user quits.
+func Run(opts Options, in io.Reader, out io.Writer) error {
+	a := New(opts)
+	p := tea.NewProgram(a, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
+	_, err := p.Run()
+	a.shutdown()
+	return err
+}
+
+// Init starts the frame tick, and the run when it was asked for.
+func (a *App) Init() tea.Cmd {
+	if a.opts.Start && a.opts.Replay == nil {
+		a.form = newForm(a.picker.scenario(), a.picker.strategy(), a.opts)
+		return tea.Batch(frame(), a.start(a.form.spec()))
+	}
+	return frame()
+}
+
+func (a *App) shutdown() {
+	if a.run != nil {
+		a.run.s.stop()
+	}
+}
+
+func (a *App) start(spec runSpec, err error) tea.Cmd {
+	if err != nil {
+		a.err = err.Error()
+		return nil
+	}
+	a.starting = true
+	opts := a.opts
+	return func() tea.Msg {
+		s, err := startSession(opts, spec)
+		return startedMsg{s, err}
+	}
+}
+
+// Update routes messages to the current screen.
+func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		a.w, a.h = msg.Width, msg.Height
+		a.help.Width = msg.Width
+		return a, nil
+	case frameMsg:
+		if a.run != nil && a.screen == screenRun {
+			a.run.onFrame(time.Time(msg))
+		}
+		return a, frame()
+	case startedMsg:
+		a.starting = false
+		if msg.err != nil {
+			a.err = msg.err.Error()
+			if a.screen == screenRun {
+				a.screen = screenForm
+			}
+			return a, nil
+		}
+		if a.run != nil {
+			a.run.s.stop()
+		}
+		a.run = newRunView(msg.s, a.opts.Speed)
+		a.screen, a.err = screenRun, ""
+		return a, nil
+	case tea.KeyMsg:
+		return a.handleKey(msg)
+	}
+	return a, nil
+}
+
+func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.String() == "ctrl+c" {
+		return a, tea.Quit
+	}
+	editing := a.screen == screenForm
+	if !editing {
+		switch {
+		case key.Matches(msg, a.keys.Quit):
+			return a, tea.Quit
+		case key.Matches(msg, a.keys.Help):
+			a.showHelp = !a.showHelp
+			return a, nil
+		case key.Matches(msg, a.keys.Theme):
+			a.theme = themes.Next(a.theme)
+			return a, nil
+		}
+	}
+	if a.showHelp && msg.String() == "esc" {
+		a.showHelp = false
+		return a, nil
+	}
+	switch a.screen {
+	case screenPicker:
+		if a.picker.handleKey(msg) {
+			a.form = newForm(a.picker.scenario(), a.picker.strategy(), a.opts)
+			a.screen, a.err = screenForm, ""
+		}
+	case screenForm:
+		switch a.form.handleKey(msg) {
+		case formBack:
+			a.screen, a.err = screenPicker, ""
+		case formRun:
+			return a, a.start(a.form.spec())
+		}
+	case screenRun:
+		return a.handleRunKey(msg)
+	}
+	return a, nil
+}
+
+func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := a.run.keys
+	switch {
+	case key.Matches(msg, k.Back):
+		if a.run.s.replay != "" {
+			return a, tea.Quit
+		}
+		a.run.s.stop()
+		a.run = nil
+		a.screen = screenForm
+		return a, nil
+	case key.Matches(msg, k.Rerun):
+		return a, a.start(a.run.s.spec, nil)
+	case key.Matches(msg, k.NewSeed):
+		spec := a.run.s.spec
+		spec.Seed = newSeed()
+		a.form.setSeed(spec.Seed)
+		return a, a.start(spec, nil)
+	}
+	a.run.handleKey(msg)
+	return a, nil
+}
+
+// View draws the current screen with the help footer.
+func (a *App) View() string {
+	th := a.theme
+	if a.w < minW || a.h < minH {
+		return th.Warn.Render(fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, a.w, a.h))
+	}
+	var body string
+	var keys helpMap
+	switch a.screen {
+	case screenPicker:
+		body, keys = a.picker.View(th, a.w, a.h-2), a.picker.helpKeys()
+	case screenForm:
+		body, keys = a.form.View(th, a.w, a.h-2), a.form.helpKeys()
+	case screenRun:
+		body, keys = a.run.View(th, a.w, a.h-1), a.run.helpKeys()
+	}
+	g := a.keys
+	if a.screen == screenForm {
+		g.Quit = key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit"))
+		g.Theme.SetEnabled(false)
+		g.Help.SetEnabled(false)
+	}
+	keys.short = append(keys.short, g.Theme, g.Help, g.Quit)
+	keys.full = append(keys.full, []key.Binding{g.Theme, g.Help, g.Quit})
+	if a.showHelp {
+		return a.helpView(th, keys)
+	}
+	a.help.Styles.ShortKey, a.help.Styles.ShortDesc = th.Key, th.KeyDesc
+	a.help.Styles.FullKey, a.help.Styles.FullDesc = th.Key, th.KeyDesc
+	a.help.Styles.ShortSeparator, a.help.Styles.FullSeparator = th.Muted, th.Muted
+	footer := a.help.ShortHelpView(keys.short)
+	if a.err != "" {
+		footer = th.Alarm.Render(a.err)
+	} else if a.starting {
+		footer = th.Accent.Render("starting…")
+	}
+	lines := strings.Split(body, "\n")
+	height := a.h - 1
+	if len(lines) > height {
+		lines = lines[:height]
+	}
+	for len(lines) < height {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n") + "\n" + fit(footer, a.w)
+}
+
+func (a *App) helpView(th *themes.Theme, keys helpMap) string {
+	a.help.ShowAll = true
+	full := a.help.FullHelpView(keys.full)
+	a.help.ShowAll = false
+	text := th.Title.Render("keys") + "\n\n" + full + "\n\n" +
+		th.Muted.Render("lanes: ") + legend(th) + "\n" +
+		th.Muted.Render("locks: ━ held (holder's colour)  ┿ renewal  ✖ TTL lapsed under a working holder  × expired  ⊘ foreign delete  ! refused") +
+		"\n\n" + th.Muted.Render("esc or ? closes this help")
+	return lipgloss.Place(a.w, a.h, lipgloss.Center, lipgloss.Center,
+		lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Border.GetForeground()).Padding(1, 2).Render(text))
+}
+
+func newSeed() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) % 1_000_000
+}

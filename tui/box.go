@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/locklab/locklab/themes"
+)
+
+// box draws lines inside a rounded border of w×h cells with title in its
+// top edge; lines are cut or padded to fit.
+func box(th *themes.Theme, title string, lines []string, w, h int) string {
+	if w < 4 || h < 2 {
+		return ""
+	}
+	inner := w - 2
+	var b strings.Builder
+	top := "─ " + title + " "
+	if title == "" {
+		top = ""
+	}
+	top = ansi.Truncate(top, inner, "")
+	b.WriteString(th.Border.Render("╭" + top + strings.Repeat("─", inner-ansi.StringWidth(top)) + "╮"))
+	side := th.Border.Render("│")
+	for i := 0; i < h-2; i++ {
+		b.WriteByte('\n')
+		line := ""
+		if i < len(lines) {
+			line = fit(lines[i], inner)
+		} else {
+			line = strings.Repeat(" ", inner)
+		}
+		b.WriteString(side + line + side)
+	}
+	b.WriteString("\n" + th.Border.Render("╰"+strings.Repeat("─", inner)+"╯"))
+	return b.String()
+}
+
+// fit cuts or pads a (styled) line to exactly w cells.
+func fit(s string, w int) string {
+	n := ansi.StringWidth(s)
+	if n > w {
+		return ansi.Truncate(s, w, "…")
+	}
+	return s + strings.Repeat(" ", w-n)
+}
+
+func ansiWidth(s string) int { return ansi.StringWidth(s) }
+
+// joinH puts blocks side by side; every block must have the same height.
+func joinH(blocks ...string) string {
+	split := make([][]string, len(blocks))
+	rows := 0
+	for i, b := range blocks {
+		split[i] = strings.Split(b, "\n")
+		rows = max(rows, len(split[i]))
+	}
+	var out strings.Builder
+	for r := 0; r < rows; r++ {
+		if r > 0 {
+			out.WriteByte('\n')
+		}
+		for _, s := range split {
+			if r < len(s) {
+				out.WriteString(s[r])
+			}
+		}
+	}
+	return out.String()
+}
+
+// dur formats a virtual duration compactly: 850µs, 12.3ms, 4.21s.
+func dur(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + dur(-d)
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000)
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", float64(d.Microseconds())/1000)
+	case d < time.Minute:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	}
+	return d.Truncate(time.Second).String()
+}
+
+// scale maps virtual time onto cols columns, 0 at the left edge and span at
+// the right.
+type scale struct {
+	span time.Duration
+	cols int
+}
+
+func newScale(span time.Duration, cols int) scale {
+	return scale{span: max(span, time.Millisecond), cols: max(cols, 1)}
+}
+
+// col is the column of time t.
+func (s scale) col(t time.Duration) int {
+	c := int(int64(t) * int64(s.cols) / int64(s.span))
+	return min(max(c, 0), s.cols-1)
+}
+
+// end is the time at the right edge of column c.
+func (s scale) end(c int) time.Duration {
+	return time.Duration(int64(s.span) * int64(c+1) / int64(s.cols))
+}

@@ -1,0 +1,260 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+)
+
+// field is one parameter of the form.
+type field struct {
+	name, hint string
+	input      textinput.Model
+	err        string
+}
+
+// form edits a scenario's parameters and seed.
+type form struct {
+	keys     formKeys
+	sc       *scenario.Scenario
+	strategy string
+	fields   []field
+	focus    int
+}
+
+type formResult int
+
+const (
+	formStay formResult = iota
+	formBack
+	formRun
+)
+
+var hints = map[string]string{
+	"workers": "concurrent workers", "stock": "initial stock", "delay": "between read and write, e.g. 5ms",
+	"ttl": "lock TTL, e.g. 5s", "retry": lock.PolicyNames(), "max-retries": "retries after the first attempt",
+	"retry-base": "base delay, e.g. 100ms", "retry-cap": "cap, e.g. 5s", "nodes": "Redis nodes (Redlock)",
+	"seed": "same seed, same story",
+}
+
+// paramText is a parameter's current value as the form shows it.
+func paramText(p scenario.Params, name string) string {
+	switch name {
+	case "workers":
+		return strconv.Itoa(p.Workers)
+	case "stock":
+		return strconv.FormatInt(p.Stock, 10)
+	case "delay":
+		return p.Delay.D().String()
+	case "ttl":
+		return p.TTL.D().String()
+	case "retry":
+		return p.Retry
+	case "max-retries":
+		return strconv.Itoa(p.MaxRetries)
+	case "retry-base":
+		return p.RetryBase.D().String()
+	case "retry-cap":
+		return p.RetryCap.D().String()
+	case "nodes":
+		return strconv.Itoa(p.Nodes)
+	}
+	return ""
+}
+
+// setParam parses text into the named parameter.
+func setParam(p *scenario.Params, name, text string) error {
+	text = strings.TrimSpace(text)
+	num := func() (int64, error) {
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return 0, errors.New("is not a whole number")
+		}
+		return n, nil
+	}
+	dur := func() (scenario.Millis, error) {
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return 0, errors.New("is not a duration such as 5ms, 2s or 1m")
+		}
+		return scenario.Millis(d), nil
+	}
+	var err error
+	var n int64
+	switch name {
+	case "workers", "max-retries", "nodes":
+		if n, err = num(); err == nil {
+			v := int(min(max(n, -1), 1<<30))
+			switch name {
+			case "workers":
+				p.Workers = v
+			case "max-retries":
+				p.MaxRetries = v
+			default:
+				p.Nodes = v
+			}
+		}
+	case "stock":
+		p.Stock, err = num()
+	case "delay":
+		p.Delay, err = dur()
+	case "ttl":
+		p.TTL, err = dur()
+	case "retry-base":
+		p.RetryBase, err = dur()
+	case "retry-cap":
+		p.RetryCap, err = dur()
+	case "retry":
+		p.Retry = text
+	}
+	return err
+}
+
+func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
+	p := sc.Defaults
+	if opts.Params != nil {
+		p = *opts.Params
+	}
+	if strategy == "redlock" && p.Nodes < 3 && len(opts.URLs) == 0 {
+		p.Nodes = 5
+	}
+	if len(opts.URLs) > 0 {
+		p.Nodes = len(opts.URLs)
+	}
+	seed := opts.Seed
+	if !opts.SeedSet {
+		seed = newSeed()
+	}
+	f := form{keys: defaultFormKeys(), sc: sc, strategy: strategy}
+	for _, name := range append(append([]string(nil), sc.Uses...), "seed") {
+		in := textinput.New()
+		in.Prompt = ""
+		in.CharLimit = 40
+		in.Width = 24
+		if name == "seed" {
+			in.SetValue(strconv.FormatUint(seed, 10))
+		} else {
+			in.SetValue(paramText(p, name))
+		}
+		f.fields = append(f.fields, field{name: name, hint: hints[name], input: in})
+	}
+	f.fields[0].input.Focus()
+	return f
+}
+
+func (f *form) setSeed(seed uint64) {
+	for i := range f.fields {
+		if f.fields[i].name == "seed" {
+			f.fields[i].input.SetValue(strconv.FormatUint(seed, 10))
+		}
+	}
+}
+
+func (f *form) helpKeys() helpMap {
+	k := f.keys
+	return helpMap{short: []key.Binding{k.Next, k.Prev, k.Run, k.Back}, full: [][]key.Binding{{k.Next, k.Prev}, {k.Run, k.Back}}}
+}
+
+func (f *form) move(d int) {
+	f.fields[f.focus].input.Blur()
+	f.focus = (f.focus + d + len(f.fields)) % len(f.fields)
+	f.fields[f.focus].input.Focus()
+}
+
+func (f *form) handleKey(msg tea.KeyMsg) formResult {
+	switch {
+	case key.Matches(msg, f.keys.Back):
+		return formBack
+	case key.Matches(msg, f.keys.Next):
+		f.move(1)
+	case key.Matches(msg, f.keys.Prev):
+		f.move(-1)
+	case key.Matches(msg, f.keys.Run):
+		if _, err := f.spec(); err == nil {
+			return formRun
+		}
+	default:
+		var cmd tea.Cmd
+		f.fields[f.focus].input, cmd = f.fields[f.focus].input.Update(msg)
+		_ = cmd
+		f.fields[f.focus].err = ""
+	}
+	return formStay
+}
+
+// spec validates every field; a wrong one is explained in place and gets
+// the focus.
+func (f *form) spec() (runSpec, error) {
+	p := f.sc.Defaults
+	spec := runSpec{Scenario: f.sc.Name, Strategy: f.strategy}
+	var first = -1
+	for i := range f.fields {
+		fl := &f.fields[i]
+		fl.err = ""
+		text := fl.input.Value()
+		if fl.name == "seed" {
+			s, err := strconv.ParseUint(strings.TrimSpace(text), 10, 64)
+			if err != nil {
+				fl.err = "is not a whole number ≥ 0"
+			}
+			spec.Seed = s
+		} else if err := setParam(&p, fl.name, text); err != nil {
+			fl.err = fmt.Sprintf("%q %s", text, err)
+		}
+		if fl.err != "" && first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		var pe *scenario.ParamError
+		if err := p.Validate(); errors.As(err, &pe) {
+			for i := range f.fields {
+				if f.fields[i].name == pe.Param {
+					f.fields[i].err = pe.Msg
+					first = i
+				}
+			}
+		}
+	}
+	if first >= 0 {
+		if first != f.focus {
+			f.move(first - f.focus)
+		}
+		return spec, fmt.Errorf("--%s %s", f.fields[first].name, f.fields[first].err)
+	}
+	spec.Params = p
+	return spec, nil
+}
+
+// View shows the fields with their hints and errors.
+func (f *form) View(th *themes.Theme, w, h int) string {
+	var b strings.Builder
+	b.WriteString(th.Title.Render(f.sc.Title) + th.Muted.Render("  ·  strategy ") + th.Accent.Render(f.strategy) + "\n")
+	b.WriteString(th.Muted.Render(strategyDoc(f.strategy)) + "\n\n")
+	for i, fl := range f.fields {
+		label := fmt.Sprintf("%-12s", fl.name)
+		if i == f.focus {
+			label = th.Selected.Render("▸ " + label)
+		} else {
+			label = th.Text.Render("  " + label)
+		}
+		line := label + " " + fl.input.View()
+		if fl.err != "" {
+			line += "  " + th.FieldError.Render("✗ "+fl.err)
+		} else {
+			line += "  " + th.Muted.Render(fl.hint)
+		}
+		b.WriteString(fit(line, w) + "\n")
+	}
+	b.WriteString("\n" + th.Muted.Render("enter runs · the run's keys are deleted when it ends · ? is not a key here: esc goes back"))
+	return b.String()
+}

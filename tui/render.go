@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/timeline"
+)
+
+// Layout thresholds.
+const (
+	minW, minH   = 80, 24
+	fullW, fullH = 120, 36
+	rightW       = 44
+)
+
+// renderCache keeps the last frame: nothing is drawn twice for the same
+// cursor, time, size and theme.
+type renderCache struct {
+	key  frameKey
+	view string
+}
+
+type frameKey struct {
+	k, n, w, h, scroll int
+	now                time.Duration
+	theme, mode, note  string
+	speed              float64
+}
+
+// View draws the run view in w×h cells.
+func (v *runView) View(th *themes.Theme, w, h int) string {
+	k, now := v.cursor, v.now()
+	key := frameKey{k: k, n: v.tl.N, w: w, h: h, scroll: v.scroll, now: now, theme: th.Name, mode: v.mode(), note: v.status, speed: v.speed}
+	if key == v.cache.key && v.cache.view != "" {
+		return v.cache.view
+	}
+	view := v.render(th, k, now, w, h)
+	v.cache = renderCache{key: key, view: view}
+	return view
+}
+
+func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) string {
+	full := w >= fullW && h >= fullH-1 // h excludes the footer
+	verdict := v.verdict(th, k, w)
+	logN := 3
+	if full {
+		logN = min(6+(h-fullH)/4, 12)
+	}
+	bodyH := h - 1 - len(verdict) - logN - 1
+	lockRows := min(2*len(v.tl.Locks), 8)
+	lockH := 0
+	if lockRows > 0 {
+		lockH = lockRows + 2
+	}
+	var body string
+	if full {
+		leftW := w - rightW
+		laneH := bodyH - lockH
+		labelW := labelWidth(v.tl, laneH-3)
+		left := box(th, "swimlanes", lanes(th, v.tl, k, now, leftW-2, labelW, laneH-2, v.scroll), leftW, laneH)
+		if lockH > 0 {
+			left += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, leftW-2, labelW, lockRows), leftW, lockH)
+		}
+		stockH := 5
+		waitH := max(5, bodyH/4)
+		histH := bodyH - stockH - waitH
+		right := box(th, "stock", gauge(th, v.tl, k, rightW-2), rightW, stockH) + "\n" +
+			box(th, "retry delays", histogram(th, v.tl, k, rightW-2, histH-2), rightW, histH) + "\n" +
+			box(th, "wait-for", waitGraph(th, v.tl, k, rightW-2, waitH-2), rightW, waitH)
+		body = joinH(left, right)
+	} else {
+		laneH := bodyH - lockH - 1
+		labelW := labelWidth(v.tl, laneH-3)
+		body = box(th, "swimlanes", lanes(th, v.tl, k, now, w-2, labelW, laneH-2, v.scroll), w, laneH)
+		if lockH > 0 {
+			body += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, w-2, labelW, lockRows), w, lockH)
+		}
+		line := gaugeLine(th, v.tl, k)
+		if cyc := waitGraph(th, v.tl, k, w, 1); len(cyc) > 2 {
+			line = cyc[2]
+		}
+		body += "\n" + fit(line, w)
+	}
+	var b strings.Builder
+	b.WriteString(fit(v.header(th, k, now), w))
+	b.WriteString("\n" + body)
+	b.WriteString("\n" + fit(v.statusLine(th), w))
+	for _, l := range logTail(th, v.s.log, k, logN, w) {
+		b.WriteString("\n" + l)
+	}
+	for _, l := range verdict {
+		b.WriteString("\n" + fit(l, w))
+	}
+	return b.String()
+}
+
+// header: scenario, strategy, store, virtual time, speed, mode.
+func (v *runView) header(th *themes.Theme, k int, now time.Duration) string {
+	sep := th.Muted.Render(" │ ")
+	parts := []string{
+		th.Title.Render("locklab"),
+		th.Text.Render(v.s.header.Scenario + " · " + v.s.header.Strategy),
+		th.Muted.Render(v.s.storeName()),
+		th.Text.Render("t " + dur(now)),
+	}
+	speed := fmt.Sprintf("%g×", v.speed)
+	if v.s.live() && !v.s.embedded() {
+		speed = "real time"
+		if sm := v.s.header.Slowmo; sm > 1 {
+			speed = fmt.Sprintf("slowmo %g×", sm)
+		}
+	}
+	parts = append(parts, th.Text.Render(speed))
+	badge := th.Live
+	switch v.mode() {
+	case "PAUSED":
+		badge = th.Paused
+	case "REWOUND", "PLAYING", "END":
+		badge = th.Rewound
+	case "DONE":
+		badge = th.Done
+	}
+	parts = append(parts, badge.Render(v.mode()))
+	if v.paused && v.s.live() && !v.s.embedded() && !v.s.finished() {
+		parts = append(parts, th.Warn.Render("view paused — Redis keeps running"))
+	}
+	viol := 0
+	for _, m := range v.tl.MarkersAt(k) {
+		if m.Kind == timeline.MarkerViolation {
+			viol++
+		}
+	}
+	if viol > 0 {
+		parts = append(parts, th.Alarm.Render(fmt.Sprintf("%d violation(s)", viol)))
+	}
+	return strings.Join(parts, sep)
+}
+
+// statusLine shows a message when there is one, else the lane legend.
+func (v *runView) statusLine(th *themes.Theme) string {
+	if v.status != "" {
+		return th.Accent.Render(v.status)
+	}
+	return legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d", v.cursor+1, v.tl.N))
+}
+
+// verdict is the banner at the end of a run: the checker's verdict and the
+// lab's summary fields, only once the run is over and the cursor at its end.
+func (v *runView) verdict(th *themes.Theme, k, w int) []string {
+	if !v.s.finished() || k < v.tl.N-1 || v.s.summary == nil {
+		return nil
+	}
+	s := v.s.summary
+	style := th.VerdictBad
+	if strings.HasPrefix(s.Verdict, "CORRECT") {
+		style = th.VerdictGood
+	}
+	fields := fmt.Sprintf("attempts %d · ok %d · lock fails %d · stock fails %d", s.Attempts, s.Successes, s.FailedLock, s.FailedStock)
+	if s.HasStock {
+		fields += fmt.Sprintf(" · stock %d→%d (expected %d)", s.InitialStock, s.FinalStock, s.ExpectedStock)
+	}
+	fields += fmt.Sprintf(" · overlaps %d · lost updates %d · %s", s.Overlaps, s.LostUpdates, dur(s.Duration.D()))
+	return []string{style.Render(s.Verdict) + " " + th.Muted.Render(fields), th.Text.Render(s.Detail)}
+}
+
+// markerName names a marker kind for the status line.
+func markerName(kind timeline.MarkerKind) string {
+	switch kind {
+	case timeline.MarkerViolation:
+		return "violation"
+	case timeline.MarkerExpiry:
+		return "TTL lapse under a working holder"
+	case timeline.MarkerDeadlock:
+		return "deadlock"
+	case timeline.MarkerCrash:
+		return "crash"
+	case timeline.MarkerBeat:
+		return "beat"
+	}
+	return "marker"
+}

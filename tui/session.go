@@ -1,0 +1,160 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+)
+
+// runSpec is what to run.
+type runSpec struct {
+	Scenario string
+	Strategy string
+	Params   scenario.Params
+	Seed     uint64
+}
+
+// session is one run on screen: live (with its store) or replayed.
+type session struct {
+	spec    runSpec
+	header  scenario.Header
+	log     *scenario.Log
+	run     *scenario.Run
+	store   *store.Store
+	events  *os.File
+	summary *scenario.Summary
+	replay  string // the file, when replaying
+}
+
+// startSession opens a store and starts a run on it.
+func startSession(opts *Options, spec runSpec) (*session, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	st, err := store.Open(ctx, store.Config{URLs: opts.URLs, Nodes: spec.Params.Nodes, Speed: opts.Speed,
+		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256)})
+	if err != nil {
+		var ce *store.ConnectError
+		if errors.As(err, &ce) {
+			return nil, fmt.Errorf("%v — is the server running? (docker compose up -d redis)", err)
+		}
+		return nil, err
+	}
+	s := &session{spec: spec, store: st}
+	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
+		Seed: spec.Seed, Tool: opts.Tool}
+	if opts.Events != "" {
+		f, err := os.Create(opts.Events)
+		if err != nil {
+			st.Close()
+			return nil, fmt.Errorf("cannot write the event log: %w", err)
+		}
+		s.events = f
+		cfg.Events = f
+	}
+	s.run, err = scenario.Start(context.Background(), st, cfg)
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	s.header, s.log = s.run.Header, s.run.Log
+	return s, nil
+}
+
+// replaySession shows a recorded log.
+func replaySession(name string, l *scenario.Loaded) *session {
+	s := &session{header: l.Header, log: l.Log, replay: name}
+	s.spec = runSpec{Scenario: l.Header.Scenario, Strategy: l.Header.Strategy, Params: l.Header.Params, Seed: l.Header.Seed}
+	s.summary = scenario.Summarize(l.Header, l.Log)
+	return s
+}
+
+// live reports whether workers are (or were) running behind this session.
+func (s *session) live() bool { return s.run != nil }
+
+// clock is the live run's clock, or nil.
+func (s *session) clock() *store.Clock {
+	if s.store == nil {
+		return nil
+	}
+	return s.store.Clock()
+}
+
+// embedded reports whether pause and speed act on the whole world.
+func (s *session) embedded() bool { return s.store != nil && s.store.Kind() == store.Embedded }
+
+// finished reports whether the run has ended, and computes its summary once.
+func (s *session) finished() bool {
+	if s.summary != nil {
+		return true
+	}
+	if s.run == nil {
+		return true
+	}
+	select {
+	case <-s.run.Done():
+		s.summary = s.run.Summary()
+		return true
+	default:
+		return false
+	}
+}
+
+// stop ends the run, deletes its keys and closes everything. Safe to call
+// more than once.
+func (s *session) stop() {
+	if s.run != nil {
+		if c := s.clock(); c != nil && c.Paused() {
+			_ = c.SetSpeed(1) // let cancelled workers wake
+		}
+		s.run.Stop()
+		_ = s.run.Wait()
+	}
+	if s.store != nil {
+		s.store.Close()
+		s.store = nil
+	}
+	if s.events != nil {
+		s.events.Close()
+		s.events = nil
+	}
+}
+
+// save writes the session's event log to path.
+func (s *session) save(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w, err := scenario.NewWriter(f, s.header)
+	if err != nil {
+		f.Close()
+		return err
+	}
+	evs, _ := s.log.Read(0, nil)
+	if err := w.Write(evs); err != nil {
+		f.Close()
+		return err
+	}
+	var sum *scenario.Summary
+	if s.finished() {
+		sum = s.summary
+	}
+	if err := w.Close(sum); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// storeName says where the run's data lives, for the header.
+func (s *session) storeName() string {
+	if s.replay != "" {
+		return "replay " + s.replay
+	}
+	return s.header.Store
+}
