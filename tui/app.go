@@ -119,6 +119,12 @@ func (a *App) shutdown() {
 	}
 }
 
+// quit ends the run (its keys are deleted) and the program.
+func (a *App) quit() tea.Cmd {
+	a.shutdown()
+	return tea.Quit
+}
+
 func (a *App) start(spec runSpec, err error) tea.Cmd {
 	if err != nil {
 		a.err = err.Error()
@@ -167,13 +173,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.String() == "ctrl+c" {
-		return a, tea.Quit
+		return a, a.quit()
 	}
 	editing := a.screen == screenForm
 	if !editing {
 		switch {
 		case key.Matches(msg, a.keys.Quit):
-			return a, tea.Quit
+			return a, a.quit()
 		case key.Matches(msg, a.keys.Help):
 			a.showHelp = !a.showHelp
 			return a, nil
@@ -210,7 +216,7 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch {
 	case key.Matches(msg, k.Back):
 		if a.run.s.replay != "" {
-			return a, tea.Quit
+			return a, a.quit()
 		}
 		a.run.s.stop()
 		a.run = nil

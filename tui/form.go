@@ -255,6 +255,6 @@ func (f *form) View(th *themes.Theme, w, h int) string {
 		}
 		b.WriteString(fit(line, w) + "\n")
 	}
-	b.WriteString("\n" + th.Muted.Render("enter runs · the run's keys are deleted when it ends · ? is not a key here: esc goes back"))
+	b.WriteString("\n" + th.Muted.Render("enter runs · esc goes back · the run's keys are deleted when it ends"))
 	return b.String()
 }

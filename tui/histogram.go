@@ -66,7 +66,7 @@ func histogram(th *themes.Theme, tl *timeline.Timeline, k, width, height int) []
 	chart := barchart.New(width, height-1, barchart.WithStyles(th.Muted, th.Muted), barchart.WithBarGap(1))
 	chart.PushAll(data)
 	chart.Draw()
-	caption := fmt.Sprintf("%d retries, mean %s (bins: ms, upper bound)", len(delays), dur(total/time.Duration(len(delays))))
+	caption := fmt.Sprintf("%d retries, mean %s; bins in ms", len(delays), dur(total/time.Duration(len(delays))))
 	lines := splitLines(chart.View())
 	return append([]string{th.Muted.Render(caption)}, lines...)
 }

@@ -85,7 +85,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 		body += "\n" + fit(line, w)
 	}
 	var b strings.Builder
-	b.WriteString(fit(v.header(th, k, now), w))
+	b.WriteString(fit(v.header(th, k, now, w), w))
 	b.WriteString("\n" + body)
 	b.WriteString("\n" + fit(v.statusLine(th), w))
 	for _, l := range logTail(th, v.s.log, k, logN, w) {
@@ -97,15 +97,10 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	return b.String()
 }
 
-// header: scenario, strategy, store, virtual time, speed, mode.
-func (v *runView) header(th *themes.Theme, k int, now time.Duration) string {
-	sep := th.Muted.Render(" │ ")
-	parts := []string{
-		th.Title.Render("locklab"),
-		th.Text.Render(v.s.header.Scenario + " · " + v.s.header.Strategy),
-		th.Muted.Render(v.s.storeName()),
-		th.Text.Render("t " + dur(now)),
-	}
+// header: scenario, strategy, store, virtual time, speed, mode and the
+// violations so far. When it does not fit, the store goes first, then the
+// title: the state never does.
+func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) string {
 	speed := fmt.Sprintf("%g×", v.speed)
 	if v.s.live() && !v.s.embedded() {
 		speed = "real time"
@@ -113,7 +108,6 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration) string {
 			speed = fmt.Sprintf("slowmo %g×", sm)
 		}
 	}
-	parts = append(parts, th.Text.Render(speed))
 	badge := th.Live
 	switch v.mode() {
 	case "PAUSED":
@@ -123,9 +117,20 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration) string {
 	case "DONE":
 		badge = th.Done
 	}
-	parts = append(parts, badge.Render(v.mode()))
+	type part struct {
+		text string
+		drop int // 0: never dropped; higher goes first
+	}
+	parts := []part{
+		{th.Title.Render("locklab"), 1},
+		{th.Text.Render(v.s.header.Scenario + " · " + v.s.header.Strategy), 0},
+		{th.Muted.Render(v.s.storeName()), 2},
+		{th.Text.Render("t " + dur(now)), 0},
+		{th.Text.Render(speed), 0},
+		{badge.Render(v.mode()), 0},
+	}
 	if v.paused && v.s.live() && !v.s.embedded() && !v.s.finished() {
-		parts = append(parts, th.Warn.Render("view paused — Redis keeps running"))
+		parts = append(parts, part{th.Warn.Render("view paused — Redis keeps running"), 0})
 	}
 	viol := 0
 	for _, m := range v.tl.MarkersAt(k) {
@@ -134,9 +139,22 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration) string {
 		}
 	}
 	if viol > 0 {
-		parts = append(parts, th.Alarm.Render(fmt.Sprintf("%d violation(s)", viol)))
+		parts = append(parts, part{th.Alarm.Render(fmt.Sprintf("%d violation(s)", viol)), 0})
 	}
-	return strings.Join(parts, sep)
+	sep := th.Muted.Render(" │ ")
+	for drop := 3; drop >= 0; drop-- {
+		var keep []string
+		for _, p := range parts {
+			if p.drop == 0 || p.drop < drop {
+				keep = append(keep, p.text)
+			}
+		}
+		line := strings.Join(keep, sep)
+		if ansiWidth(line) <= w || drop == 0 {
+			return line
+		}
+	}
+	return ""
 }
 
 // statusLine shows a message when there is one, else the lane legend.

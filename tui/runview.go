@@ -38,7 +38,8 @@ func newRunView(s *session, speed float64) *runView {
 	}
 	if s.replay != "" {
 		v.tl.Catch(s.log)
-		v.follow = false
+		v.follow, v.paused = false, true // a replay waits at t=0 for space
+		v.status = fmt.Sprintf("replaying %s: %d events — space plays", s.replay, s.log.Len())
 	} else {
 		v.follow = true
 	}
@@ -75,6 +76,8 @@ func (v *runView) mode() string {
 	switch {
 	case v.s.replay != "" && !v.paused && v.cursor < v.tl.N-1:
 		return "PLAYING"
+	case v.s.replay != "" && v.cursor >= v.tl.N-1:
+		return "END"
 	case v.paused:
 		return "PAUSED"
 	case !v.follow && v.cursor < v.tl.N-1:
@@ -197,14 +200,14 @@ func (v *runView) handleKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 
 func (v *runView) togglePause() {
 	if v.s.replay != "" {
-		if v.paused {
+		v.status = ""
+		switch {
+		case v.cursor >= v.tl.N-1: // at the end: play again from the start
+			v.paused, v.cursor, v.playT = false, -1, 0
+		case v.paused:
 			v.paused = false
-			if v.cursor >= v.tl.N-1 { // at the end: play again from the start
-				v.cursor, v.playT = -1, 0
-			} else {
-				v.playT = v.eventT(v.cursor)
-			}
-		} else {
+			v.playT = max(v.playT, v.eventT(v.cursor))
+		default:
 			v.paused = true
 		}
 		return

@@ -141,7 +141,7 @@ type Timeline struct {
 	Locks   []*Lock
 	lockIdx map[string]int
 	waiters map[string][]int32 // who may be waiting on each lock
-	armed   []int // locks with a holder, to check for TTL lapses
+	armed   []int              // locks with a holder, to check for TTL lapses
 
 	HasStock bool
 	Initial  int64
