@@ -200,6 +200,7 @@ func LoadLog(r io.Reader) (*Loaded, error) {
 
 func readLog(r io.Reader, rec *Recording, add func(Event)) error {
 	br := bufio.NewReaderSize(r, 1<<16)
+	dec := decoder{strs: map[string]string{}}
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
 		if len(raw) == 0 && err == io.EOF {
@@ -222,6 +223,17 @@ func readLog(r io.Reader, rec *Recording, add func(Event)) error {
 			}
 			if rec.Header.Version > Version {
 				return &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", rec.Header.Version, Version)}
+			}
+			continue
+		}
+		var fast Event
+		dec.b, dec.i = raw, 0
+		if hasT, hasW, ferr := dec.event(&fast); ferr == nil {
+			if !hasT || !hasW {
+				return &LineError{line, `an event needs "t" and "worker"`}
+			}
+			if fast.Kind != KindUnknown {
+				add(fast)
 			}
 			continue
 		}

@@ -22,8 +22,9 @@ func box(th *themes.Theme, title string, lines []string, w, h int) string {
 		top = ""
 	}
 	top = ansi.Truncate(top, inner, "")
-	b.WriteString(th.Border.Render("╭" + top + strings.Repeat("─", inner-ansi.StringWidth(top)) + "╮"))
-	side := th.Border.Render("│")
+	border := lookOf(th).border
+	b.WriteString(border.wrap("╭" + top + strings.Repeat("─", inner-ansi.StringWidth(top)) + "╮"))
+	side := border.wrap("│")
 	for i := 0; i < h-2; i++ {
 		b.WriteByte('\n')
 		line := ""
@@ -34,7 +35,7 @@ func box(th *themes.Theme, title string, lines []string, w, h int) string {
 		}
 		b.WriteString(side + line + side)
 	}
-	b.WriteString("\n" + th.Border.Render("╰"+strings.Repeat("─", inner)+"╯"))
+	b.WriteString("\n" + border.wrap("╰"+strings.Repeat("─", inner)+"╯"))
 	return b.String()
 }
 

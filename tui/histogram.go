@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/NimbleMarkets/ntcharts/barchart"
@@ -20,9 +21,38 @@ var delayBins = []struct {
 	{time.Second, "1s"}, {2 * time.Second, "2s"}, {1 << 62, ">2s"},
 }
 
+// histCache keeps the last drawn chart: it is drawn again only when a bar's
+// visible height (in eighths of a cell), the bins, the size or the theme
+// change.
+type histCache struct {
+	key   string
+	chart []string
+	// Bin counts of the first n backoffs, kept as the cursor moves on.
+	n      int
+	counts []int
+	total  time.Duration
+}
+
+// tally brings the counts to the first len(delays) backoffs.
+func (hc *histCache) tally(delays []timeline.Delay) {
+	if len(delays) < hc.n || hc.counts == nil {
+		hc.n, hc.total, hc.counts = 0, 0, make([]int, len(delayBins))
+	}
+	for _, d := range delays[hc.n:] {
+		hc.total += d.Delay
+		for i, b := range delayBins {
+			if d.Delay < b.upTo {
+				hc.counts[i]++
+				break
+			}
+		}
+	}
+	hc.n = len(delays)
+}
+
 // histogram renders the retry-delay histogram (ntcharts) for the backoffs
 // up to cursor k.
-func histogram(th *themes.Theme, tl *timeline.Timeline, k, width, height int) []string {
+func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width, height int) []string {
 	delays := tl.BackoffsAt(k)
 	if height < 3 || width < 10 {
 		return nil
@@ -30,17 +60,8 @@ func histogram(th *themes.Theme, tl *timeline.Timeline, k, width, height int) []
 	if len(delays) == 0 {
 		return []string{th.Muted.Render("no retries yet"), th.Muted.Render("(--retry sets a policy)")}
 	}
-	counts := make([]int, len(delayBins))
-	var total time.Duration
-	for _, d := range delays {
-		total += d.Delay
-		for i, b := range delayBins {
-			if d.Delay < b.upTo {
-				counts[i]++
-				break
-			}
-		}
-	}
+	hc.tally(delays)
+	counts, total := hc.counts, hc.total
 	first, last := len(counts), -1
 	for i, c := range counts {
 		if c > 0 {
@@ -57,6 +78,18 @@ func histogram(th *themes.Theme, tl *timeline.Timeline, k, width, height int) []
 			break
 		}
 	}
+	caption := th.Muted.Render(fmt.Sprintf("%d retries, mean %s; bins in ms", len(delays), dur(total/time.Duration(len(delays)))))
+	peak := 1
+	for _, c := range counts[first : last+1] {
+		peak = max(peak, c)
+	}
+	key := fmt.Sprint(th.Name, width, height, first, last)
+	for _, c := range counts[first : last+1] {
+		key += "," + strconv.Itoa(c*(height-2)*8/peak)
+	}
+	if key == hc.key {
+		return append([]string{caption}, hc.chart...)
+	}
 	style := th.States[themes.Waiting]
 	var data []barchart.BarData
 	for i := first; i <= last; i++ {
@@ -66,9 +99,8 @@ func histogram(th *themes.Theme, tl *timeline.Timeline, k, width, height int) []
 	chart := barchart.New(width, height-1, barchart.WithStyles(th.Muted, th.Muted), barchart.WithBarGap(1))
 	chart.PushAll(data)
 	chart.Draw()
-	caption := fmt.Sprintf("%d retries, mean %s; bins in ms", len(delays), dur(total/time.Duration(len(delays))))
-	lines := splitLines(chart.View())
-	return append([]string{th.Muted.Render(caption)}, lines...)
+	hc.key, hc.chart = key, splitLines(chart.View())
+	return append([]string{caption}, hc.chart...)
 }
 
 func splitLines(s string) []string {

@@ -50,8 +50,7 @@ func laneCells(dst []themes.State, tl *timeline.Timeline, w, k int, sc scale, no
 }
 
 // renderCells styles a row of cells, one style change per run.
-func renderCells(th *themes.Theme, cells []themes.State) string {
-	var b strings.Builder
+func renderCells(lk *look, b *strings.Builder, cells []themes.State) {
 	for i := 0; i < len(cells); {
 		j := i
 		for j < len(cells) && cells[j] == cells[i] {
@@ -60,11 +59,10 @@ func renderCells(th *themes.Theme, cells []themes.State) string {
 		if cells[i] == blank {
 			b.WriteString(strings.Repeat(" ", j-i))
 		} else {
-			b.WriteString(th.Cell(cells[i], j-i))
+			lk.cells(b, cells[i], j-i)
 		}
 		i = j
 	}
-	return b.String()
 }
 
 // lanes renders the swimlanes box content: one row per worker (identical
@@ -98,16 +96,22 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 	}
 	avail := rows - 1
 	scroll = min(scroll, max(len(groups)-avail, 0))
+	lk := lookOf(th)
 	var out []string
+	var b strings.Builder
 	for i := scroll; i < len(groups) && len(out) < avail; i++ {
 		g := groups[i]
+		b.Reset()
 		name := scenario.WorkerName(int32(g.first))
-		label := th.Worker(g.first).Render(name)
+		b.WriteString(lk.worker(g.first).wrap(name))
 		if g.count > 1 {
-			label += th.Muted.Render(fmt.Sprintf("×%d", g.count))
-			name += fmt.Sprintf("×%d", g.count)
+			count := fmt.Sprintf("×%d", g.count)
+			b.WriteString(th.Muted.Render(count))
+			name += count
 		}
-		out = append(out, label+strings.Repeat(" ", max(labelW-len([]rune(name)), 0))+" "+renderCells(th, g.cells))
+		b.WriteString(strings.Repeat(" ", max(labelW-len([]rune(name)), 0)+1))
+		renderCells(lk, &b, g.cells)
+		out = append(out, b.String())
 	}
 	if hidden := len(groups) - scroll - len(out); hidden > 0 && len(out) > 0 {
 		out[len(out)-1] = th.Muted.Render(fmt.Sprintf("  ↓ %d more (↑/↓ to scroll)", hidden))

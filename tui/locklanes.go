@@ -33,7 +33,6 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 			break
 		}
 		spans, marks := tl.LockAt(l, k)
-		cells := make([]string, cols)
 		holders := make([]int32, cols)
 		for c := range holders {
 			holders[c] = -1
@@ -44,52 +43,55 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 			if sp.T > now {
 				break
 			}
-			end := now
-			if i+1 < len(spans) && spans[i+1].T <= now {
-				end = spans[i+1].T
-			}
-			if sp.Holder >= 0 && sp.TTL > 0 && sp.Deadline < end {
-				end = sp.Deadline // lapsed before anything said so
-			}
 			cur = sp
 			if sp.Holder < 0 {
 				continue
 			}
-			for c := sc.col(sp.T); c <= sc.col(end); c++ {
+			end := now
+			if i+1 < len(spans) && spans[i+1].T <= now {
+				end = spans[i+1].T
+			}
+			if sp.TTL > 0 && sp.Deadline < end {
+				end = sp.Deadline // lapsed before anything said so
+			}
+			for c, last := sc.col(sp.T), sc.col(end); c <= last; c++ {
 				holders[c] = sp.Holder
 			}
 		}
-		for c, h := range holders {
-			if h >= 0 {
-				cells[c] = th.Worker(int(h)).Render(string(glyphHeld))
-			} else {
-				cells[c] = " "
-			}
-		}
+		markAt := make([]timeline.MarkKind, cols)
 		for _, m := range marks {
-			if m.T > now {
-				continue
-			}
-			c := sc.col(m.T)
-			switch m.Kind {
-			case timeline.MarkRenewal:
-				cells[c] = th.Renewal.Render(string(glyphRenewal))
-			case timeline.MarkLapse:
-				cells[c] = th.Lapse.Render(string(glyphLapse))
-			case timeline.MarkExpired:
-				cells[c] = th.Warn.Render(string(glyphExpired))
-			case timeline.MarkForeignDelete:
-				cells[c] = th.Alarm.Render(string(glyphForeign))
-			case timeline.MarkReleaseFailed, timeline.MarkLost:
-				cells[c] = th.Warn.Render(string(glyphRefused))
+			if m.T <= now {
+				c := sc.col(m.T)
+				if markRank[m.Kind] >= markRank[markAt[c]] {
+					markAt[c] = m.Kind
+				}
 			}
 		}
 		info := th.Muted.Render("free")
 		if cur.Holder >= 0 {
-			info = holderInfo(th, tl, k, cur, now, sc, cells)
+			info = holderInfo(th, tl, k, cur, now, sc, markAt)
 		}
-		out = append(out, th.Text.Render(fmt.Sprintf("%-*s", labelW, shortLock(l.Name, labelW)))+" "+strings.Join(cells, ""),
-			strings.Repeat(" ", labelW+1)+th.Muted.Render(l.Name+": ")+info)
+		var b strings.Builder
+		b.WriteString(th.Text.Render(fmt.Sprintf("%-*s", labelW, shortLock(l.Name, labelW))) + " ")
+		lk := lookOf(th)
+		for c := 0; c < cols; {
+			if markAt[c] != 0 {
+				b.WriteString(markGlyph(th, markAt[c]))
+				c++
+				continue
+			}
+			j := c
+			for j < cols && holders[j] == holders[c] && markAt[j] == 0 {
+				j++
+			}
+			if holders[c] < 0 {
+				b.WriteString(strings.Repeat(" ", j-c))
+			} else {
+				b.WriteString(lk.worker(int(holders[c])).wrap(strings.Repeat(string(glyphHeld), j-c)))
+			}
+			c = j
+		}
+		out = append(out, b.String(), strings.Repeat(" ", labelW+1)+th.Muted.Render(l.Name+": ")+info)
 	}
 	if hidden := len(tl.Locks) - len(out)/2; hidden > 0 && len(out) > 0 {
 		out[len(out)-1] += th.Muted.Render(fmt.Sprintf("  (+%d more locks)", hidden))
@@ -97,24 +99,26 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 	return out
 }
 
-// labelWidth is the width of the lane labels, shared by workers and locks;
-// folded lanes carry their count ("w03×12").
-func labelWidth(tl *timeline.Timeline, laneRows int) int {
-	w := 4
-	if len(tl.Workers) > 100 {
-		w = 5
+// markRank decides which mark a column shows when several fall in it.
+var markRank = map[timeline.MarkKind]int{0: 0, timeline.MarkRenewal: 1, timeline.MarkReleaseFailed: 2,
+	timeline.MarkLost: 3, timeline.MarkExpired: 4, timeline.MarkForeignDelete: 5, timeline.MarkLapse: 6}
+
+func markGlyph(th *themes.Theme, k timeline.MarkKind) string {
+	switch k {
+	case timeline.MarkRenewal:
+		return th.Renewal.Render(string(glyphRenewal))
+	case timeline.MarkLapse:
+		return th.Lapse.Render(string(glyphLapse))
+	case timeline.MarkExpired:
+		return th.Warn.Render(string(glyphExpired))
+	case timeline.MarkForeignDelete:
+		return th.Alarm.Render(string(glyphForeign))
 	}
-	if len(tl.Workers) > laneRows {
-		w += 1 + len(fmt.Sprint(len(tl.Workers)))
-	}
-	for _, l := range tl.Locks {
-		w = max(w, min(len(strings.TrimPrefix(l.Name, "lock:")), 10))
-	}
-	return w
+	return th.Warn.Render(string(glyphRefused))
 }
 
 // holderInfo is "w03 ▕████░░░░▏ 1.20s", or the lapse under a working holder.
-func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, sp timeline.LockSpan, now time.Duration, sc scale, cells []string) string {
+func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, sp timeline.LockSpan, now time.Duration, sc scale, markAt []timeline.MarkKind) string {
 	who := th.Worker(int(sp.Holder)).Render(scenario.WorkerName(sp.Holder))
 	if sp.TTL <= 0 {
 		return who + th.Alarm.Render(" no TTL!")
@@ -122,7 +126,7 @@ func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, sp timeline.Lock
 	left := sp.Deadline - now
 	if left <= 0 {
 		if int(sp.Holder) < len(tl.Workers) && tl.StateAt(int(sp.Holder), k) == themes.Critical {
-			cells[sc.col(sp.Deadline)] = th.Lapse.Render(string(glyphLapse))
+			markAt[sc.col(sp.Deadline)] = timeline.MarkLapse
 			return who + " " + th.Lapse.Render("TTL LAPSED, still working")
 		}
 		return who + " " + th.Warn.Render("expired")
@@ -145,4 +149,20 @@ func shortLock(name string, w int) string {
 		return name[:w]
 	}
 	return name
+}
+
+// labelWidth is the width of the lane labels, shared by workers and locks;
+// folded lanes carry their count ("w03×12").
+func labelWidth(tl *timeline.Timeline, laneRows int) int {
+	w := 4
+	if len(tl.Workers) > 100 {
+		w = 5
+	}
+	if len(tl.Workers) > laneRows {
+		w += 1 + len(fmt.Sprint(len(tl.Workers)))
+	}
+	for _, l := range tl.Locks {
+		w = max(w, min(len(strings.TrimPrefix(l.Name, "lock:")), 10))
+	}
+	return w
 }

@@ -68,7 +68,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 		waitH := max(5, bodyH/4)
 		histH := bodyH - stockH - waitH
 		right := box(th, "stock", gauge(th, v.tl, k, rightW-2), rightW, stockH) + "\n" +
-			box(th, "retry delays", histogram(th, v.tl, k, rightW-2, histH-2), rightW, histH) + "\n" +
+			box(th, "retry delays", histogram(&v.hist, th, v.tl, k, rightW-2, histH-2), rightW, histH) + "\n" +
 			box(th, "wait-for", waitGraph(th, v.tl, k, rightW-2, waitH-2), rightW, waitH)
 		body = joinH(left, right)
 	} else {

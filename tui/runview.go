@@ -29,6 +29,7 @@ type runView struct {
 	scroll    int
 	status    string
 	cache     renderCache
+	hist      histCache
 }
 
 func newRunView(s *session, speed float64) *runView {

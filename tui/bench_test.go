@@ -1,0 +1,262 @@
+package tui
+
+import (
+	"bufio"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/themes"
+)
+
+// synth emits n events of a busy lock fight among workers: attempts,
+// denials, backoffs, holders in the critical section, stock writes.
+type synth struct {
+	rng     *mrand.Rand
+	workers int
+	t       time.Duration
+	holder  int
+	step    int
+}
+
+func newSynth(workers int) *synth {
+	return &synth{rng: mrand.New(mrand.NewPCG(1, 2)), workers: workers, holder: -1}
+}
+
+func (s *synth) next() scenario.Event {
+	s.t += time.Duration(s.rng.IntN(40)+1) * time.Microsecond
+	w := int32(s.rng.IntN(s.workers))
+	var e scenario.Event
+	switch s.step % 10 {
+	case 0:
+		e = scenario.Event{Kind: scenario.KindAcquired, Res: "lock:stock", TTL: 5 * time.Second, Has: scenario.HasTTL, Token: "3fa9c0de"}
+		s.holder = int(w)
+	case 1:
+		w = int32(max(s.holder, 0))
+		e = scenario.Event{Kind: scenario.KindWorkStart, Res: "stock"}
+	case 2:
+		w = int32(max(s.holder, 0))
+		e = scenario.Event{Kind: scenario.KindRead, Res: "stock"}.WithStock(100)
+	case 3:
+		w = int32(max(s.holder, 0))
+		e = scenario.Event{Kind: scenario.KindWrite, Res: "stock"}.WithStock(99).WithOK(true)
+	case 4:
+		w = int32(max(s.holder, 0))
+		e = scenario.Event{Kind: scenario.KindWorkEnd, Res: "stock"}
+	case 5:
+		w = int32(max(s.holder, 0))
+		e = scenario.Event{Kind: scenario.KindRelease, Res: "lock:stock"}.WithOK(true)
+	case 6, 8:
+		e = scenario.Event{Kind: scenario.KindAttempt, Res: "lock:stock"}
+	case 7:
+		e = scenario.Event{Kind: scenario.KindDenied, Res: "lock:stock", Msg: "held"}
+	case 9:
+		e = scenario.Event{Kind: scenario.KindBackoff, Res: "lock:stock", Delay: time.Duration(s.rng.IntN(200)) * time.Millisecond, Has: scenario.HasDelay}
+	}
+	s.step++
+	e.Worker, e.T = w, s.t
+	return e
+}
+
+func synthView(b testing.TB, workers, n int) *runView {
+	s := newSynth(workers)
+	l := scenario.NewLog(nil, nil)
+	l.Append(scenario.Event{Kind: scenario.KindInit, Res: "stock", Worker: scenario.System}.WithStock(100))
+	for range n - 1 {
+		l.Append(s.next())
+	}
+	h := scenario.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: scenario.Params{Workers: workers}}
+	v := newRunView(replaySession("synthetic", &scenario.Loaded{Header: h, Log: l}), 1)
+	v.toLive()
+	v.status = ""
+	return v
+}
+
+// BenchmarkView is the run view at 160×48 with 64 workers and 50 000
+// events, drawn afresh every time (no cache), as in a live run where time
+// moves every frame.
+func BenchmarkView(b *testing.B) {
+	v := synthView(b, 64, 50_000)
+	th := themes.Dark()
+	b.ReportAllocs()
+	for b.Loop() {
+		v.cache = renderCache{}
+		_ = v.View(th, 160, 47)
+	}
+}
+
+// BenchmarkLiveIngest feeds a live log at 100 000 events/s from 16 worker
+// goroutines while the UI loop folds and draws a frame every 33 ms. It
+// reports the frame times and what an Emit costs a worker (p99, p99.99 and
+// max; the max includes the OS taking the CPU away, not only the log).
+func BenchmarkLiveIngest(b *testing.B) {
+	for b.Loop() {
+		clk := store.NewClock(1)
+		l := scenario.NewLog(clk, scenario.NewChecker())
+		h := scenario.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: scenario.Params{Workers: 64}}
+		v := newRunView(&session{header: h, log: l}, 1)
+		v.follow, v.paused = true, false
+		th := themes.Dark()
+		const perSec, workers = 100_000, 16
+		const dur = 3 * time.Second
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		emits := make([][]time.Duration, workers)
+		start := time.Now()
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s := newSynth(64)
+				tick := time.NewTicker(time.Millisecond)
+				defer tick.Stop()
+				sent := 0
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+					due := int(time.Since(start).Seconds() * perSec / workers)
+					for ; sent < due; sent++ {
+						e := s.next()
+						t0 := time.Now()
+						l.Emit(e)
+						emits[w] = append(emits[w], time.Since(t0))
+					}
+				}
+			}()
+		}
+		var frames []time.Duration
+		end := start.Add(dur)
+		for now := time.Now(); now.Before(end); now = time.Now() {
+			t0 := time.Now()
+			v.onFrame(now)
+			_ = v.View(th, 160, 47)
+			frames = append(frames, time.Since(t0))
+			time.Sleep(frameEvery - time.Since(t0))
+		}
+		close(stop)
+		wg.Wait()
+		var all []time.Duration
+		for _, e := range emits {
+			all = append(all, e...)
+		}
+		slices.Sort(frames)
+		slices.Sort(all)
+		pct := func(d []time.Duration, p float64) float64 {
+			return float64(d[min(int(float64(len(d))*p), len(d)-1)].Nanoseconds())
+		}
+		b.ReportMetric(float64(l.Len())/time.Since(start).Seconds(), "events/s")
+		b.ReportMetric(pct(frames, 0.5)/1e6, "p50-frame-ms")
+		b.ReportMetric(pct(frames, 0.99)/1e6, "p99-frame-ms")
+		b.ReportMetric(pct(frames, 1)/1e6, "max-frame-ms")
+		b.ReportMetric(pct(all, 0.99), "p99-emit-ns")
+		b.ReportMetric(pct(all, 0.9999)/1e3, "p99.99-emit-µs")
+		b.ReportMetric(pct(all, 1)/1e3, "max-emit-µs")
+	}
+}
+
+// writeSynthFile writes an n-event log file.
+func writeSynthFile(b testing.TB, n int) string {
+	path := filepath.Join(b.TempDir(), "big.jsonl")
+	f, _ := os.Create(path)
+	bw := bufio.NewWriter(f)
+	w, _ := scenario.NewWriter(bw, scenario.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: scenario.Params{Workers: 64}})
+	s := newSynth(64)
+	batch := make([]scenario.Event, 0, 4096)
+	for i := 0; i < n; i++ {
+		e := s.next()
+		e.Seq = int64(i)
+		batch = append(batch, e)
+		if len(batch) == cap(batch) {
+			w.Write(batch)
+			batch = batch[:0]
+		}
+	}
+	w.Write(batch)
+	w.Close(nil)
+	bw.Flush()
+	f.Close()
+	return path
+}
+
+// BenchmarkReplay1M is `locklab replay` of a 1 000 000-event file: read it,
+// fold it, draw the first frame; then seeks to random places; and the
+// resident memory afterwards.
+func BenchmarkReplay1M(b *testing.B) {
+	path := writeSynthFile(b, 1_000_000)
+	th := themes.Dark()
+	for b.Loop() {
+		runtime.GC()
+		t0 := time.Now()
+		f, _ := os.Open(path)
+		loaded, err := scenario.LoadLog(f)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		app := New(Options{Theme: th, Replay: loaded, Name: "big.jsonl"})
+		app.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+		_ = app.View()
+		first := time.Since(t0)
+		rng := mrand.New(mrand.NewPCG(3, 4))
+		var worst time.Duration
+		for range 50 {
+			t1 := time.Now()
+			target := time.Duration(rng.Int64N(int64(app.run.tl.Last)))
+			app.run.cursor = app.run.lastAtOrBefore(target)
+			app.run.follow, app.run.paused = false, true
+			_ = app.View()
+			worst = max(worst, time.Since(t1))
+		}
+		b.ReportMetric(float64(first.Milliseconds()), "first-frame-ms")
+		b.ReportMetric(float64(worst.Microseconds())/1000, "worst-seek-ms")
+		b.ReportMetric(rssMB(), "rss-MB")
+	}
+}
+
+// rssMB is this process's resident set size.
+func rssMB() float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			kb, _ := strconv.Atoi(strings.Fields(line)[1])
+			return float64(kb) / 1024
+		}
+	}
+	return -1
+}
+
+// BenchmarkFirstFrame is from New to the first drawn frame of a run on the
+// embedded store: open the store, start the workers, draw.
+func BenchmarkFirstFrame(b *testing.B) {
+	for b.Loop() {
+		app := New(Options{Theme: themes.Dark(), Scenario: "oversell", Strategy: "none", Start: true, Seed: 1, SeedSet: true})
+		app.Update(tea.WindowSizeMsg{Width: 120, Height: 36})
+		app.form = newForm(app.picker.scenario(), app.picker.strategy(), app.opts)
+		msg := app.start(app.form.spec())()
+		app.Update(msg)
+		app.Update(frameMsg(time.Now()))
+		if !strings.Contains(app.View(), "swimlanes") {
+			b.Fatal("no run view")
+		}
+		b.StopTimer()
+		app.shutdown()
+		b.StartTimer()
+	}
+}
+

@@ -1,0 +1,74 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/locklab/locklab/themes"
+)
+
+// paint is a style rendered once into the escape codes around its text, so
+// hot paths can style by concatenation. Only for styles without padding,
+// margins or borders.
+type paint struct{ pre, post string }
+
+func paintOf(st lipgloss.Style) paint {
+	const mark = "\x1f"
+	r := st.Render(mark)
+	i := strings.Index(r, mark)
+	if i < 0 {
+		return paint{}
+	}
+	return paint{r[:i], r[i+len(mark):]}
+}
+
+func (p paint) wrap(s string) string { return p.pre + s + p.post }
+
+// look is a theme's paints, built once per theme.
+type look struct {
+	theme   *themes.Theme
+	profile string
+	states  [themes.StateCount]paint
+	workers []paint
+	border  paint
+}
+
+var looks struct {
+	last *look
+}
+
+// lookOf returns th's paints, rebuilding them when the theme or the colour
+// profile changed.
+func lookOf(th *themes.Theme) *look {
+	profile := lipgloss.NewStyle().Bold(true).Render("x") // changes with the profile
+	if l := looks.last; l != nil && l.theme == th && l.profile == profile {
+		return l
+	}
+	l := &look{theme: th, profile: profile, border: paintOf(th.Border)}
+	for i := range l.states {
+		l.states[i] = paintOf(th.States[i])
+	}
+	for _, w := range th.Workers {
+		l.workers = append(l.workers, paintOf(w))
+	}
+	looks.last = l
+	return l
+}
+
+func (l *look) worker(w int) paint {
+	if len(l.workers) == 0 || w < 0 {
+		return paint{}
+	}
+	return l.workers[w%len(l.workers)]
+}
+
+// cells writes n glyphs of state s.
+func (l *look) cells(b *strings.Builder, s themes.State, n int) {
+	p := l.states[s]
+	b.WriteString(p.pre)
+	g := themes.Glyphs[s]
+	for range n {
+		b.WriteRune(g)
+	}
+	b.WriteString(p.post)
+}
