@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +62,7 @@ func newReplayCmd() *cobra.Command {
 			if summary || !interactive() {
 				return replaySummary(cmd.OutOrStdout(), args[0])
 			}
-			return replayTUI(args[0], theme)
+			return replayTUI(cmd.Context(), args[0], theme)
 		},
 	}
 	cmd.Flags().BoolVar(&summary, "summary", false, "print the summary box and verdict instead of opening the view (the default without a terminal)")
@@ -69,7 +70,7 @@ func newReplayCmd() *cobra.Command {
 	return cmd
 }
 
-func replayTUI(path, theme string) error {
+func replayTUI(ctx context.Context, path, theme string) error {
 	th, err := pickTheme(theme)
 	if err != nil {
 		return err
@@ -83,7 +84,7 @@ func replayTUI(path, theme string) error {
 	if err != nil {
 		return runtimeError{fmt.Errorf("%s: %v", path, err)}
 	}
-	return tui.Run(tui.Options{Theme: th, Replay: loaded, Name: filepath.Base(path), Tool: "locklab " + version}, os.Stdin, os.Stdout)
+	return tui.Run(ctx, tui.Options{Theme: th, Replay: loaded, Name: filepath.Base(path), Tool: "locklab " + version}, os.Stdin, os.Stdout)
 }
 
 func replaySummary(out io.Writer, path string) error {

@@ -78,7 +78,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	if !interactive() {
 		return usagef("the interactive view needs a terminal; for a headless run use: locklab run %s", firstNonEmpty(opts.Scenario, "oversell"))
 	}
-	return tui.Run(opts, os.Stdin, os.Stdout)
+	return tui.Run(cmd.Context(), opts, os.Stdin, os.Stdout)
 }
 
 func firstNonEmpty(a, b string) string {

@@ -34,7 +34,7 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 
 func main() {
 	redis.SetLogger(quietLogger{})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -6,8 +6,10 @@
 package tui
 
 import (
+	"context"
 	crand "crypto/rand"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -95,12 +97,16 @@ func New(opts Options) *App {
 	return a
 }
 
-// Run runs the interactive view until the user quits.
-func Run(opts Options, in io.Reader, out io.Writer) error {
+// Run runs the interactive view until the user quits or ctx ends (a
+// signal); either way the run's keys are deleted before it returns.
+func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	a := New(opts)
-	p := tea.NewProgram(a, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
+	p := tea.NewProgram(a, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
 	_, err := p.Run()
 	a.shutdown()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
 	return err
 }
 

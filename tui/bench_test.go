@@ -259,4 +259,3 @@ func BenchmarkFirstFrame(b *testing.B) {
 		b.StartTimer()
 	}
 }
-

@@ -131,8 +131,8 @@ func (v *runView) now() time.Duration {
 			return max(c.Now(), v.tl.Last)
 		}
 	}
-	if v.s.live() && v.paused && v.follow && v.s.embedded() {
-		return max(v.s.clock().Now(), v.eventT(v.cursor))
+	if c := v.s.clock(); c != nil && v.paused && v.follow && v.s.embedded() {
+		return max(c.Now(), v.eventT(v.cursor))
 	}
 	return v.eventT(v.cursor)
 }

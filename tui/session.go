@@ -28,7 +28,8 @@ type session struct {
 	store   *store.Store
 	events  *os.File
 	summary *scenario.Summary
-	replay  string // the file, when replaying
+	replay  string     // the file, when replaying
+	kind    store.Kind // where the run lived, kept after its store is closed
 }
 
 // startSession opens a store and starts a run on it.
@@ -44,7 +45,7 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 		}
 		return nil, err
 	}
-	s := &session{spec: spec, store: st}
+	s := &session{spec: spec, store: st, kind: st.Kind()}
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
 		Seed: spec.Seed, Tool: opts.Tool}
 	if opts.Events != "" {
@@ -85,7 +86,7 @@ func (s *session) clock() *store.Clock {
 }
 
 // embedded reports whether pause and speed act on the whole world.
-func (s *session) embedded() bool { return s.store != nil && s.store.Kind() == store.Embedded }
+func (s *session) embedded() bool { return s.kind == store.Embedded }
 
 // finished reports whether the run has ended, and computes its summary once.
 func (s *session) finished() bool {
@@ -98,6 +99,7 @@ func (s *session) finished() bool {
 	select {
 	case <-s.run.Done():
 		s.summary = s.run.Summary()
+		s.stop() // the run is over: delete its keys now, keep the log
 		return true
 	default:
 		return false
@@ -107,8 +109,8 @@ func (s *session) finished() bool {
 // stop ends the run, deletes its keys and closes everything. Safe to call
 // more than once.
 func (s *session) stop() {
-	if s.run != nil {
-		if c := s.clock(); c != nil && c.Paused() {
+	if s.run != nil && s.store != nil {
+		if c := s.clock(); c.Paused() {
 			_ = c.SetSpeed(1) // let cancelled workers wake
 		}
 		s.run.Stop()
