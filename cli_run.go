@@ -31,6 +31,8 @@ type runFlags struct {
 	retryBase  time.Duration
 	retryCap   time.Duration
 	nodes      int
+	order      string
+	work       time.Duration
 	seed       uint64
 	all        bool
 	quiet      bool
@@ -86,6 +88,12 @@ func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy st
 	}
 	if set("retry") {
 		p.Retry = f.retry
+	}
+	if set("order") {
+		p.Order = f.order
+	}
+	if set("work") {
+		p.Work = scenario.Millis(f.work)
 	}
 	if set("max-retries") {
 		p.MaxRetries = f.maxRetries
@@ -276,6 +284,8 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.DurationVar(&f.retryBase, "retry-base", 0, "base delay of the retry policy")
 	fl.DurationVar(&f.retryCap, "retry-cap", 0, "cap of the exponential retry policies")
 	fl.IntVar(&f.nodes, "nodes", 0, "embedded Redis nodes (Redlock: default 5)")
+	fl.StringVar(&f.order, "order", "", "deadlock: opposite, sorted or all-at-once")
+	fl.DurationVar(&f.work, "work", 0, "time a holder works inside the critical section")
 	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
 	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")

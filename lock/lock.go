@@ -61,6 +61,9 @@ type Options struct {
 	// Tokens is the source of random token bytes; nil means a ChaCha8
 	// generator seeded from crypto/rand.
 	Tokens io.Reader
+	// Hold, if set, is called before each watchdog renewal and may block:
+	// a stop-the-world pause of the holder pauses its renewals too.
+	Hold func(ctx context.Context) error
 }
 
 // base holds what every strategy shares.
@@ -70,12 +73,13 @@ type base struct {
 	retry    Retry
 	rng      *mrand.Rand
 	tokens   io.Reader
+	hold     func(ctx context.Context) error
 }
 
 var realClock = store.NewScaledClock(1)
 
 func newBase(o Options) base {
-	b := base{clock: o.Clock, observer: o.Observer, retry: o.Retry, rng: o.Rand, tokens: o.Tokens}
+	b := base{clock: o.Clock, observer: o.Observer, retry: o.Retry, rng: o.Rand, tokens: o.Tokens, hold: o.Hold}
 	if b.clock == nil {
 		b.clock = realClock
 	}

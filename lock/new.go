@@ -14,6 +14,7 @@ var Strategies = []struct {
 	{"safe", "SET key token NX PX ttl, Lua compare-and-delete release"},
 	{"fenced", "safe + a fencing token from INCR, taken only on success"},
 	{"watchdog", "safe + renewal every ttl/3; a failed renewal cancels the holder"},
+	{"fenced-watchdog", "watchdog renewals + a fencing token"},
 	{"redlock", "quorum of N independent nodes, validity = ttl − elapsed − drift"},
 }
 
@@ -44,6 +45,8 @@ func New(strategy string, nodes []Client, o Options, crash func(key string) bool
 		return NewFenced(nodes[0], o), nil
 	case "watchdog":
 		return NewWatchdog(nodes[0], o), nil
+	case "fenced-watchdog":
+		return NewFencedWatchdog(nodes[0], o), nil
 	case "redlock":
 		return NewRedlock(nodes, o), nil
 	}

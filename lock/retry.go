@@ -22,6 +22,8 @@ const (
 	defaultRetryBase         = 100 * time.Millisecond
 	defaultRetryCap          = 5 * time.Second
 	defaultMaxRetries        = 10
+	// MaxRetries is the most retries a policy allows.
+	MaxRetries = 1000
 )
 
 // Policies lists every policy with a one-line explanation, in order.

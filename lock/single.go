@@ -236,3 +236,10 @@ func (f *Fenced) try(ctx context.Context, key string, ttl time.Duration, attempt
 	l.release = func(ctx context.Context) error { return compareAndDelete(ctx, &f.base, f.c, key, tok, -1) }
 	return l, nil
 }
+
+// CompareAndDelete deletes key if it holds token: 1 deleted, 0 held by
+// another owner, −1 gone. For callers that hold locks taken by their own
+// scripts.
+func CompareAndDelete(ctx context.Context, c redis.Scripter, key, token string) (int64, error) {
+	return releaseScript.Run(ctx, c, []string{key}, token).Int64()
+}

@@ -12,13 +12,27 @@ import (
 // lock is lost: the lease's context is cancelled with cause ErrLockLost.
 type Watchdog struct {
 	Safe
+	fenced *Fenced // acquire with a fencing token instead
 }
 
 // NewWatchdog returns the watchdog strategy.
-func NewWatchdog(c Client, o Options) *Watchdog { return &Watchdog{Safe{base: newBase(o), c: c}} }
+func NewWatchdog(c Client, o Options) *Watchdog { return &Watchdog{Safe: Safe{base: newBase(o), c: c}} }
 
-// Strategy returns "watchdog".
-func (*Watchdog) Strategy() string { return "watchdog" }
+// NewFencedWatchdog returns a watchdog whose acquire also takes a fencing
+// token, as Fenced does.
+func NewFencedWatchdog(c Client, o Options) *Watchdog {
+	w := NewWatchdog(c, o)
+	w.fenced = &Fenced{base: w.base, c: c}
+	return w
+}
+
+// Strategy returns "watchdog" or "fenced-watchdog".
+func (w *Watchdog) Strategy() string {
+	if w.fenced != nil {
+		return "fenced-watchdog"
+	}
+	return "watchdog"
+}
 
 // TryAcquire makes one attempt.
 func (w *Watchdog) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error) {
@@ -31,7 +45,11 @@ func (w *Watchdog) Acquire(ctx context.Context, key string, ttl time.Duration) (
 }
 
 func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*Lease, error) {
-	l, err := w.Safe.try(ctx, key, ttl, attempt)
+	try := w.Safe.try
+	if w.fenced != nil {
+		try = w.fenced.try
+	}
+	l, err := try(ctx, key, ttl, attempt)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +65,12 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 	l.release = func(ctx context.Context) error {
 		close(stop)
 		<-done
-		return cad(ctx)
+		err := cad(ctx)
+		if errors.Is(err, ErrNotHeld) && !l.Lost() {
+			// The renewals did not notice in time: the holder learns it now.
+			w.lost(l, "found lost at release", false)
+		}
+		return err
 	}
 	return l, nil
 }
@@ -69,6 +92,9 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 		if w.clock.Sleep(ctx, next) != nil {
 			return
 		}
+		if w.hold != nil && w.hold(ctx) != nil {
+			return
+		}
 		next = every
 		// A renewal may take at most what is left of the lock's life.
 		left := l.TTL - (w.clock.Now() - lastOK)
@@ -84,24 +110,28 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 			w.emit(Step{Kind: StepRenewed, Key: l.Key, Token: l.Token, TTL: l.TTL, Node: -1})
 			continue
 		case err == nil && n == 0:
-			w.lost(l, "held by another owner")
+			w.lost(l, "held by another owner", true)
 			return
 		case err == nil:
-			w.lost(l, "expired")
+			w.lost(l, "expired", true)
 			return
 		}
 		w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: err.Error()})
 		left = l.TTL - (w.clock.Now() - lastOK)
 		if left <= 0 {
-			w.lost(l, "no renewal for a whole TTL")
+			w.lost(l, "no renewal for a whole TTL", true)
 			return
 		}
 		next = min(every, left) // try once more, at the latest when the TTL runs out
 	}
 }
 
-func (w *Watchdog) lost(l *Lease, why string) {
-	w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: why})
+// lost records the loss; renewing says whether a renewal found it (and so
+// also failed).
+func (w *Watchdog) lost(l *Lease, why string, renewing bool) {
+	if renewing {
+		w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: why})
+	}
 	w.emit(Step{Kind: StepLockLost, Key: l.Key, Token: l.Token, Node: -1, Msg: why})
 	l.cancel(errors.Join(ErrLockLost, errors.New(why)))
 }

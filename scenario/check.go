@@ -1,13 +1,22 @@
 package scenario
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Violation codes.
 const (
 	CodeOverlap    = "overlap"     // two workers inside one resource's critical section
 	CodeOversold   = "oversold"    // more units sold than the stock held
 	CodeLostUpdate = "lost_update" // a write based on a read that another write had made stale
+	CodeDuplicate  = "duplicate"   // an effect allowed once happened again
 )
+
+// LimitOnce, as the Code of an init event, says every write to the
+// resource is an effect that may happen once (a credit, a job's side
+// effect): a second one is a duplicate.
+const LimitOnce = "once"
 
 // Checker is the safety checker: a pure fold over events that derives a
 // violation event at the moment one happens. It checks mutual exclusion per
@@ -23,6 +32,15 @@ type Checker struct {
 	Overlaps    int
 	Oversold    int // units sold beyond the initial stock
 	LostUpdates int
+	Duplicates  int
+	Deadlocks   int
+
+	waits map[int32]waitEdge // who waits for whom (wait events)
+}
+
+type waitEdge struct {
+	peer int32
+	res  string
 }
 
 type resState struct {
@@ -30,6 +48,7 @@ type resState struct {
 	writes  int64
 	initial int64
 	stocked bool
+	once    bool
 	sold    int64
 }
 
@@ -40,7 +59,7 @@ type readKey struct {
 
 // NewChecker returns an empty checker.
 func NewChecker() *Checker {
-	return &Checker{res: map[string]*resState{}, read: map[readKey]int64{}}
+	return &Checker{res: map[string]*resState{}, read: map[readKey]int64{}, waits: map[int32]waitEdge{}}
 }
 
 func (c *Checker) state(res string) *resState {
@@ -59,9 +78,24 @@ func (c *Checker) Fold(e Event) []Event {
 	switch e.Kind {
 	case KindInit:
 		s := c.state(e.Res)
-		if e.Has&HasStock != 0 {
+		switch {
+		case e.Code == LimitOnce:
+			s.once = true
+		case e.Has&HasStock != 0:
 			s.initial, s.stocked = e.Stock, true
 		}
+	case KindWait:
+		if e.Has&HasPeer == 0 || e.Peer < 0 {
+			delete(c.waits, e.Worker)
+			break
+		}
+		c.waits[e.Worker] = waitEdge{e.Peer, e.Res}
+		if cyc := c.cycle(e.Worker); cyc != "" {
+			c.Deadlocks++
+			c.out = append(c.out, Event{Worker: e.Worker, Kind: KindDeadlock, Res: e.Res, Code: "cycle", Msg: cyc})
+		}
+	case KindAcquired, KindDone:
+		delete(c.waits, e.Worker)
 	case KindWorkStart:
 		s := c.state(e.Res)
 		if len(s.inside) > 0 {
@@ -71,6 +105,9 @@ func (c *Checker) Fold(e Event) []Event {
 		}
 		s.inside = append(s.inside, e.Worker)
 	case KindWorkEnd, KindCrash:
+		if e.Kind == KindCrash {
+			delete(c.waits, e.Worker)
+		}
 		for res, s := range c.res {
 			if e.Kind == KindWorkEnd && res != e.Res {
 				continue
@@ -98,6 +135,10 @@ func (c *Checker) Fold(e Event) []Event {
 			delete(c.read, k)
 		}
 		s.writes++
+		if s.once && s.writes > 1 {
+			c.Duplicates++
+			c.violation(&e, CodeDuplicate, -1, fmt.Sprintf("%s applied %d times; once was allowed", e.Res, s.writes))
+		}
 		if s.stocked {
 			s.sold++
 			if s.sold > s.initial {
@@ -115,6 +156,28 @@ func (c *Checker) violation(e *Event, code string, peer int32, msg string) {
 		v = v.WithPeer(peer)
 	}
 	c.out = append(c.out, v)
+}
+
+// cycle returns "w00 → w01 → w00" when the wait-for edges from w close a
+// cycle back to w, else "".
+func (c *Checker) cycle(w int32) string {
+	path := []string{WorkerName(w)}
+	seen := map[int32]bool{w: true}
+	for v := w; ; {
+		e, ok := c.waits[v]
+		if !ok {
+			return ""
+		}
+		path = append(path, WorkerName(e.peer))
+		if e.peer == w {
+			return strings.Join(path, " → ")
+		}
+		if seen[e.peer] {
+			return "" // a cycle, but not through w: reported when it closed
+		}
+		seen[e.peer] = true
+		v = e.peer
+	}
 }
 
 // Check folds events through a fresh checker and returns it with every

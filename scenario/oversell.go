@@ -45,15 +45,7 @@ func runOversell(ctx context.Context, env *Env) error {
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		buy(ctx, env, w)
 	})
-	// The counter's real final value, read after every worker is done.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	if v, gerr := st.Client().Get(rctx, stock).Int64(); gerr == nil {
-		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
-	} else if err == nil {
-		err = gerr
-	}
-	return err
+	return finalStock(ctx, env, err)
 }
 
 // buy is one worker's purchase attempt.

@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/lock"
@@ -59,13 +61,18 @@ type Params struct {
 	Workers    int    `json:"workers"`
 	Stock      int64  `json:"stock"`
 	Delay      Millis `json:"delay_ms"`
+	Work       Millis `json:"work_ms"`
 	TTL        Millis `json:"ttl_ms"`
 	Retry      string `json:"retry"`
 	MaxRetries int    `json:"max_retries"`
 	RetryBase  Millis `json:"retry_base_ms"`
 	RetryCap   Millis `json:"retry_cap_ms"`
 	Nodes      int    `json:"nodes"`
+	Order      string `json:"order,omitempty"`
 }
+
+// Lock orders of the deadlock scenario.
+var Orders = []string{"opposite", "sorted", "all-at-once"}
 
 // Limits of the parameters.
 const (
@@ -91,6 +98,8 @@ func (p Params) Validate() error {
 		return &ParamError{"stock", fmt.Sprintf("must be 0 or more (got %d)", p.Stock)}
 	case p.Delay < 0 || p.Delay.D() > time.Hour:
 		return &ParamError{"delay", fmt.Sprintf("must be between 0 and 1h (got %v)", p.Delay.D())}
+	case p.Work < 0 || p.Work.D() > time.Hour:
+		return &ParamError{"work", fmt.Sprintf("must be between 0 and 1h (got %v)", p.Work.D())}
 	case p.TTL.D() < time.Millisecond || p.TTL.D() > 24*time.Hour:
 		return &ParamError{"ttl", fmt.Sprintf("must be between 1ms and 24h (got %v)", p.TTL.D())}
 	case p.MaxRetries < 0 || p.MaxRetries > MaxRetryCount:
@@ -101,6 +110,9 @@ func (p Params) Validate() error {
 		return &ParamError{"retry-cap", fmt.Sprintf("must be at least --retry-base %v (got %v)", p.RetryBase.D(), p.RetryCap.D())}
 	case p.Nodes < 1 || p.Nodes > MaxNodes:
 		return &ParamError{"nodes", fmt.Sprintf("must be between 1 and %d (got %d)", MaxNodes, p.Nodes)}
+	}
+	if p.Order != "" && !slices.Contains(Orders, p.Order) {
+		return &ParamError{"order", fmt.Sprintf("%q is not an order: want one of %s", p.Order, strings.Join(Orders, ", "))}
 	}
 	if _, err := lock.ParsePolicy(p.Retry); err != nil {
 		return &ParamError{"retry", fmt.Sprintf("%q is not a retry policy: want one of %s", p.Retry, lock.PolicyNames())}

@@ -30,9 +30,10 @@ type Run struct {
 	Log    *Log
 	store  *store.Store
 	events io.Writer
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error
+	cancel  context.CancelFunc
+	done    chan struct{}
+	err     error
+	holders holders
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
@@ -166,9 +167,8 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 	ws := make([]*Worker, n)
 	for i := range ws {
 		w := &Worker{ID: int32(i), env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
-		if e.Strategy != "atomic" {
-			l, err := lock.New(e.Strategy, lock.Clients(e.Store.Clients()), lock.Options{Clock: e.Clock(),
-				Observer: w.observe, Retry: e.Params.RetryPolicy(), Rand: w.Rand}, nil)
+		if _, isLock := lockStrategies[e.Strategy]; isLock {
+			l, err := e.NewLock(w, e.Strategy, e.Params.RetryPolicy(), nil)
 			if err != nil {
 				return err
 			}
@@ -191,12 +191,25 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 	return ctx.Err()
 }
 
+// lockStrategies are the strategies that are locks (not "atomic", not
+// idempotency keys).
+var lockStrategies = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range lock.Strategies {
+		m[s.Name] = true
+	}
+	return m
+}()
+
 // Worker is one goroutine of a run.
 type Worker struct {
 	ID   int32
 	Rand *mrand.Rand
 	Lock lock.Locker // nil for lock-free strategies
 	env  *Env
+
+	mu      sync.Mutex
+	resumed chan struct{} // non-nil while paused
 }
 
 // Emit appends an event of this worker.
@@ -240,6 +253,9 @@ func (w *Worker) observe(s lock.Step) {
 	}
 	if s.Kind == lock.StepVote || s.Kind == lock.StepRelease || s.Kind == lock.StepReleaseFailed {
 		e = e.WithOK(s.OK)
+	}
+	if s.Kind == lock.StepAcquired {
+		w.env.run.holders.set(s.Token, w.ID)
 	}
 	w.Emit(e)
 }

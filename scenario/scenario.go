@@ -28,6 +28,9 @@ type Scenario struct {
 	// Uses names the parameters (flag names) the scenario reads.
 	Uses []string
 	run  func(ctx context.Context, env *Env) error
+	// notes, if set, adds the scenario's own findings to its summary: a
+	// pure fold over the events, like everything else in it.
+	notes func(h Header, ev Events) [][2]string
 }
 
 // Strategy is a way to protect the critical section.
@@ -45,7 +48,7 @@ var Strategies = func() []Strategy {
 	return append(ss, Strategy{"atomic", "no lock: one Lua script checks and decrements"})
 }()
 
-var catalogue = []*Scenario{oversell}
+var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, fencing, renewal}
 
 // Catalogue lists every scenario in order.
 func Catalogue() []*Scenario { return catalogue }

@@ -47,11 +47,19 @@ type Summary struct {
 	LockCalls      int     `json:"lock_calls"`
 	Overlaps       int     `json:"overlaps"`
 	LostUpdates    int     `json:"lost_updates"`
+	Duplicates     int     `json:"duplicates"`
+	Deadlocks      int     `json:"deadlocks"`
+	FenceRejected  int     `json:"fence_rejected"`
+	Crashes        int     `json:"crashes"`
+	LocksLost      int     `json:"locks_lost"`
+	ReleaseRefused int     `json:"release_refused"`
 	Violations     int     `json:"violations"`
 	Oversold       bool    `json:"oversold"`
 	Verdict        string  `json:"verdict"`
 	Detail         string  `json:"detail"`
 	Entries        []Entry `json:"-"`
+	// Notes are the scenario's own findings, label and value.
+	Notes [][2]string `json:"notes,omitempty"`
 }
 
 type workerFold struct {
@@ -103,8 +111,20 @@ func Summarize(h Header, events Events) *Summary {
 				s.LostUpdates++
 			case CodeOversold:
 				s.Oversold = true
+			case CodeDuplicate:
+				s.Duplicates++
 			}
 			continue
+		case KindDeadlock:
+			s.Deadlocks++
+		case KindFenceRejected:
+			s.FenceRejected++
+		case KindCrash:
+			s.Crashes++
+		case KindLockLost:
+			s.LocksLost++
+		case KindReleaseFailed:
+			s.ReleaseRefused++
 		case KindInit:
 			if e.Has&HasStock != 0 && stockRes == "" {
 				stockRes, s.HasStock = e.Res, true
@@ -181,6 +201,9 @@ func Summarize(h Header, events Events) *Summary {
 		s.ContentionRate = float64(s.FailedLock) / float64(s.Attempts)
 	}
 	s.ExpectedStock = s.InitialStock - int64(s.Successes)
+	if sc, err := Lookup(h.Scenario); err == nil && sc.notes != nil {
+		s.Notes = sc.notes(h, events)
+	}
 	s.verdict()
 	return s
 }
@@ -193,6 +216,18 @@ func (s *Summary) verdict() {
 		s.Verdict = fmt.Sprintf("OVERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
 		s.Detail = fmt.Sprintf("The counter reads %d, yet %d sales went through: %d update(s) were lost because workers read the stock before others wrote it.",
 			s.FinalStock, s.Successes, s.Successes-int(s.InitialStock-s.FinalStock))
+	case s.Duplicates > 0:
+		s.Verdict = fmt.Sprintf("DUPLICATE — applied %d times, once allowed", s.Duplicates+1)
+		s.Detail = "Two workers passed the \"already done?\" check before either recorded it."
+	case s.Deadlocks > 0 && s.Overlaps > 0:
+		s.Verdict = fmt.Sprintf("DEADLOCK, then %d OVERLAP(S)", s.Overlaps)
+		s.Detail = "The workers waited in a circle until the TTLs broke it; then each took the other's expired lock and both were inside at once."
+	case s.Deadlocks > 0:
+		s.Verdict = "DEADLOCK"
+		s.Detail = "The workers waited for each other in a circle."
+	case s.Overlaps > 0 && s.LostUpdates == 0 && s.FenceRejected > 0 && !lost:
+		s.Verdict = fmt.Sprintf("SAVED BY FENCING — %d overlap(s), %d stale write(s) rejected", s.Overlaps, s.FenceRejected)
+		s.Detail = "Two workers were inside at once, but the resource refused the older fence: the data is right."
 	case s.Overlaps > 0 || s.LostUpdates > 0 || (s.HasStock && lost):
 		s.Verdict = fmt.Sprintf("UNSAFE — %d overlap(s), %d lost update(s)", s.Overlaps, s.LostUpdates)
 		s.Detail = "Workers shared the critical section; it did not oversell this time, but the lock did not protect the data."
@@ -244,6 +279,19 @@ func (s *Summary) Box(h Header) string {
 		{"Contention Rate", fmt.Sprintf("%.0f%%", s.ContentionRate*100)},
 		{"Lock Calls", fmt.Sprint(s.LockCalls)},
 		{"Overlaps", fmt.Sprint(s.Overlaps)}, {"Lost Updates", fmt.Sprint(s.LostUpdates)}})
+	last := len(sections) - 1
+	for _, kv := range []struct {
+		label string
+		n     int
+	}{{"Duplicates", s.Duplicates}, {"Deadlocks", s.Deadlocks}, {"Fence Rejected", s.FenceRejected},
+		{"Crashes", s.Crashes}, {"Locks Lost", s.LocksLost}, {"Release Refused", s.ReleaseRefused}} {
+		if kv.n > 0 {
+			sections[last] = append(sections[last], [2]string{kv.label, fmt.Sprint(kv.n)})
+		}
+	}
+	if len(s.Notes) > 0 {
+		sections = append(sections, s.Notes)
+	}
 	const label = 17
 	width := runewidth.StringWidth("SIMULATION RESULTS")
 	for _, sec := range sections {

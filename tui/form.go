@@ -43,7 +43,8 @@ var hints = map[string]string{
 	"workers": "concurrent workers", "stock": "initial stock", "delay": "between read and write, e.g. 5ms",
 	"ttl": "lock TTL, e.g. 5s", "retry": lock.PolicyNames(), "max-retries": "retries after the first attempt",
 	"retry-base": "base delay, e.g. 100ms", "retry-cap": "cap, e.g. 5s", "nodes": "Redis nodes (Redlock)",
-	"seed": "same seed, same story",
+	"seed": "same seed, same story", "work": "time inside the critical section, e.g. 3s",
+	"order": "opposite, sorted or all-at-once",
 }
 
 // paramText is a parameter's current value as the form shows it.
@@ -67,6 +68,10 @@ func paramText(p scenario.Params, name string) string {
 		return p.RetryCap.D().String()
 	case "nodes":
 		return strconv.Itoa(p.Nodes)
+	case "work":
+		return p.Work.D().String()
+	case "order":
+		return p.Order
 	}
 	return ""
 }
@@ -115,6 +120,10 @@ func setParam(p *scenario.Params, name, text string) error {
 		p.RetryCap, err = dur()
 	case "retry":
 		p.Retry = text
+	case "work":
+		p.Work, err = dur()
+	case "order":
+		p.Order = text
 	}
 	return err
 }

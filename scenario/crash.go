@@ -1,0 +1,71 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+var crash = &Scenario{
+	Name:  "crash",
+	Title: "Crash recovery: the TTL is the price of a dead holder",
+	Watch: "the TTL counting down on the lock lane while everyone is denied, then the first acquire",
+	Explain: "w00 takes the lock and dies without releasing it. Everyone else is denied until the TTL " +
+		"(--ttl 2s) lapses; then one of them acquires and the work goes on. TTL-based locks recover from " +
+		"crashes, and the time they stand blocked is the availability they cost.",
+	Source:     "the PHP + Redis locking lab, §4",
+	Strategies: []string{"safe", "naive", "fenced", "watchdog"},
+	Defaults: withDefaults(func(p *Params) {
+		p.Workers, p.Stock, p.TTL = 3, 5, Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(10*time.Millisecond), 1000
+	}),
+	Uses:  []string{"workers", "stock", "ttl", "retry", "max-retries", "retry-base"},
+	run:   runCrash,
+	notes: crashNotes,
+}
+
+func runCrash(ctx context.Context, env *Env) error {
+	st := env.Store
+	if err := st.Client().Set(ctx, st.Key("stock"), env.Params.Stock, 0).Err(); err != nil {
+		return err
+	}
+	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
+	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
+		if w.ID == 0 {
+			if _, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D()); err != nil {
+				w.Done(false, FailLock, "lock not obtained")
+				return
+			}
+			w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+			w.Crash("crashed holding the lock; it is never released")
+			return
+		}
+		if w.Sleep(ctx, 50*time.Millisecond) != nil {
+			w.Done(false, FailCancel, "interrupted")
+			return
+		}
+		buy(ctx, env, w)
+	})
+	return finalStock(ctx, env, err)
+}
+
+// crashNotes measures the blocked time: from the crash to the next acquire.
+func crashNotes(h Header, ev Events) [][2]string {
+	var crashed, next time.Duration = -1, -1
+	for i := range ev.Len() {
+		e := ev.At(i)
+		switch {
+		case e.Kind == KindCrash && crashed < 0:
+			crashed = e.T
+		case e.Kind == KindAcquired && crashed >= 0 && next < 0:
+			next = e.T
+		}
+	}
+	if crashed < 0 {
+		return nil
+	}
+	if next < 0 {
+		return [][2]string{{"Blocked", "until the end: nobody acquired after the crash"}}
+	}
+	return [][2]string{{"Blocked", fmt.Sprintf("%.0f ms after the crash (TTL %v)", float64((next-crashed).Microseconds())/1000, h.Params.TTL.D())}}
+}

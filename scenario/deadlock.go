@@ -1,0 +1,202 @@
+package scenario
+
+import (
+	"context"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	//go:embed scripts/acquire_all.lua
+	acquireAllLua    string
+	acquireAllScript = redis.NewScript(acquireAllLua)
+)
+
+var deadlock = &Scenario{
+	Name:  "deadlock",
+	Title: "Deadlock: a circular wait, broken by TTLs into an overlap",
+	Watch: "the wait-for graph closing into a ring, then the TTLs lapsing and both workers inside",
+	Explain: "Each worker locks its own resource, then the next one's (w00 A→B, w01 B→A; with more " +
+		"workers, a ring), holding the first while it polls for the second. The wait-for graph closes into a " +
+		"cycle: deadlock. Then the first locks expire, each takes the other's lapsed lock, and both " +
+		"\"complete\" while holding one resource each — two workers in the critical section. --order sorted " +
+		"takes the locks in one global order (no cycle); all-at-once takes them in one atomic script.",
+	Source:     "the PHP + Redis locking lab, §5 (its run looked fine; the overlap was real)",
+	Strategies: []string{"safe", "naive", "fenced", "watchdog"},
+	Defaults: withDefaults(func(p *Params) {
+		p.Workers, p.TTL, p.Work, p.Order = 2, Millis(3*time.Second), Millis(100*time.Millisecond), "opposite"
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 100
+	}),
+	Uses: []string{"workers", "order", "ttl", "work", "retry-base", "max-retries"},
+	run:  runDeadlock,
+}
+
+// resourceName is the name of resource i: A, B, … Z, R26, …
+func resourceName(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return "R" + itoa(i)
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+func runDeadlock(ctx context.Context, env *Env) error {
+	n := env.Params.Workers
+	for i := range n {
+		env.Emit(Event{Kind: KindInit, Res: resourceName(i)})
+	}
+	// The run's own watchdog: with locks that never lapse a deadlock lasts
+	// forever; give up after three TTLs.
+	limit := 3*env.Params.TTL.D() + time.Second
+	return env.Workers(ctx, n, func(ctx context.Context, w *Worker) {
+		first, second := resourceName(int(w.ID)), resourceName((int(w.ID)+1)%n)
+		if n == 1 {
+			second = first
+		}
+		switch env.Params.Order {
+		case "sorted":
+			if second < first {
+				first, second = second, first
+			}
+		case "all-at-once":
+			lockAll(ctx, env, w, []string{first, second}, limit)
+			return
+		}
+		lockBoth(ctx, env, w, first, second, limit)
+	})
+}
+
+// lockBoth takes first, holds it, and polls for second.
+func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, limit time.Duration) {
+	st := env.Store
+	ttl := env.Params.TTL.D()
+	deadline := env.Clock().Now() + limit
+	a, err := w.Lock.Acquire(ctx, st.Key("lock:"+first), ttl)
+	if err != nil {
+		w.Done(false, FailLock, "could not take "+first)
+		return
+	}
+	defer releaseQuietly(ctx, a)
+	// Hold the first while the others take theirs.
+	if w.Sleep(ctx, env.Params.Work.D()) != nil {
+		w.Done(false, FailCancel, "interrupted")
+		return
+	}
+	var b *lock.Lease
+	waitingFor := int32(-2)
+	for b == nil {
+		b, err = w.Lock.TryAcquire(ctx, st.Key("lock:"+second), ttl)
+		switch {
+		case err == nil:
+		case errors.Is(err, lock.ErrNotObtained):
+			if h := env.HolderOf(ctx, "lock:"+second); h != waitingFor {
+				waitingFor = h
+				w.Wait("lock:"+second, h)
+			}
+			if env.Clock().Now() > deadline {
+				w.Done(false, FailLock, "gave up waiting for "+second)
+				return
+			}
+			if w.Sleep(ctx, env.Params.RetryBase.D()) != nil {
+				w.Done(false, FailCancel, "interrupted")
+				return
+			}
+		default:
+			w.Done(false, FailError, err.Error())
+			return
+		}
+	}
+	defer releaseQuietly(ctx, b)
+	work(ctx, env, w, []string{first, second})
+}
+
+// lockAll takes every resource in one atomic script, polling until it can.
+func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit time.Duration) {
+	st := env.Store
+	slices.Sort(names)
+	names = slices.Compact(names)
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = st.Key("lock:" + n)
+	}
+	var raw [16]byte
+	for i := range raw {
+		raw[i] = byte(w.Rand.Uint32())
+	}
+	tok := hex.EncodeToString(raw[:])
+	ttl := env.Params.TTL.D()
+	deadline := env.Clock().Now() + limit
+	for attempt := int32(1); ; attempt++ {
+		for _, k := range names {
+			w.Emit(Event{Kind: KindAttempt, Res: "lock:" + k, Attempt: attempt, Has: HasAttempt})
+		}
+		ok, err := acquireAllScript.Run(ctx, st.Client(), keys, tok, max(st.Clock().ToServer(ttl).Milliseconds(), 1)).Int()
+		if err != nil {
+			w.Done(false, FailError, err.Error())
+			return
+		}
+		if ok == 1 {
+			break
+		}
+		for _, k := range names {
+			w.Emit(Event{Kind: KindDenied, Res: "lock:" + k, Msg: "not all free"})
+		}
+		if env.Clock().Now() > deadline || w.Sleep(ctx, env.Params.RetryBase.D()) != nil {
+			w.Done(false, FailLock, "gave up")
+			return
+		}
+	}
+	for _, k := range names {
+		env.run.holders.set(tok, w.ID)
+		w.Emit(Event{Kind: KindAcquired, Res: "lock:" + k, Token: tok, TTL: ttl, Has: HasTTL})
+	}
+	work(ctx, env, w, names)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	for i, k := range keys {
+		n, err := lock.CompareAndDelete(rctx, st.Client(), k, tok)
+		if err == nil && n == 1 {
+			w.Emit(Event{Kind: KindRelease, Res: "lock:" + names[i], Token: tok}.WithOK(true))
+		} else {
+			w.Emit(Event{Kind: KindReleaseFailed, Res: "lock:" + names[i], Token: tok, Msg: "expired or not owner"}.WithOK(false))
+		}
+	}
+}
+
+// work is the critical section over every resource held.
+func work(ctx context.Context, env *Env, w *Worker, names []string) {
+	for _, n := range names {
+		w.Emit(Event{Kind: KindWorkStart, Res: n})
+	}
+	err := w.Sleep(ctx, env.Params.Work.D())
+	for _, n := range names {
+		w.Emit(Event{Kind: KindWorkEnd, Res: n})
+	}
+	if err != nil {
+		w.Done(false, FailCancel, "interrupted")
+		return
+	}
+	w.Done(true, "", "")
+}
+
+func releaseQuietly(ctx context.Context, l *lock.Lease) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = l.Release(rctx)
+}

@@ -1,0 +1,175 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+)
+
+// The stale-holder family: a holder outlives its lock, by working too long
+// (ttl-expiry), by a stop-the-world pause (fencing), or by a pause its
+// watchdog cannot renew through (renewal). What happens next is whatever
+// Redis and the resource do: nothing here is narrated.
+
+var ttlExpiry = &Scenario{
+	Name:  "ttl-expiry",
+	Title: "TTL expiry: the lock lapses while its holder works",
+	Watch: "the ✖ on the lock lane while w00 still works, w01 walking in, and w00's stale write",
+	Explain: "w00 takes the lock with a TTL shorter than its work (--ttl 1s, --work 3s). The TTL lapses while " +
+		"it is still inside; w01, polling, takes the lock and sells; then w00 wakes up and writes the stock it read " +
+		"3 seconds ago — a lost update, and two workers were inside at once. With fenced the resource rejects " +
+		"w00's stale fence; with watchdog w00 renews and w01 never gets in.",
+	Source:     "the PHP + Redis locking lab, §4 (its own run hid the overlap; here it happens)",
+	Strategies: []string{"safe", "fenced", "watchdog", "fenced-watchdog", "naive"},
+	Defaults: withDefaults(func(p *Params) {
+		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(3*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 60
+	}),
+	Uses: []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
+	run:  func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleWork) },
+}
+
+var fencing = &Scenario{
+	Name:  "fencing",
+	Title: "Fencing tokens: a stale writer rejected",
+	Watch: "the fence numbers on the lock lane, and the resource refusing w00's older fence",
+	Explain: "w00 takes the lock (fence 1), reads, then stalls in a stop-the-world pause longer than its TTL. " +
+		"w01 takes the lock (fence 2) and writes. w00 wakes and writes with fence 1: the protected resource has " +
+		"seen fence 2 and rejects it. With safe there is no fence to compare — a random token cannot order " +
+		"writes — and the stale write lands.",
+	Source:     "Kleppmann, \"How to do distributed locking\"; the locking-patterns article",
+	Strategies: []string{"fenced", "safe", "fenced-watchdog", "watchdog"},
+	Defaults: withDefaults(func(p *Params) {
+		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 60
+	}),
+	Uses: []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
+	run:  func(ctx context.Context, env *Env) error { return runStale(ctx, env, stalePause) },
+}
+
+var renewal = &Scenario{
+	Name:  "renewal",
+	Title: "Lock renewal: a watchdog keeps long work safe — until the holder stops",
+	Watch: "the ┿ renewal ticks, then the pause: no ticks, the lock lapses, w01 gets in, w00 learns lock_lost too late",
+	Explain: "w00 holds a short lock (--ttl 1s) through long work; its watchdog renews every ttl/3. Then w00 " +
+		"stops the world for longer than the TTL — and its watchdog stops with it. The lock lapses, w01 takes " +
+		"it, and w00 resumes to write the stock it read before the pause: the write lands before the watchdog " +
+		"learns the lock is lost. With fenced-watchdog the resource rejects that write.",
+	Source:     "the locking-patterns article (lock renewal); Kleppmann on process pauses",
+	Strategies: []string{"watchdog", "fenced-watchdog"},
+	Defaults: withDefaults(func(p *Params) {
+		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 80
+	}),
+	Uses: []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
+	run:  func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleRenewal) },
+}
+
+// withDefaults returns the base defaults changed by f.
+func withDefaults(f func(*Params)) Params {
+	p := baseDefaults
+	f(&p)
+	return p
+}
+
+type staleMode int
+
+const (
+	staleWork    staleMode = iota // w00 works --work, longer than its TTL
+	stalePause                    // w00 pauses for --work right after reading
+	staleRenewal                  // w00 works --work renewing, then pauses 2×TTL
+)
+
+func runStale(ctx context.Context, env *Env, mode staleMode) error {
+	st := env.Store
+	if err := st.Client().Set(ctx, st.Key("stock"), env.Params.Stock, 0).Err(); err != nil {
+		return err
+	}
+	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
+	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
+		if w.ID == 0 {
+			staleHolder(ctx, env, w, mode)
+			return
+		}
+		// The others arrive a little later, one after the other.
+		if w.Sleep(ctx, time.Duration(w.ID)*100*time.Millisecond) != nil {
+			w.Done(false, FailCancel, "interrupted")
+			return
+		}
+		buy(ctx, env, w)
+	})
+	return finalStock(ctx, env, err)
+}
+
+// staleHolder is w00: it takes the lock, reads, and is late to write.
+func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode) {
+	st := env.Store
+	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
+	if err != nil {
+		w.Done(false, FailLock, "lock not obtained")
+		return
+	}
+	release := func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = lease.Release(rctx)
+	}
+	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+	v, err := st.Client().Get(ctx, st.Key("stock")).Int64()
+	if err != nil {
+		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		release()
+		w.Done(false, FailError, err.Error())
+		return
+	}
+	w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
+	work := env.Params.Work.D()
+	switch mode {
+	case staleWork:
+		// Work, holding the lease's context: a watchdog that loses the lock
+		// stops the work.
+		err = w.Sleep(lease.Context(), work)
+	case stalePause:
+		err = w.Pause(ctx, work, "stop-the-world pause")
+	case staleRenewal:
+		if err = w.Sleep(lease.Context(), work); err == nil {
+			// The last check before writing passes; then the world stops.
+			err = w.Pause(ctx, 2*env.Params.TTL.D(), "stop-the-world pause longer than the TTL")
+		}
+	}
+	if err != nil {
+		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		release()
+		if errors.Is(context.Cause(lease.Context()), lock.ErrLockLost) {
+			w.Done(false, FailLock, "lock lost: stopped before writing")
+		} else {
+			w.Done(false, FailCancel, "interrupted")
+		}
+		return
+	}
+	ok, err := write(ctx, env, w, lease, v-1)
+	w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+	release()
+	switch {
+	case err != nil:
+		w.Done(false, FailError, err.Error())
+	case !ok:
+		w.Done(false, FailLock, "write rejected: stale fence")
+	default:
+		w.Done(true, "", "")
+	}
+}
+
+// finalStock records the counter's real value after every worker is done.
+func finalStock(ctx context.Context, env *Env, err error) error {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if v, gerr := env.Store.Client().Get(rctx, env.Store.Key("stock")).Int64(); gerr == nil {
+		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
+	} else if err == nil {
+		err = gerr
+	}
+	return err
+}

@@ -1,0 +1,102 @@
+package scenario
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+)
+
+// holders maps lock tokens to the workers that hold them, so a worker that
+// is denied can say whom it waits for.
+type holders struct {
+	mu sync.Mutex
+	by map[string]int32
+}
+
+func (h *holders) set(token string, w int32) {
+	h.mu.Lock()
+	if h.by == nil {
+		h.by = map[string]int32{}
+	}
+	h.by[token] = w
+	h.mu.Unlock()
+}
+
+func (h *holders) get(token string) (int32, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	w, ok := h.by[token]
+	return w, ok
+}
+
+// HolderOf asks Redis who holds a lock key now: the worker, or −1.
+func (e *Env) HolderOf(ctx context.Context, name string) int32 {
+	tok, err := e.Store.Client().Get(ctx, e.Store.Key(name)).Result()
+	if err != nil {
+		return -1
+	}
+	if w, ok := e.run.holders.get(tok); ok {
+		return w
+	}
+	return -1
+}
+
+// NewLock gives w a lock of the named strategy (crash: the naive crash
+// point), observed as w's events and paused with w.
+func (e *Env) NewLock(w *Worker, strategy string, retry lock.Retry, crash func(string) bool) (lock.Locker, error) {
+	return lock.New(strategy, lock.Clients(e.Store.Clients()), lock.Options{Clock: e.Clock(),
+		Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold}, crash)
+}
+
+// Crash records that w dies here, holding whatever it holds.
+func (w *Worker) Crash(msg string) {
+	w.Emit(Event{Kind: KindCrash, Msg: msg})
+}
+
+// Pause stops w (and its lock's renewals) for d of virtual time, like a
+// long garbage-collection pause.
+func (w *Worker) Pause(ctx context.Context, d time.Duration, why string) error {
+	w.mu.Lock()
+	w.resumed = make(chan struct{})
+	w.mu.Unlock()
+	w.Emit(Event{Kind: KindPause, Msg: why, Delay: d, Has: HasDelay})
+	err := w.env.Clock().Sleep(ctx, d)
+	w.mu.Lock()
+	close(w.resumed)
+	w.resumed = nil
+	w.mu.Unlock()
+	w.Emit(Event{Kind: KindResume})
+	return err
+}
+
+// hold blocks while w is paused.
+func (w *Worker) hold(ctx context.Context) error {
+	w.mu.Lock()
+	ch := w.resumed
+	w.mu.Unlock()
+	if ch == nil {
+		return nil
+	}
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Wait records that w waits for the lock name held by peer (−1: nobody).
+func (w *Worker) Wait(name string, peer int32) {
+	e := Event{Kind: KindWait, Res: name}
+	if peer >= 0 {
+		e = e.WithPeer(peer)
+	}
+	w.Emit(e)
+}
+
+// Sleep waits d of virtual time.
+func (w *Worker) Sleep(ctx context.Context, d time.Duration) error {
+	return w.env.Clock().Sleep(ctx, d)
+}
