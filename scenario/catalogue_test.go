@@ -219,4 +219,3 @@ func TestNaiveFlaws(t *testing.T) {
 		}
 	})
 }
-

@@ -26,10 +26,10 @@ type Config struct {
 // Run is one running (or finished) scenario. Its event log is the only
 // thing that carries state from the workers to whoever watches.
 type Run struct {
-	Header Header
-	Log    *Log
-	store  *store.Store
-	events io.Writer
+	Header  Header
+	Log     *Log
+	store   *store.Store
+	events  io.Writer
 	cancel  context.CancelFunc
 	done    chan struct{}
 	err     error
