@@ -53,10 +53,11 @@ func newRunCmdFor(f *runFlags) *cobra.Command {
 		Example: "  locklab run oversell --lock none --workers 50 --stock 1\n" +
 			"  locklab run oversell --lock safe --retry full-jitter --stock 5\n" +
 			"  locklab run oversell --all --quiet\n" +
+			"  locklab run all\n" +
 			"  locklab run oversell --redis redis://localhost:6379 --events run.jsonl",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("run needs one scenario: locklab run SCENARIO (one of %s)", scenario.Names())
+				return usagef("run needs one scenario: locklab run SCENARIO (one of %s, or all)", scenario.Names())
 			}
 			return nil
 		},
@@ -122,6 +123,9 @@ func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy st
 }
 
 func (f *runFlags) run(cmd *cobra.Command, name string) error {
+	if name == "all" {
+		return f.runAll(cmd)
+	}
 	sc, err := scenario.Lookup(name)
 	if err != nil {
 		return usageError{err}
@@ -249,11 +253,15 @@ func printEntries(out io.Writer, s *scenario.Summary) {
 		if !e.LockAcquired {
 			lockMark = "✗"
 		}
-		stock := "-"
-		if e.StockBefore >= 0 {
-			stock = fmt.Sprintf("%d→%d", e.StockBefore, e.StockAfter)
+		line := fmt.Sprintf("  %s %s  lock %s", mark, e.ProcessID, lockMark)
+		if s.HasStock {
+			stock := "-"
+			if e.StockBefore >= 0 {
+				stock = fmt.Sprintf("%d→%d", e.StockBefore, e.StockAfter)
+			}
+			line += fmt.Sprintf("  stock %-7s", stock)
 		}
-		line := fmt.Sprintf("  %s %s  lock %s  stock %-7s %8.2fms", mark, e.ProcessID, lockMark, stock, e.DurationMs)
+		line += fmt.Sprintf(" %9.2fms", e.DurationMs)
 		if e.Error != nil {
 			line += "  " + *e.Error
 		}
@@ -261,13 +269,34 @@ func printEntries(out io.Writer, s *scenario.Summary) {
 	}
 }
 
+// printComparison is the table of an --all run: the lab's stock columns,
+// or the scenario's own measures when it has them.
 func printComparison(out io.Writer, results []*scenario.Summary) {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  STRATEGY\tSOLD\tFINAL\tLOCK FAILS\tOVERLAPS\tLOST\tMS\tVERDICT")
+	notes := results[0].Notes
+	head := "  STRATEGY\tOK\tLOCK FAILS\tOVERLAPS\tLOST\tMS"
+	if results[0].HasStock {
+		head = "  STRATEGY\tSOLD\tFINAL\tLOCK FAILS\tOVERLAPS\tLOST\tMS"
+	}
+	for _, n := range notes {
+		head += "\t" + strings.ToUpper(n[0])
+	}
+	fmt.Fprintln(tw, head+"\tVERDICT")
 	for _, s := range results {
-		fmt.Fprintf(tw, "  %s\t%d/%d\t%d\t%d\t%d\t%d\t%.1f\t%s\n", s.Strategy, s.Successes, s.InitialStock,
-			s.FinalStock, s.FailedLock, s.Overlaps, s.LostUpdates, float64(s.Duration.D().Microseconds())/1000, s.Verdict)
+		row := fmt.Sprintf("  %s\t%d", s.Strategy, s.Successes)
+		if s.HasStock {
+			row = fmt.Sprintf("  %s\t%d/%d\t%d", s.Strategy, s.Successes, s.InitialStock, s.FinalStock)
+		}
+		row += fmt.Sprintf("\t%d\t%d\t%d\t%.1f", s.FailedLock, s.Overlaps, s.LostUpdates, float64(s.Duration.D().Microseconds())/1000)
+		for i := range notes {
+			v := ""
+			if i < len(s.Notes) {
+				v = s.Notes[i][1]
+			}
+			row += "\t" + v
+		}
+		fmt.Fprintln(tw, row+"\t"+s.Verdict)
 	}
 	tw.Flush()
 }

@@ -161,3 +161,23 @@ func FuzzRunFlags(f *testing.F) {
 		}
 	})
 }
+
+func TestRunAllIsAVerdictTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every scenario")
+	}
+	code, out, stderr := cli(t, "run", "all", "-q", "--speed", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, sc := range scenario.Catalogue() {
+		if !strings.Contains(out, sc.Name) {
+			t.Errorf("run all lacks %s", sc.Name)
+		}
+	}
+	for _, want := range []string{"OVERSOLD", "DEADLOCK", "SAVED BY FENCING", "DUPLICATE", "runs in"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run all shows no %s:\n%s", want, out)
+		}
+	}
+}

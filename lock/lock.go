@@ -162,8 +162,21 @@ type Lease struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	release func(ctx context.Context) error
+	abandon func()
 	once    sync.Once
 	err     error
+}
+
+// Abandon stops whatever keeps the lock alive (a watchdog's renewals)
+// without releasing it: what happens when the holder's process dies. The
+// lock then lapses at its TTL.
+func (l *Lease) Abandon() {
+	l.once.Do(func() {
+		if l.abandon != nil {
+			l.abandon()
+		}
+		l.err = ErrNotHeld
+	})
 }
 
 func newLease(parent context.Context, key, token string, ttl time.Duration, attempt int) *Lease {

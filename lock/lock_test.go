@@ -326,3 +326,23 @@ func TestAcquireRetriesUntilFree(t *testing.T) {
 		}
 	})
 }
+
+func TestAbandonedWatchdogLapses(t *testing.T) {
+	onBoth(t, 1, func(t *testing.T, s *store.Store) {
+		ctx := context.Background()
+		key := s.Key("lock:x")
+		w := lock.NewWatchdog(s.Client(), lock.Options{Clock: s.Clock()})
+		l, err := w.TryAcquire(ctx, key, 100*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Abandon()
+		s.Clock().Sleep(ctx, 150*time.Millisecond)
+		if s.Client().Exists(ctx, key).Val() != 0 {
+			t.Fatal("an abandoned watchdog lock is still renewed")
+		}
+		if err := l.Release(ctx); !errors.Is(err, lock.ErrNotHeld) {
+			t.Fatalf("release after abandon: %v", err)
+		}
+	})
+}

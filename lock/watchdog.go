@@ -61,6 +61,10 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 		defer close(done)
 		w.renew(l, stop, since)
 	}()
+	l.abandon = func() {
+		close(stop)
+		<-done
+	}
 	cad := l.release
 	l.release = func(ctx context.Context) error {
 		close(stop)

@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -218,4 +219,125 @@ func TestNaiveFlaws(t *testing.T) {
 			t.Errorf("safe: overlaps %d, w02's release refused %d times", o.s.Overlaps, refused)
 		}
 	})
+}
+
+func TestWebhook(t *testing.T) {
+	t.Parallel()
+	credits := func(o outcome) int {
+		return o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Res == "credit" && e.OK })
+	}
+	each(t, "webhook", "none", 20, nil, func(t *testing.T, o outcome) {
+		if credits(o) < 2 || o.s.Duplicates < 1 {
+			t.Errorf("no lock: credited %d times", credits(o))
+		}
+	})
+	for _, st := range []string{"safe", "idempotency"} {
+		each(t, "webhook", st, 20, nil, func(t *testing.T, o outcome) {
+			if credits(o) != 1 || o.s.Violations != 0 {
+				t.Errorf("%s: credited %d times", st, credits(o))
+			}
+		})
+	}
+	each(t, "webhook", "fail-fast", 20, nil, func(t *testing.T, o outcome) {
+		// The holder: when it asked (a), learned it had the lock (q) and released (r).
+		holder := int32(-1)
+		var a, q, r, ttl time.Duration = -1, -1, -1, 0
+		for _, e := range o.evs {
+			if e.Kind == scenario.KindAcquired {
+				holder, q, ttl = e.Worker, e.T, e.TTL
+			}
+		}
+		denied := map[int32]time.Duration{}
+		for _, e := range o.evs {
+			switch {
+			case e.Worker == holder && e.Kind == scenario.KindAttempt:
+				a = e.T
+			case e.Worker == holder && e.Kind == scenario.KindRelease:
+				r = e.T
+			case e.Kind == scenario.KindDenied:
+				denied[e.Worker] = e.T
+			}
+		}
+		replies := 0
+		for _, e := range o.evs {
+			if e.Kind != scenario.KindDone || !strings.HasPrefix(e.Msg, "409") {
+				continue
+			}
+			replies++
+			if r >= 0 && e.T >= r {
+				continue // the lock may have been free by the time PTTL was read
+			}
+			// PTTL was read between the denial and the reply; the key's
+			// deadline on the server lies between a+ttl and q+ttl.
+			lo, hi := a+ttl-e.T-2*time.Millisecond, q+ttl-denied[e.Worker]+2*time.Millisecond
+			if e.Delay < lo || e.Delay > hi {
+				t.Errorf("409 at %v says retry after %v; the lock's remaining PTTL was between %v and %v", e.T, e.Delay, lo, hi)
+			}
+		}
+		if replies < 1 || credits(o) != 1 {
+			t.Errorf("fail-fast: %d replies, %d credits", replies, credits(o))
+		}
+	})
+}
+
+func TestQueueDouble(t *testing.T) {
+	t.Parallel()
+	effects := func(o outcome) int {
+		return o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Res == "effect" })
+	}
+	each(t, "queue-double", "plain", 10, nil, func(t *testing.T, o outcome) {
+		failedDelete := o.count(scenario.KindReleaseFailed, func(e scenario.Event) bool { return strings.Contains(e.Msg, "not found / not reserved") })
+		if effects(o) != 2 || o.s.Overlaps < 1 || failedDelete != 1 {
+			t.Errorf("plain: effects %d, overlaps %d, failed deletes %d", effects(o), o.s.Overlaps, failedDelete)
+		}
+	})
+	for _, st := range []string{"heartbeat", "idempotency"} {
+		each(t, "queue-double", st, 10, nil, func(t *testing.T, o outcome) {
+			if effects(o) != 1 || o.s.Duplicates != 0 {
+				t.Errorf("%s: the effect happened %d times", st, effects(o))
+			}
+		})
+	}
+}
+
+func TestRetryPoliciesCompared(t *testing.T) {
+	t.Parallel()
+	sc, _ := scenario.Lookup("retry")
+	for _, workers := range []int{20, 50} {
+		calls := map[string][]float64{}
+		durs := map[string][]float64{}
+		seeds := 20
+		if testing.Short() {
+			seeds = 4
+		}
+		for _, pol := range sc.Strategies {
+			for seed := range seeds {
+				p := sc.Defaults
+				p.Workers = workers
+				r := runAt(t, nil, 10, scenario.Config{Scenario: "retry", Strategy: pol, Seed: uint64(seed), Params: p})
+				m := scenario.MeasureRetry(r.Log)
+				calls[pol] = append(calls[pol], float64(m.LockCalls))
+				durs[pol] = append(durs[pol], float64(m.Duration))
+				if s := r.Summary(); s.Violations != 0 {
+					t.Fatalf("%s: %s", pol, s.Verdict)
+				}
+			}
+		}
+		med := func(xs []float64) float64 {
+			ys := append([]float64(nil), xs...)
+			slices.Sort(ys)
+			return ys[len(ys)/2]
+		}
+		for _, pol := range sc.Strategies {
+			t.Logf("%d workers, %-20s median lock calls %6.0f, median duration %8.1f ms", workers, pol, med(calls[pol]), med(durs[pol])/1e6)
+		}
+		// The AWS post's shape: every jittered policy does less work, and
+		// finishes sooner, than un-jittered exponential backoff.
+		for _, pol := range []string{"full-jitter", "equal-jitter", "decorrelated-jitter"} {
+			if med(calls[pol]) >= med(calls["exponential"]) || med(durs[pol]) >= med(durs["exponential"]) {
+				t.Errorf("%d workers: %s (calls %.0f, %.0f ms) not ahead of exponential (calls %.0f, %.0f ms)", workers, pol,
+					med(calls[pol]), med(durs[pol])/1e6, med(calls["exponential"]), med(durs["exponential"])/1e6)
+			}
+		}
+	}
 }

@@ -32,11 +32,13 @@ func runCrash(ctx context.Context, env *Env) error {
 	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		if w.ID == 0 {
-			if _, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D()); err != nil {
+			lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
+			if err != nil {
 				w.Done(false, FailLock, "lock not obtained")
 				return
 			}
 			w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+			lease.Abandon() // the process is gone: nothing renews or releases it
 			w.Crash("crashed holding the lock; it is never released")
 			return
 		}

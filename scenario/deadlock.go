@@ -113,6 +113,7 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 				w.Done(false, FailLock, "gave up waiting for "+second)
 				return
 			}
+			w.Emit(Event{Kind: KindBackoff, Res: "lock:" + second, Delay: env.Params.RetryBase.D(), Has: HasDelay})
 			if w.Sleep(ctx, env.Params.RetryBase.D()) != nil {
 				w.Done(false, FailCancel, "interrupted")
 				return

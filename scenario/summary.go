@@ -230,7 +230,7 @@ func (s *Summary) verdict() {
 		s.Detail = "Two workers were inside at once, but the resource refused the older fence: the data is right."
 	case s.Overlaps > 0 || s.LostUpdates > 0 || (s.HasStock && lost):
 		s.Verdict = fmt.Sprintf("UNSAFE — %d overlap(s), %d lost update(s)", s.Overlaps, s.LostUpdates)
-		s.Detail = "Workers shared the critical section; it did not oversell this time, but the lock did not protect the data."
+		s.Detail = "Two workers were inside the critical section at once: the lock did not keep them apart."
 	case s.Cancelled > 0:
 		s.Verdict = fmt.Sprintf("INTERRUPTED — %d worker(s) stopped before they finished", s.Cancelled)
 		s.Detail = "No safety violation up to the moment the run was stopped."

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/spf13/cobra"
+)
+
+// runAll runs every scenario with every strategy, a few at a time, and
+// prints one verdict table.
+func (f *runFlags) runAll(cmd *cobra.Command) error {
+	urls, err := f.store()
+	if err != nil {
+		return err
+	}
+	seed := f.seed
+	if !cmd.Flags().Changed("seed") {
+		seed = 1
+	}
+	type job struct {
+		sc       *scenario.Scenario
+		strategy string
+		sum      *scenario.Summary
+		err      error
+	}
+	var jobs []*job
+	for _, sc := range scenario.Catalogue() {
+		for _, st := range sc.Strategies {
+			jobs = append(jobs, &job{sc: sc, strategy: st})
+		}
+	}
+	out := cmd.OutOrStdout()
+	start := time.Now()
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			j.sum, j.err = f.runQuiet(cmd.Context(), j.sc, j.strategy, seed, urls)
+			if !f.quiet {
+				mu.Lock()
+				if j.err != nil {
+					fmt.Fprintf(out, "  %-13s %-20s error: %v\n", j.sc.Name, j.strategy, j.err)
+				} else {
+					fmt.Fprintf(out, "  %-13s %-20s %s\n", j.sc.Name, j.strategy, j.sum.Verdict)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if cmd.Context().Err() != nil {
+		return runtimeError{fmt.Errorf("interrupted; every run's keys were deleted")}
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tVIRTUAL TIME\tVERDICT")
+	failed := 0
+	for _, j := range jobs {
+		if j.err != nil {
+			failed++
+			fmt.Fprintf(tw, "%s\t%s\t-\terror: %v\n", j.sc.Name, j.strategy, j.err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", j.sc.Name, j.strategy, j.sum.Duration.D().Round(time.Millisecond), j.sum.Verdict)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\n%d runs in %v (seed %d)\n", len(jobs), time.Since(start).Round(100*time.Millisecond), seed)
+	if failed > 0 {
+		return runtimeError{fmt.Errorf("%d of %d runs failed", failed, len(jobs))}
+	}
+	return nil
+}
+
+// runQuiet runs one scenario with its defaults and returns its summary.
+func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (*scenario.Summary, error) {
+	p := sc.Defaults
+	if strategy == "redlock" && len(urls) == 0 {
+		p.Nodes = 5
+	}
+	if len(urls) > 0 {
+		p.Nodes = len(urls)
+	}
+	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
+		PoolSize: min(max(p.Workers, 10), 256)})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	r, err := scenario.Start(ctx, st, scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Wait(); err != nil {
+		return nil, err
+	}
+	return r.Summary(), nil
+}
+

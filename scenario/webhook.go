@@ -1,0 +1,110 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+)
+
+var webhook = &Scenario{
+	Name:  "webhook",
+	Title: "Webhook delivered twice: one payment, credited how often?",
+	Watch: "how many times the account is credited for one payment",
+	Explain: "The same payment webhook arrives --workers times at once. Without a lock each delivery checks " +
+		"\"already processed?\", finds no, and credits — the account is credited more than once. With a lock " +
+		"and the check inside it, exactly once. An idempotency key (SET processed NX) needs no lock at all. " +
+		"fail-fast answers a delivery that finds the lock taken with \"409 locked, retry after N ms\", N the " +
+		"lock's remaining PTTL.",
+	Source:     "the locking-patterns article (payment webhook); the Valkey lock example (fail fast)",
+	Strategies: []string{"none", "safe", "idempotency", "fail-fast"},
+	Defaults: withDefaults(func(p *Params) {
+		p.Workers, p.Delay, p.TTL = 3, Millis(5*time.Millisecond), Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(10*time.Millisecond), 100
+	}),
+	Uses: []string{"workers", "delay", "ttl", "retry-base", "max-retries"},
+	run:  runWebhook,
+}
+
+func runWebhook(ctx context.Context, env *Env) error {
+	st := env.Store
+	env.Emit(Event{Kind: KindInit, Res: "credit", Code: LimitOnce})
+	processed, account := st.Key("processed:pay_42"), st.Key("account:7")
+	return env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
+		credit := func() error {
+			if err := w.Sleep(ctx, env.Params.Delay.D()); err != nil { // calling the bank
+				return err
+			}
+			bal, err := st.Client().IncrBy(ctx, account, 100).Result()
+			if err != nil {
+				return err
+			}
+			w.Emit(Event{Kind: KindWrite, Res: "credit", Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true))
+			return st.Client().Set(ctx, processed, "1", 0).Err()
+		}
+		checkAndCredit := func() {
+			w.Emit(Event{Kind: KindWorkStart, Res: "pay_42"})
+			n, err := st.Client().Exists(ctx, processed).Result()
+			w.Emit(Event{Kind: KindRead, Res: "processed", Msg: fmt.Sprintf("processed=%v", n == 1)})
+			switch {
+			case err != nil:
+			case n == 1:
+				w.Emit(Event{Kind: KindWorkEnd, Res: "pay_42"})
+				w.Done(true, "", "200 already processed")
+				return
+			default:
+				err = credit()
+			}
+			w.Emit(Event{Kind: KindWorkEnd, Res: "pay_42"})
+			if err != nil {
+				w.Done(false, FailError, err.Error())
+				return
+			}
+			w.Done(true, "", "200 credited")
+		}
+		switch env.Strategy {
+		case "none":
+			checkAndCredit()
+		case "idempotency":
+			first, err := st.Client().SetNX(ctx, st.Key("idem:pay_42"), w.ID, 0).Result()
+			switch {
+			case err != nil:
+				w.Done(false, FailError, err.Error())
+			case !first:
+				w.Emit(Event{Kind: KindRead, Res: "idem:pay_42", Msg: "key taken: a duplicate"})
+				w.Done(true, "", "200 duplicate, ignored")
+			default:
+				if err := credit(); err != nil {
+					w.Done(false, FailError, err.Error())
+				} else {
+					w.Done(true, "", "200 credited")
+				}
+			}
+		case "safe", "fail-fast":
+			retry := env.Params.RetryPolicy()
+			if env.Strategy == "fail-fast" {
+				retry = lock.Retry{}
+			}
+			l, err := env.NewLock(w, "safe", retry, nil)
+			if err != nil {
+				w.Done(false, FailError, err.Error())
+				return
+			}
+			key := st.Key("lock:pay_42")
+			lease, err := l.Acquire(ctx, key, env.Params.TTL.D())
+			if err != nil {
+				pttl, perr := st.Client().PTTL(ctx, key).Result()
+				if perr != nil || pttl < 0 {
+					pttl = 0
+				}
+				after := env.Clock().FromServer(pttl)
+				w.Emit(Event{Kind: KindDone, Code: FailLock, Delay: after, Has: HasDelay | HasOK,
+					Msg: fmt.Sprintf("409 locked, retry after %d ms", after.Milliseconds())})
+				return
+			}
+			checkAndCredit()
+			releaseQuietly(ctx, lease)
+		}
+	})
+}
