@@ -106,4 +106,3 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 	}
 	return r.Summary(), nil
 }
-
