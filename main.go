@@ -33,7 +33,6 @@ type quietLogger struct{}
 func (quietLogger) Printf(context.Context, string, ...any) {}
 
 func main() {
-	redis.SetLogger(quietLogger{})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -42,6 +41,7 @@ func main() {
 
 // execute runs the CLI and returns the exit status.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	redis.SetLogger(quietLogger{})
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -1,0 +1,69 @@
+package scenario_test
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/locklab/locklab/scenario"
+)
+
+// TestOutcomeRates measures how often each scenario's outcome happens over
+// many seeds on the embedded store at 10×: LOCKLAB_RATES=100 go test
+// -run OutcomeRates -v ./scenario. It prints a markdown table (verdict
+// classes and their counts) and asserts nothing: it is a figure.
+func TestOutcomeRates(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("LOCKLAB_RATES"))
+	if n <= 0 {
+		t.Skip("set LOCKLAB_RATES=seeds to measure outcome rates")
+	}
+	type combo struct {
+		sc, strategy string
+		counts       map[string]int
+	}
+	var combos []*combo
+	for _, sc := range scenario.Catalogue() {
+		for _, st := range sc.Strategies {
+			combos = append(combos, &combo{sc: sc.Name, strategy: st, counts: map[string]int{}})
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 3)
+	for _, c := range combos {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			sc, _ := scenario.Lookup(c.sc)
+			for seed := range n {
+				p := sc.Defaults
+				if c.strategy == "redlock" {
+					p.Nodes = 5
+				}
+				r := runAt(t, nil, 10, scenario.Config{Scenario: c.sc, Strategy: c.strategy, Seed: uint64(seed), Params: p})
+				v := r.Summary().Verdict
+				if i := strings.IndexAny(v, "—0123456789"); i > 0 {
+					v = strings.TrimSpace(v[:i])
+				}
+				c.counts[v]++
+			}
+		}()
+	}
+	wg.Wait()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| scenario | strategy | outcomes over %d seeds |\n|---|---|---|\n", n)
+	for _, c := range combos {
+		var parts []string
+		for v, k := range c.counts {
+			parts = append(parts, fmt.Sprintf("%s %d%%", v, k*100/n))
+		}
+		sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", c.sc, c.strategy, strings.Join(parts, ", "))
+	}
+	t.Log(b.String())
+}
