@@ -166,7 +166,7 @@ func TestDeadlock(t *testing.T) {
 	order := func(o string, workers int) func(*scenario.Params) {
 		return func(p *scenario.Params) { p.Order, p.Workers = o, workers }
 	}
-	each(t, "deadlock", "safe", 10, order("opposite", 2), func(t *testing.T, o outcome) {
+	eachAt(t, 4, "deadlock", "safe", 10, order("opposite", 2), func(t *testing.T, o outcome) {
 		dl, first := -1, -1
 		for i, e := range o.evs {
 			if e.Kind == scenario.KindDeadlock && dl < 0 {
@@ -181,13 +181,13 @@ func TestDeadlock(t *testing.T) {
 		}
 	})
 	for _, ord := range []string{"sorted", "all-at-once"} {
-		each(t, "deadlock", "safe", 10, order(ord, 2), func(t *testing.T, o outcome) {
+		eachAt(t, 4, "deadlock", "safe", 10, order(ord, 2), func(t *testing.T, o outcome) {
 			if o.s.Deadlocks != 0 || o.s.Overlaps != 0 || o.s.Successes != 2 {
 				t.Errorf("%s: deadlocks %d, overlaps %d, done %d", ord, o.s.Deadlocks, o.s.Overlaps, o.s.Successes)
 			}
 		})
 	}
-	each(t, "deadlock", "safe", 10, order("opposite", 4), func(t *testing.T, o outcome) {
+	eachAt(t, 4, "deadlock", "safe", 10, order("opposite", 4), func(t *testing.T, o outcome) {
 		var cycles []string
 		for _, e := range o.evs {
 			if e.Kind == scenario.KindDeadlock {
@@ -202,7 +202,8 @@ func TestDeadlock(t *testing.T) {
 
 func TestNaiveFlaws(t *testing.T) {
 	t.Parallel()
-	each(t, "naive-flaws", "naive", 10, nil, func(t *testing.T, o outcome) {
+	// At 2×: its beats are hundreds of milliseconds apart.
+	eachAt(t, 2, "naive-flaws", "naive", 10, nil, func(t *testing.T, o outcome) {
 		noTTL := o.count(scenario.KindBeat, func(e scenario.Event) bool { return strings.Contains(e.Msg, "no TTL") })
 		foreign := 0
 		holder := map[string]int32{}
@@ -220,7 +221,7 @@ func TestNaiveFlaws(t *testing.T) {
 			t.Errorf("naive: no-TTL beat %d, foreign deletes %d, overlaps %d", noTTL, foreign, o.s.Overlaps)
 		}
 	})
-	each(t, "naive-flaws", "safe", 10, nil, func(t *testing.T, o outcome) {
+	eachAt(t, 2, "naive-flaws", "safe", 10, nil, func(t *testing.T, o outcome) {
 		refused := o.count(scenario.KindReleaseFailed, func(e scenario.Event) bool { return e.Worker == 2 })
 		if o.s.Overlaps != 0 || refused != 1 || o.count(scenario.KindBeat, func(e scenario.Event) bool { return strings.Contains(e.Msg, "no TTL") }) != 0 {
 			t.Errorf("safe: overlaps %d, w02's release refused %d times", o.s.Overlaps, refused)
@@ -233,19 +234,20 @@ func TestWebhook(t *testing.T) {
 	credits := func(o outcome) int {
 		return o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Res == "credit" && e.OK })
 	}
-	each(t, "webhook", "none", 20, nil, func(t *testing.T, o outcome) {
+	// At 1×: the race window is the 5ms bank call, in real time too.
+	eachAt(t, 1, "webhook", "none", 20, nil, func(t *testing.T, o outcome) {
 		if credits(o) < 2 || o.s.Duplicates < 1 {
 			t.Errorf("no lock: credited %d times", credits(o))
 		}
 	})
 	for _, st := range []string{"safe", "idempotency"} {
-		each(t, "webhook", st, 20, nil, func(t *testing.T, o outcome) {
+		eachAt(t, 1, "webhook", st, 20, nil, func(t *testing.T, o outcome) {
 			if credits(o) != 1 || o.s.Violations != 0 {
 				t.Errorf("%s: credited %d times", st, credits(o))
 			}
 		})
 	}
-	each(t, "webhook", "fail-fast", 20, nil, func(t *testing.T, o outcome) {
+	eachAt(t, 1, "webhook", "fail-fast", 20, nil, func(t *testing.T, o outcome) {
 		// The holder: when it asked (a), learned it had the lock (q) and released (r).
 		holder := int32(-1)
 		var a, q, r, ttl time.Duration = -1, -1, -1, 0

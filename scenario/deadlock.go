@@ -30,7 +30,7 @@ var deadlock = &Scenario{
 	Source:     "the PHP + Redis locking lab, §5 (its run looked fine; the overlap was real)",
 	Strategies: []string{"safe", "naive", "fenced", "watchdog"},
 	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.TTL, p.Work, p.Order = 2, Millis(3*time.Second), Millis(100*time.Millisecond), "opposite"
+		p.Workers, p.TTL, p.Work, p.Order = 2, Millis(3*time.Second), Millis(500*time.Millisecond), "opposite"
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 100
 	}),
 	Uses: []string{"workers", "order", "ttl", "work", "retry-base", "max-retries"},
