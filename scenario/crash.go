@@ -26,10 +26,9 @@ var crash = &Scenario{
 
 func runCrash(ctx context.Context, env *Env) error {
 	st := env.Store
-	if err := st.Client().Set(ctx, st.Key("stock"), env.Params.Stock, 0).Err(); err != nil {
+	if err := initStock(ctx, env); err != nil {
 		return err
 	}
-	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		if w.ID == 0 {
 			lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())

@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"errors"
-	"time"
 
 	"github.com/locklab/locklab/lock"
 	"github.com/redis/go-redis/v9"
@@ -85,11 +84,7 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 		}
 		return
 	}
-	release := func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		_ = lease.Release(rctx)
-	}
+	release := func() { releaseQuietly(ctx, lease) }
 	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
 	v, err := c.Get(ctx, stock).Int64()
 	if err != nil {

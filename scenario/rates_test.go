@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,11 +47,7 @@ func TestOutcomeRates(t *testing.T) {
 					p.Nodes = 5
 				}
 				r := runAt(t, nil, 10, scenario.Config{Scenario: c.sc, Strategy: c.strategy, Seed: uint64(seed), Params: p})
-				v := r.Summary().Verdict
-				if i := strings.IndexAny(v, "—0123456789"); i > 0 {
-					v = strings.TrimSpace(v[:i])
-				}
-				c.counts[v]++
+				c.counts[verdictClass(r.Summary().Verdict)]++
 			}
 		}()
 	}
@@ -66,4 +63,13 @@ func TestOutcomeRates(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", c.sc, c.strategy, strings.Join(parts, ", "))
 	}
 	t.Log(b.String())
+}
+
+var counts = regexp.MustCompile(`\d+ `)
+
+// verdictClass drops a verdict's details and counts: "DEADLOCK, then 2
+// OVERLAP(S)" is "DEADLOCK, then OVERLAP(S)".
+func verdictClass(v string) string {
+	v, _, _ = strings.Cut(v, " —")
+	return strings.TrimSpace(counts.ReplaceAllString(v, ""))
 }

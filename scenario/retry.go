@@ -30,11 +30,9 @@ var retryScenario = &Scenario{
 }
 
 func runRetry(ctx context.Context, env *Env) error {
-	st := env.Store
-	if err := st.Client().Set(ctx, st.Key("stock"), env.Params.Stock, 0).Err(); err != nil {
+	if err := initStock(ctx, env); err != nil {
 		return err
 	}
-	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
 	policy := env.Params.RetryPolicy()
 	policy.Policy = lock.Policy(env.Strategy)
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {

@@ -83,11 +83,9 @@ const (
 )
 
 func runStale(ctx context.Context, env *Env, mode staleMode) error {
-	st := env.Store
-	if err := st.Client().Set(ctx, st.Key("stock"), env.Params.Stock, 0).Err(); err != nil {
+	if err := initStock(ctx, env); err != nil {
 		return err
 	}
-	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		if w.ID == 0 {
 			staleHolder(ctx, env, w, mode)
@@ -111,11 +109,7 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode) {
 		w.Done(false, FailLock, "lock not obtained")
 		return
 	}
-	release := func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		_ = lease.Release(rctx)
-	}
+	release := func() { releaseQuietly(ctx, lease) }
 	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
 	v, err := st.Client().Get(ctx, st.Key("stock")).Int64()
 	if err != nil {
@@ -160,6 +154,16 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode) {
 	default:
 		w.Done(true, "", "")
 	}
+}
+
+// initStock sets the stock counter to --stock and says so.
+func initStock(ctx context.Context, env *Env) error {
+	st := env.Store
+	if err := st.Client().Set(ctx, st.Key("stock"), env.Params.Stock, 0).Err(); err != nil {
+		return err
+	}
+	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
+	return nil
 }
 
 // finalStock records the counter's real value after every worker is done.

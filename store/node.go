@@ -59,7 +59,8 @@ func (s *Store) openEmbedded(cfg Config) error {
 		node := &Node{Index: i, Addr: m.Addr(), mini: m, clock: s.clock, base: epoch,
 			stop: make(chan struct{}), done: make(chan struct{})}
 		m.SetTime(epoch)
-		node.Client = redis.NewClient(clientOptions(&redis.Options{Addr: m.Addr()}, cfg))
+		// One dial attempt: an in-process server that refuses is closed, not busy.
+		node.Client = redis.NewClient(clientOptions(&redis.Options{Addr: m.Addr(), DialerRetries: 1}, cfg))
 		node.Client.AddHook(syncHook{node})
 		s.nodes = append(s.nodes, node)
 		go node.follow()
