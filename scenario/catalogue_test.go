@@ -350,3 +350,41 @@ func TestRetryPoliciesCompared(t *testing.T) {
 		}
 	}
 }
+
+func TestRedlockUnderFaults(t *testing.T) {
+	t.Parallel()
+	sc, _ := scenario.Lookup("redlock")
+	for seed := range 10 {
+		r := runAt(t, nil, 2, scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: uint64(seed), Params: sc.Defaults})
+		o := outcome{s: r.Summary(), evs: r.Log.Events()}
+		granted := func(w int32) int {
+			return o.count(scenario.KindVote, func(e scenario.Event) bool { return e.Worker == w && e.OK })
+		}
+		if o.count(scenario.KindAcquired, func(e scenario.Event) bool { return e.Worker == 0 }) != 1 || granted(0) != 3 {
+			t.Errorf("seed %d: with 2 of 5 down, w00 got %d votes and acquired %d times", seed, granted(0), o.count(scenario.KindAcquired, func(e scenario.Event) bool { return e.Worker == 0 }))
+		}
+		if o.count(scenario.KindAcquired, func(e scenario.Event) bool { return e.Worker == 1 }) != 0 || granted(1) != 2 {
+			t.Errorf("seed %d: with 3 of 5 down, w01 got %d votes", seed, granted(1))
+		}
+		for _, res := range []string{"J", "F", "P"} {
+			if o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == res && e.Code == scenario.CodeOverlap }) != 1 {
+				t.Errorf("seed %d: no two holders of %s", seed, res)
+			}
+		}
+		if votes := o.count(scenario.KindVote, nil); votes < 5*8 {
+			t.Errorf("seed %d: only %d per-node votes recorded", seed, votes)
+		}
+	}
+	t.Run("redis-server", func(t *testing.T) {
+		srvs := storetest.StartN(t, 5)
+		r := run(t, storetest.URLs(srvs), scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
+			Params: func() scenario.Params { p := sc.Defaults; p.TTL, p.Work = p.TTL/5, p.Work/5; return p }()})
+		o := outcome{s: r.Summary(), evs: r.Log.Events()}
+		if n := o.count(scenario.KindBeat, func(e scenario.Event) bool { return strings.HasPrefix(e.Msg, "not available on a real server") }); n < 3 {
+			t.Errorf("a real server should say which faults it cannot inject; said %d times", n)
+		}
+		if o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == "P" }) != 1 {
+			t.Error("the pause past validity needs no node fault: two holders expected on a real server too")
+		}
+	})
+}

@@ -166,7 +166,7 @@ func (e *Env) Clock() *store.Clock { return e.Store.Clock() }
 func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w *Worker)) error {
 	ws := make([]*Worker, n)
 	for i := range ws {
-		w := &Worker{ID: int32(i), env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
+		w := e.worker(int32(i))
 		if _, isLock := lockStrategies[e.Strategy]; isLock {
 			l, err := e.NewLock(w, e.Strategy, e.Params.RetryPolicy(), nil)
 			if err != nil {
@@ -200,6 +200,11 @@ var lockStrategies = func() map[string]bool {
 	}
 	return m
 }()
+
+// worker makes worker i (without a lock or a goroutine).
+func (e *Env) worker(i int32) *Worker {
+	return &Worker{ID: i, env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
+}
 
 // Worker is one goroutine of a run.
 type Worker struct {

@@ -48,7 +48,7 @@ var Strategies = func() []Strategy {
 	return append(ss, Strategy{"atomic", "no lock: one Lua script checks and decrements"})
 }()
 
-var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook}
+var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario}
 
 // Catalogue lists every scenario in order.
 func Catalogue() []*Scenario { return catalogue }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"time"
 
 	"github.com/alicebob/miniredis/v2/server"
 )
@@ -50,4 +51,61 @@ func (n *Node) Paused() bool {
 	n.faultMu.Lock()
 	defer n.faultMu.Unlock()
 	return n.paused != nil
+}
+
+// Stop takes an embedded node down: its clients get connection errors.
+func (n *Node) Stop() error {
+	if n.mini == nil {
+		return ErrUnsupported
+	}
+	n.faultMu.Lock()
+	defer n.faultMu.Unlock()
+	if n.stopped {
+		return nil
+	}
+	n.stopped = true
+	n.mini.Close()
+	return nil
+}
+
+// Start brings a stopped embedded node back on the same address, with its
+// data or, like a Redis without persistence, empty.
+func (n *Node) Start(keepData bool) error {
+	if n.mini == nil {
+		return ErrUnsupported
+	}
+	n.faultMu.Lock()
+	defer n.faultMu.Unlock()
+	if !n.stopped {
+		return nil
+	}
+	if !keepData {
+		n.mini.FlushAll()
+	}
+	if err := n.mini.Restart(); err != nil {
+		return err
+	}
+	n.stopped = false
+	return nil
+}
+
+// Down reports whether the node is stopped.
+func (n *Node) Down() bool {
+	n.faultMu.Lock()
+	defer n.faultMu.Unlock()
+	return n.stopped
+}
+
+// JumpClock moves an embedded node's clock forward by d at once: its TTLs
+// lapse as if d had passed (a clock jump, as NTP may do).
+func (n *Node) JumpClock(d time.Duration) error {
+	if n.mini == nil {
+		return ErrUnsupported
+	}
+	n.mu.Lock()
+	n.base = n.base.Add(d)
+	n.synced = -1 // force the next sync
+	n.mu.Unlock()
+	n.sync()
+	return nil
 }

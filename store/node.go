@@ -28,6 +28,7 @@ type Node struct {
 
 	faultMu sync.Mutex
 	paused  chan struct{} // closed on Resume
+	stopped bool
 }
 
 // epoch is the embedded servers' wall time at virtual zero: a fixed instant,
@@ -89,7 +90,7 @@ func clientOptions(o *redis.Options, cfg Config) *redis.Options {
 // forward, under the node's mutex, so no TTL is counted down twice.
 func (n *Node) sync() {
 	n.mu.Lock()
-	if v := n.clock.Now(); v > n.synced {
+	if v := n.clock.Now(); v > n.synced || n.synced < 0 {
 		n.synced = v
 		n.mini.SetTime(n.base.Add(v))
 	}
@@ -123,7 +124,9 @@ func (n *Node) close() error {
 		n.Resume()
 		close(n.stop)
 		<-n.done
-		n.mini.Close()
+		if !n.Down() {
+			n.mini.Close()
+		}
 	}
 	return err
 }

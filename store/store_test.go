@@ -203,3 +203,34 @@ func TestRealServer(t *testing.T) {
 		t.Fatal("Close left the run's key behind")
 	}
 }
+
+func TestEmbeddedFaults(t *testing.T) {
+	ctx := context.Background()
+	s := openEmbedded(t, store.Config{Nodes: 2})
+	n, c := s.Nodes()[0], s.Nodes()[0].Client
+	c.Set(ctx, s.Key("k"), "v", 0)
+	c.Set(ctx, s.Key("t"), "v", time.Second)
+	if err := n.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, s.Key("k")).Err(); err == nil {
+		t.Fatal("a stopped node answered")
+	}
+	if err := n.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Get(ctx, s.Key("k")).Val(); got != "v" {
+		t.Fatalf("restart with data lost the key: %q", got)
+	}
+	n.Stop()
+	n.Start(false)
+	if c.Exists(ctx, s.Key("k")).Val() != 0 {
+		t.Fatal("restart without data kept the key")
+	}
+	other := s.Nodes()[1].Client
+	other.Set(ctx, s.Key("t"), "v", time.Second)
+	s.Nodes()[1].JumpClock(2 * time.Second)
+	if other.Exists(ctx, s.Key("t")).Val() != 0 {
+		t.Fatal("a 1s key outlived a 2s clock jump")
+	}
+}
