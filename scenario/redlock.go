@@ -74,7 +74,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 	// Beats 2 and 3: a bare majority loses a node's copy of the key.
 	for _, b := range []struct {
 		res, kind, say string
-		a, c       int
+		a, c           int
 	}{
 		{"J", "jump", "beat 2: node 2's clock jumps past the TTL", 2, 3},
 		{"F", "restart", "beat 3: node 2 restarts without persistence", 4, 5},
