@@ -11,10 +11,19 @@ import (
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
+	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// quietRedis keeps go-redis from logging background dials of stopped runs.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
+func TestMain(m *testing.M) {
+	redis.SetLogger(quietRedis{})
+	goleak.VerifyTestMain(m)
+}
 
 // run runs a scenario to the end on a fresh store and returns the run.
 func run(t testing.TB, urls []string, cfg scenario.Config) *scenario.Run {

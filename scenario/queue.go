@@ -2,8 +2,17 @@ package scenario
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	//go:embed scripts/reserve.lua
+	reserveLua    string
+	reserveScript = redis.NewScript(reserveLua)
 )
 
 var queueDouble = &Scenario{
@@ -67,7 +76,7 @@ func runQueue(ctx context.Context, env *Env) error {
 		}
 		limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
 		for {
-			id, err := c.LPop(ctx, queue).Result()
+			id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:")}, w.ID, max(ttlMs(reservation).Milliseconds(), 1)).Text()
 			if err == nil {
 				runJob(ctx, env, w, id, reservation, ttlMs)
 				return
@@ -87,12 +96,11 @@ func runQueue(ctx context.Context, env *Env) error {
 	return err
 }
 
-// runJob reserves the job, runs it and deletes it.
+// runJob runs a reserved job and deletes it.
 func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation time.Duration, server func(time.Duration) time.Duration) {
 	st := env.Store
 	c := st.Client()
 	job, reserved := st.Key("job:"+id), st.Key("reserved:job:"+id)
-	c.Set(ctx, reserved, w.ID, server(reservation))
 	w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
 	w.Emit(Event{Kind: KindWorkStart, Res: "job:" + id})
 	hb := make(chan struct{})
@@ -111,7 +119,7 @@ func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation tim
 				return
 			default:
 			}
-			if ok, _ := c.Expire(ctx, reserved, server(reservation)).Result(); ok {
+			if ok, _ := c.PExpire(ctx, reserved, server(reservation)).Result(); ok {
 				w.Emit(Event{Kind: KindRenewed, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL})
 			}
 		}
