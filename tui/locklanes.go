@@ -91,6 +91,20 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 			}
 			c = j
 		}
+		if votes, who := tl.LastVotes(l, k); votes != nil {
+			var vb strings.Builder
+			for _, v := range votes {
+				switch v {
+				case 1:
+					vb.WriteString(th.OK.Render("✓"))
+				case 2:
+					vb.WriteString(th.Alarm.Render("✗"))
+				default:
+					vb.WriteString(th.Muted.Render("·"))
+				}
+			}
+			info += th.Muted.Render("  votes "+scenario.WorkerName(who)+" ") + vb.String()
+		}
 		out = append(out, b.String(), strings.Repeat(" ", labelW+1)+th.Muted.Render(l.Name+": ")+info)
 	}
 	if hidden := len(tl.Locks) - len(out)/2; hidden > 0 && len(out) > 0 {

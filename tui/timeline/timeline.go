@@ -81,11 +81,20 @@ type Mark struct {
 	Worker int32
 }
 
+// Vote is one node's answer to a Redlock attempt.
+type Vote struct {
+	Seq    int64
+	Worker int32
+	Node   int16
+	OK     bool
+}
+
 // Lock is one lock key's history.
 type Lock struct {
 	Name  string
 	Spans []LockSpan
 	Marks []Mark
+	Votes []Vote
 }
 
 func (l *Lock) current() *LockSpan {
@@ -256,6 +265,11 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			tl.arm(i)
 		}
 		l.Marks = append(l.Marks, Mark{seq, e.T, MarkRenewal, e.Worker})
+	case scenario.KindVote:
+		if e.Has&scenario.HasNode != 0 {
+			l, _ := tl.lock(e.Res)
+			l.Votes = append(l.Votes, Vote{seq, e.Worker, e.Node, e.OK})
+		}
 	case scenario.KindRelease:
 		if w != nil && w.holds > 0 {
 			w.holds--
@@ -431,6 +445,31 @@ func (tl *Timeline) LockAt(l *Lock, k int) ([]LockSpan, []Mark) {
 	s, m := l.Spans, l.Marks
 	return s[:upTo(len(s), func(i int) int64 { return s[i].Seq }, int64(k))],
 		m[:upTo(len(m), func(i int) int64 { return m[i].Seq }, int64(k))]
+}
+
+// LastVotes returns the votes of the latest Redlock attempt on l as of
+// cursor k, indexed by node (0: no answer yet, 1: yes, 2: no), and who asked.
+func (tl *Timeline) LastVotes(l *Lock, k int) ([]uint8, int32) {
+	v := l.Votes[:upTo(len(l.Votes), func(i int) int64 { return l.Votes[i].Seq }, int64(k))]
+	if len(v) == 0 {
+		return nil, -1
+	}
+	who := v[len(v)-1].Worker
+	nodes := 0
+	for _, x := range l.Votes {
+		nodes = max(nodes, int(x.Node)+1)
+	}
+	out := make([]uint8, nodes)
+	for i := len(v) - 1; i >= 0 && v[i].Worker == who; i-- {
+		if out[v[i].Node] != 0 {
+			break // an earlier attempt
+		}
+		out[v[i].Node] = 2
+		if v[i].OK {
+			out[v[i].Node] = 1
+		}
+	}
+	return out, who
 }
 
 // StockAt returns the stock history as of cursor k and the sales so far.

@@ -1,6 +1,7 @@
 package timeline_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -175,5 +176,30 @@ func BenchmarkFold(b *testing.B) {
 		e.T += time.Duration(i>>12) * 5 * time.Second
 		tl.Fold(e)
 		i++
+	}
+}
+
+func TestLastVotes(t *testing.T) {
+	s := &script{}
+	vote := func(ms int, w int32, node int16, ok bool) {
+		e := s.at(ms, w, scenario.KindVote, "lock:Q")
+		e.Node, e.Has = node, scenario.HasNode
+		*e = e.WithOK(ok)
+	}
+	for n := range int16(5) {
+		vote(1, 0, n, n < 3) // w00: yes, yes, yes, no, no
+	}
+	for n := range int16(5) {
+		vote(2, 1, n, n == 4) // w01: only node 4
+	}
+	tl := timeline.New(2)
+	tl.Catch(s.log())
+	got, who := tl.LastVotes(tl.Locks[0], 4)
+	if who != 0 || fmt.Sprint(got) != "[1 1 1 2 2]" {
+		t.Fatalf("after w00's attempt: %v by %d", got, who)
+	}
+	got, who = tl.LastVotes(tl.Locks[0], tl.N-1)
+	if who != 1 || fmt.Sprint(got) != "[2 2 2 2 1]" {
+		t.Fatalf("after w01's attempt: %v by %d", got, who)
 	}
 }
