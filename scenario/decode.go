@@ -51,9 +51,8 @@ func (d *decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 			e.T, hasT = time.Duration(us)*time.Microsecond, ok
 		case "worker":
 			var w int64
-			w, ok = d.int()
-			e.Worker, hasWorker = int32(w), ok && w >= -1<<31 && w < 1<<31
-			ok = hasWorker
+			w, ok = d.intIn(32)
+			e.Worker, hasWorker = int32(w), ok
 		case "kind":
 			var k []byte
 			k, ok = d.plainBytes()
@@ -80,19 +79,16 @@ func (d *decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 			e.Has |= HasDelay
 		case "node":
 			var n int64
-			n, ok = d.int()
+			n, ok = d.intIn(16)
 			e.Node, e.Has = int16(n), e.Has|HasNode
-			ok = ok && n >= -1<<15 && n < 1<<15
 		case "peer":
 			var n int64
-			n, ok = d.int()
+			n, ok = d.intIn(32)
 			e.Peer, e.Has = int32(n), e.Has|HasPeer
-			ok = ok && n >= -1<<31 && n < 1<<31
 		case "attempt":
 			var n int64
-			n, ok = d.int()
+			n, ok = d.intIn(32)
 			e.Attempt, e.Has = int32(n), e.Has|HasAttempt
-			ok = ok && n >= -1<<31 && n < 1<<31
 		case "ok":
 			e.OK, ok = d.bool()
 			e.Has |= HasOK
@@ -226,6 +222,12 @@ func (d *decoder) int() (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(d.b[start:d.i]), 10, 64)
 	return n, err == nil
+}
+
+// intIn reads an integer that fits in a signed integer of bits bits.
+func (d *decoder) intIn(bits uint) (int64, bool) {
+	n, ok := d.int()
+	return n, ok && n >= -1<<(bits-1) && n < 1<<(bits-1)
 }
 
 // millis reads milliseconds with at most three decimals, as µs precision.

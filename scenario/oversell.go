@@ -106,12 +106,20 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 		fail(context.Cause(lease.Context()))
 		return
 	}
-	ok, err := write(ctx, env, w, lease, v-1)
+	writeAndLeave(ctx, env, w, lease, v-1)
+}
+
+// writeAndLeave writes the new stock, leaves the critical section, releases
+// and records the outcome.
+func writeAndLeave(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64) {
+	ok, err := write(ctx, env, w, lease, v)
 	w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
-	release()
+	releaseQuietly(ctx, lease)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		w.Done(false, FailCancel, "interrupted")
 	case err != nil:
-		fail(err)
+		w.Done(false, FailError, err.Error())
 	case !ok:
 		w.Done(false, FailLock, "write rejected: stale fence")
 	default:

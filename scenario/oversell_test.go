@@ -11,17 +11,11 @@ import (
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
-	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 )
 
-// quietRedis keeps go-redis from logging background dials of stopped runs.
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}
-
 func TestMain(m *testing.M) {
-	redis.SetLogger(quietRedis{})
+	storetest.QuietRedis()
 	goleak.VerifyTestMain(m)
 }
 

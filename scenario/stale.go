@@ -143,17 +143,7 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode) {
 		}
 		return
 	}
-	ok, err := write(ctx, env, w, lease, v-1)
-	w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
-	release()
-	switch {
-	case err != nil:
-		w.Done(false, FailError, err.Error())
-	case !ok:
-		w.Done(false, FailLock, "write rejected: stale fence")
-	default:
-		w.Done(true, "", "")
-	}
+	writeAndLeave(ctx, env, w, lease, v-1)
 }
 
 // initStock sets the stock counter to --stock and says so.

@@ -14,20 +14,14 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/storetest"
 	"github.com/locklab/locklab/themes"
-	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 )
 
-// quietRedis keeps go-redis from logging the background dials of runs
-// stopped mid-connect (benchmarks start and stop a thousand a second).
-type quietRedis struct{}
-
-func (quietRedis) Printf(context.Context, string, ...any) {}
-
 // teatest leaves one goroutine per test model waiting for SIGINT.
 func TestMain(m *testing.M) {
-	redis.SetLogger(quietRedis{})
+	storetest.QuietRedis()
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest.NewTestModel.func2"))
 }
 

@@ -17,6 +17,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// QuietRedis stops go-redis from logging, for test binaries: runs stopped
+// mid-connect leave background dials that fail once a store is closed.
+func QuietRedis() { redis.SetLogger(quiet{}) }
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
 // Server is one redis-server process.
 type Server struct {
 	Addr string
