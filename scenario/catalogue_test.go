@@ -10,7 +10,7 @@ import (
 	"github.com/locklab/locklab/store/storetest"
 )
 
-// outcome runs a scenario and returns its summary and events.
+// outcome is a finished run: its summary and its events.
 type outcome struct {
 	s   *scenario.Summary
 	evs []scenario.Event

@@ -1,0 +1,122 @@
+package timeline
+
+import (
+	"sort"
+
+	"github.com/locklab/locklab/themes"
+)
+
+// The state as of cursor k: every history is a prefix up to event k.
+
+// upTo returns how many entries of a seq-ordered history are at or before k.
+func upTo(n int, seq func(i int) int64, k int64) int {
+	return sort.Search(n, func(i int) bool { return seq(i) > k })
+}
+
+// SpansAt returns worker w's spans as of cursor k.
+func (tl *Timeline) SpansAt(w, k int) []Span {
+	s := tl.Workers[w].Spans
+	return s[:upTo(len(s), func(i int) int64 { return s[i].Seq }, int64(k))]
+}
+
+// LockAt returns lock l's spans and marks as of cursor k.
+func (tl *Timeline) LockAt(l *Lock, k int) ([]LockSpan, []Mark) {
+	s, m := l.Spans, l.Marks
+	return s[:upTo(len(s), func(i int) int64 { return s[i].Seq }, int64(k))],
+		m[:upTo(len(m), func(i int) int64 { return m[i].Seq }, int64(k))]
+}
+
+// LastVotes returns the votes of the latest Redlock attempt on l as of
+// cursor k, indexed by node (0: no answer yet, 1: yes, 2: no), and who asked.
+func (tl *Timeline) LastVotes(l *Lock, k int) ([]uint8, int32) {
+	v := l.Votes[:upTo(len(l.Votes), func(i int) int64 { return l.Votes[i].Seq }, int64(k))]
+	if len(v) == 0 {
+		return nil, -1
+	}
+	who := v[len(v)-1].Worker
+	nodes := 0
+	for _, x := range l.Votes {
+		nodes = max(nodes, int(x.Node)+1)
+	}
+	out := make([]uint8, nodes)
+	for i := len(v) - 1; i >= 0 && v[i].Worker == who; i-- {
+		if out[v[i].Node] != 0 {
+			break // an earlier attempt
+		}
+		out[v[i].Node] = 2
+		if v[i].OK {
+			out[v[i].Node] = 1
+		}
+	}
+	return out, who
+}
+
+// StockAt returns the stock history as of cursor k and the sales so far.
+func (tl *Timeline) StockAt(k int) ([]Point, int) {
+	p := tl.Stock[:upTo(len(tl.Stock), func(i int) int64 { return tl.Stock[i].Seq }, int64(k))]
+	return p, upTo(len(tl.Sales), func(i int) int64 { return tl.Sales[i] }, int64(k))
+}
+
+// BackoffsAt returns the backoffs as of cursor k.
+func (tl *Timeline) BackoffsAt(k int) []Delay {
+	return tl.Backoffs[:upTo(len(tl.Backoffs), func(i int) int64 { return tl.Backoffs[i].Seq }, int64(k))]
+}
+
+// MarkersAt returns the markers as of cursor k.
+func (tl *Timeline) MarkersAt(k int) []Marker {
+	return tl.Markers[:upTo(len(tl.Markers), func(i int) int64 { return tl.Markers[i].Seq }, int64(k))]
+}
+
+// WaitsAt returns, for each worker, whom it waits for at cursor k (−1: nobody).
+func (tl *Timeline) WaitsAt(k int) []int32 {
+	waits := make([]int32, len(tl.Workers))
+	for i := range waits {
+		waits[i] = -1
+	}
+	n := upTo(len(tl.Edges), func(i int) int64 { return tl.Edges[i].Seq }, int64(k))
+	for _, e := range tl.Edges[:n] {
+		if int(e.From) < len(waits) {
+			waits[e.From] = e.To
+		}
+	}
+	return waits
+}
+
+// Cycle returns a wait-for cycle in waits (each worker waits for at most
+// one other), or nil.
+func Cycle(waits []int32) []int32 {
+	state := make([]uint8, len(waits)) // 0 new, 1 on path, 2 done
+	for s := range waits {
+		if state[s] != 0 {
+			continue
+		}
+		var path []int32
+		for v := int32(s); v >= 0 && int(v) < len(waits); v = waits[v] {
+			if state[v] == 1 {
+				for i, p := range path {
+					if p == v {
+						return append([]int32(nil), path[i:]...)
+					}
+				}
+			}
+			if state[v] == 2 {
+				break
+			}
+			state[v] = 1
+			path = append(path, v)
+		}
+		for _, p := range path {
+			state[p] = 2
+		}
+	}
+	return nil
+}
+
+// StateAt returns worker w's state at cursor k.
+func (tl *Timeline) StateAt(w, k int) themes.State {
+	s := tl.SpansAt(w, k)
+	if len(s) == 0 {
+		return themes.Idle
+	}
+	return s[len(s)-1].State
+}
