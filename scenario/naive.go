@@ -25,12 +25,11 @@ var naiveFlaws = &Scenario{
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 40
 	}),
 	Uses: []string{"ttl", "work", "retry-base"},
+	Cast: 5,
 	run:  runNaiveFlaws,
 }
 
 func runNaiveFlaws(ctx context.Context, env *Env) error {
-	env.Params.Workers = 5
-	env.run.Header.Params.Workers = 5
 	env.Emit(Event{Kind: KindInit, Res: "A"})
 	env.Emit(Event{Kind: KindInit, Res: "B"})
 	ttl, work := env.Params.TTL.D(), env.Params.Work.D()

@@ -28,12 +28,11 @@ var redlockScenario = &Scenario{
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 60
 	}),
 	Uses: []string{"ttl", "work", "retry-base"},
+	Cast: 8,
 	run:  runRedlock,
 }
 
 func runRedlock(ctx context.Context, env *Env) error {
-	env.Params.Workers = 8
-	env.run.Header.Params.Workers = 8
 	nodes := env.Store.Nodes()
 	if len(nodes) < 5 {
 		env.Emit(Event{Kind: KindBeat, Msg: fmt.Sprintf("redlock needs 5 nodes, the store has %d: give five --redis URLs or use the embedded store", len(nodes))})

@@ -46,6 +46,9 @@ func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
 	if !sc.Supports(cfg.Strategy) {
 		return nil, &ParamError{"lock", fmt.Sprintf("%q is not a strategy of %s: want one of %s", cfg.Strategy, sc.Name, sc.StrategyNames())}
 	}
+	if sc.Cast > 0 {
+		cfg.Params.Workers = sc.Cast
+	}
 	if err := cfg.Params.Validate(); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@ type Scenario struct {
 	Defaults Params
 	// Uses names the parameters (flag names) the scenario reads.
 	Uses []string
+	// Cast, when set, is the scenario's fixed number of workers: each one
+	// plays a part, so --workers does not apply.
+	Cast int
 	run  func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
