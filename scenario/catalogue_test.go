@@ -368,6 +368,11 @@ func TestRedlockUnderFaults(t *testing.T) {
 				t.Errorf("seed %d: no two holders of %s", seed, res)
 			}
 		}
+		if o.count(scenario.KindFailover, func(e scenario.Event) bool {
+			return strings.Contains(e.Msg, "lost") && !strings.Contains(e.Msg, "the 0 write")
+		}) != 1 {
+			t.Errorf("seed %d: the failover should lose the write the replica had not received", seed)
+		}
 		if votes := o.count(scenario.KindVote, nil); votes < 5*8 {
 			t.Errorf("seed %d: only %d per-node votes recorded", seed, votes)
 		}

@@ -19,7 +19,8 @@ var redlockScenario = &Scenario{
 	Explain: "Four beats on five nodes, each on its own lock. 1: two nodes down, the quorum (3) still " +
 		"grants; a third down and it is denied. 2: w02 holds a bare majority (nodes 0–2; 3 and 4 are cut off " +
 		"from it); node 2's clock jumps past the TTL, the key lapses there, and w03 gets nodes 2–4 — two " +
-		"holders. 3: the same with node 2 restarting without persistence. 4: w06 holds on all five, then " +
+		"holders. 3: the same with node 2's primary failing over to its asynchronous replica, which had not " +
+		"yet received w04's write. 4: w06 holds on all five, then " +
 		"pauses past the lock's validity; w07 acquires; w06 wakes still believing it holds the lock.",
 	Source:     "the locking-patterns article (Redlock); Kleppmann's critique; the Valkey example (failover)",
 	Strategies: []string{"redlock"},
@@ -52,6 +53,8 @@ func runRedlock(ctx context.Context, env *Env) error {
 		}
 	}()
 	ttl := env.Params.TTL.D()
+	// Node 2 has an asynchronous replica trailing it by half a TTL.
+	_ = nodes[2].Replicate(ttl / 2) // unsupported on a real server: the failover beat says so
 	full := lock.Clients(env.Store.Clients())
 	partial := append(append([]lock.Client(nil), full[:3]...), cut[0], cut[1])
 	redlockFor := func(w *Worker, clients []lock.Client, retry lock.Retry) *lock.Redlock {
@@ -76,7 +79,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 		a, c           int
 	}{
 		{"J", "jump", "beat 2: node 2's clock jumps past the TTL", 2, 3},
-		{"F", "restart", "beat 3: node 2 restarts without persistence", 4, 5},
+		{"F", "failover", "beat 3: node 2's primary fails over to a replica that missed the last writes", 4, 5},
 	} {
 		env.Emit(Event{Kind: KindBeat, Msg: b.say})
 		holder := ws[b.a]
@@ -158,6 +161,10 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) {
 		err, ev.Kind, ev.Msg = n.Start(true), KindNodeUp, "node back, with its data"
 	case "jump":
 		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
+	case "failover":
+		var lost int
+		lost, err = n.Failover()
+		ev.Kind, ev.Msg = KindFailover, fmt.Sprintf("primary failed over to its replica; the %d write(s) it had not received are lost", lost)
 	case "restart":
 		if err = n.Stop(); err == nil {
 			err = n.Start(false)

@@ -14,7 +14,7 @@ var ErrUnsupported = errors.New("store: this fault needs an embedded node")
 // server stopped by SIGSTOP or a long stop-the-world pause. Clients time out
 // waiting for it.
 func (n *Node) Pause() error {
-	if n.mini == nil {
+	if !n.embedded {
 		return ErrUnsupported
 	}
 	n.faultMu.Lock()
@@ -33,7 +33,7 @@ func (n *Node) Pause() error {
 
 // Resume lets a paused embedded node answer again; held commands run now.
 func (n *Node) Resume() {
-	if n.mini == nil {
+	if !n.embedded {
 		return
 	}
 	n.faultMu.Lock()
@@ -55,7 +55,7 @@ func (n *Node) Paused() bool {
 
 // Stop takes an embedded node down: its clients get connection errors.
 func (n *Node) Stop() error {
-	if n.mini == nil {
+	if !n.embedded {
 		return ErrUnsupported
 	}
 	n.faultMu.Lock()
@@ -71,7 +71,7 @@ func (n *Node) Stop() error {
 // Start brings a stopped embedded node back on the same address, with its
 // data or, like a Redis without persistence, empty.
 func (n *Node) Start(keepData bool) error {
-	if n.mini == nil {
+	if !n.embedded {
 		return ErrUnsupported
 	}
 	n.faultMu.Lock()
@@ -99,7 +99,7 @@ func (n *Node) Down() bool {
 // JumpClock moves an embedded node's clock forward by d at once: its TTLs
 // lapse as if d had passed (a clock jump, as NTP may do).
 func (n *Node) JumpClock(d time.Duration) error {
-	if n.mini == nil {
+	if !n.embedded {
 		return ErrUnsupported
 	}
 	n.mu.Lock()

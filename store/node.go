@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -25,6 +26,11 @@ type Node struct {
 	synced time.Duration
 	stop   chan struct{}
 	done   chan struct{}
+
+	embedded    bool
+	replMu      sync.Mutex
+	repl        *replica
+	replicating atomic.Bool
 
 	faultMu sync.Mutex
 	paused  chan struct{} // closed on Resume
@@ -57,7 +63,7 @@ func (s *Store) openEmbedded(cfg Config) error {
 			return fmt.Errorf("store: start embedded node %d: %w", i, err)
 		}
 		m.ClockTTL(true)
-		node := &Node{Index: i, Addr: m.Addr(), mini: m, clock: s.clock, base: epoch,
+		node := &Node{Index: i, Addr: m.Addr(), mini: m, embedded: true, clock: s.clock, base: epoch,
 			stop: make(chan struct{}), done: make(chan struct{})}
 		m.SetTime(epoch)
 		// One dial attempt: an in-process server that refuses is closed, not busy.
@@ -108,19 +114,22 @@ func (n *Node) follow() {
 			return
 		case <-t.C:
 			n.sync()
+			if n.replicating.Load() {
+				n.tickReplica()
+			}
 		}
 	}
 }
 
 // Embedded reports whether the node is an in-process server.
-func (n *Node) Embedded() bool { return n.mini != nil }
+func (n *Node) Embedded() bool { return n.embedded }
 
 func (n *Node) close() error {
 	var err error
 	if n.Client != nil {
 		err = n.Client.Close()
 	}
-	if n.mini != nil {
+	if n.embedded {
 		n.Resume()
 		close(n.stop)
 		<-n.done
@@ -139,14 +148,24 @@ func (h syncHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h syncHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		h.n.sync()
-		return next(ctx, cmd)
+		err := next(ctx, cmd)
+		if h.n.replicating.Load() {
+			h.n.record(cmd)
+		}
+		return err
 	}
 }
 
 func (h syncHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		h.n.sync()
-		return next(ctx, cmds)
+		err := next(ctx, cmds)
+		if h.n.replicating.Load() {
+			for _, c := range cmds {
+				h.n.record(c)
+			}
+		}
+		return err
 	}
 }
 

@@ -133,7 +133,7 @@ func (s *Store) Describe() string {
 func (s *Store) Cleanup(ctx context.Context) error {
 	var errs []error
 	for _, n := range s.nodes {
-		if n.Client == nil || (n.mini != nil && n.Down()) {
+		if n.Client == nil || (n.embedded && n.Down()) {
 			continue
 		}
 		if err := deletePrefix(ctx, n.Client, s.prefix); err != nil {

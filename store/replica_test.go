@@ -1,0 +1,66 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/store"
+	"github.com/redis/go-redis/v9"
+)
+
+func TestFailoverLosesUnreplicatedWrites(t *testing.T) {
+	ctx := context.Background()
+	s := openEmbedded(t, store.Config{})
+	n, c := s.Nodes()[0], s.Nodes()[0].Client
+	c.Set(ctx, s.Key("before"), "v", 0)
+	if err := n.Replicate(200 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	c.Set(ctx, s.Key("old"), "v", 5*time.Second)
+	c.RPush(ctx, s.Key("list"), "a", "b")
+	c.Incr(ctx, s.Key("n"))
+	if err := s.Clock().Sleep(ctx, 300*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	// Written after the replica caught up: within the lag, so lost.
+	c.Set(ctx, s.Key("lock"), "w1", 5*time.Second)
+	c.Del(ctx, s.Key("before"))
+	script := redis.NewScript(`return redis.call("INCR", KEYS[1])`)
+	script.Run(ctx, c, []string{s.Key("n")})
+	if got := n.Lagging(); got < 3 {
+		t.Fatalf("replica should trail by the last three writes, trails by %d", got)
+	}
+	lost, err := n.Failover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lost < 3 {
+		t.Fatalf("lost %d writes, want the last three", lost)
+	}
+	if c.Exists(ctx, s.Key("lock")).Val() != 0 {
+		t.Fatal("the promoted replica has a write it never received")
+	}
+	if c.Get(ctx, s.Key("before")).Val() != "v" {
+		t.Fatal("the promoted replica lost a key it had before the DEL")
+	}
+	if got := c.Get(ctx, s.Key("n")).Val(); got != "1" {
+		t.Fatalf("counter on the promoted replica = %q, want 1 (the script's INCR was lost)", got)
+	}
+	if got := c.LRange(ctx, s.Key("list"), 0, -1).Val(); len(got) != 2 {
+		t.Fatalf("replicated list = %v", got)
+	}
+	// The expiry is absolute: 5 s from the write, 300 ms have passed.
+	if p := c.PTTL(ctx, s.Key("old")).Val(); p > 4800*time.Millisecond || p < 4*time.Second {
+		t.Fatalf("replicated TTL %v, want ≈4.7s", p)
+	}
+	// The promoted node serves writes and expires keys with the clock.
+	c.Set(ctx, s.Key("new"), "v", 50*time.Millisecond)
+	s.Clock().Sleep(ctx, 80*time.Millisecond)
+	if c.Exists(ctx, s.Key("new")).Val() != 0 {
+		t.Fatal("a key on the promoted node outlived its TTL")
+	}
+	if _, err := n.Failover(); err == nil {
+		t.Fatal("a second failover without a replica succeeded")
+	}
+}
