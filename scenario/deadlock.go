@@ -168,7 +168,7 @@ func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit tim
 		w.Emit(Event{Kind: KindAcquired, Res: "lock:" + k, Token: tok, TTL: ttl, Has: HasTTL})
 	}
 	work(ctx, env, w, names)
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	rctx, cancel := cleanup(ctx)
 	defer cancel()
 	for i, k := range keys {
 		n, err := lock.CompareAndDelete(rctx, st.Client(), k, tok)
@@ -197,7 +197,24 @@ func work(ctx context.Context, env *Env, w *Worker, names []string) {
 }
 
 func releaseQuietly(ctx context.Context, l *lock.Lease) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	if crashed(ctx) {
+		l.Abandon()
+		return
+	}
+	rctx, cancel := cleanup(ctx)
 	defer cancel()
 	_ = l.Release(rctx)
+}
+
+// crashed reports whether ctx is a crashed worker's.
+func crashed(ctx context.Context) bool { return errors.Is(context.Cause(ctx), lock.ErrCrashed) }
+
+// cleanup is the context for what a worker does after its context ends
+// (releasing its locks) — except a crashed worker's: a dead process cleans
+// nothing up, so its context stays ended.
+func cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
+	if crashed(ctx) {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 }

@@ -64,13 +64,13 @@ func runRedlock(ctx context.Context, env *Env) error {
 
 	// Beat 1: the quorum.
 	env.Emit(Event{Kind: KindBeat, Msg: "beat 1: two of five nodes down — a quorum of three still grants"})
-	fault(env, nodes[3], "down", 0)
-	fault(env, nodes[4], "down", 0)
-	hold(ctx, env, ws[0], redlockFor(ws[0], full, once), "Q", ttl, env.Params.Work.D())
-	fault(env, nodes[2], "down", 0)
-	hold(ctx, env, ws[1], redlockFor(ws[1], full, once), "Q", ttl, env.Params.Work.D())
+	_, _ = fault(env, nodes[3], "down", 0)
+	_, _ = fault(env, nodes[4], "down", 0)
+	hold(env, ws[0], redlockFor(ws[0], full, once), "Q", ttl, env.Params.Work.D())
+	_, _ = fault(env, nodes[2], "down", 0)
+	hold(env, ws[1], redlockFor(ws[1], full, once), "Q", ttl, env.Params.Work.D())
 	for _, i := range []int{2, 3, 4} {
-		fault(env, nodes[i], "up", 0)
+		_, _ = fault(env, nodes[i], "up", 0)
 	}
 
 	// Beats 2 and 3: a bare majority loses a node's copy of the key.
@@ -88,12 +88,12 @@ func runRedlock(ctx context.Context, env *Env) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			hold(ctx, env, holder, redlockFor(holder, partial, once), b.res, ttl, 3*env.Params.Work.D(), got)
+			hold(env, holder, redlockFor(holder, partial, once), b.res, ttl, 3*env.Params.Work.D(), got)
 		}()
 		if <-got {
 			env.Clock().Sleep(ctx, env.Params.Work.D()/2)
-			fault(env, nodes[2], b.kind, ttl)
-			hold(ctx, env, ws[b.c], redlockFor(ws[b.c], full, poll), b.res, ttl, env.Params.Work.D())
+			_, _ = fault(env, nodes[2], b.kind, ttl)
+			hold(env, ws[b.c], redlockFor(ws[b.c], full, poll), b.res, ttl, env.Params.Work.D())
 		}
 		wg.Wait()
 	}
@@ -105,6 +105,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 	go func() {
 		defer wg.Done()
 		w := ws[6]
+		ctx := w.ctx
 		l, err := redlockFor(w, full, once).Acquire(ctx, env.Store.Key("lock:P"), ttl)
 		if err != nil {
 			w.Done(false, FailLock, "lock not obtained")
@@ -117,14 +118,15 @@ func runRedlock(ctx context.Context, env *Env) error {
 		w.Done(true, "", "woke up believing it still held the lock")
 	}()
 	env.Clock().Sleep(ctx, ttl/4)
-	hold(ctx, env, ws[7], redlockFor(ws[7], full, poll), "P", ttl, env.Params.Work.D())
+	hold(env, ws[7], redlockFor(ws[7], full, poll), "P", ttl, env.Params.Work.D())
 	wg.Wait()
 	return ctx.Err()
 }
 
 // hold acquires lock:res, works inside for work and releases; got, if
 // given, hears whether the lock was obtained.
-func hold(ctx context.Context, env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duration, got ...chan bool) {
+func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duration, got ...chan bool) {
+	ctx := w.ctx
 	lease, err := l.Acquire(ctx, env.Store.Key("lock:"+res), ttl)
 	for _, g := range got {
 		g <- err == nil
@@ -151,7 +153,7 @@ func hold(ctx context.Context, env *Env, w *Worker, l lock.Locker, res string, t
 
 // fault injects a node fault and records it; on a real server it says
 // what is not available.
-func fault(env *Env, n *store.Node, kind string, d time.Duration) {
+func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error) {
 	var err error
 	ev := Event{Node: int16(n.Index), Has: HasNode}
 	switch kind {
@@ -159,17 +161,25 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) {
 		err, ev.Kind, ev.Msg = n.Stop(), KindNodeDown, "node stopped"
 	case "up":
 		err, ev.Kind, ev.Msg = n.Start(true), KindNodeUp, "node back, with its data"
+	case "pause":
+		err, ev.Kind, ev.Msg = n.Pause(), KindNodeDown, "node paused: it holds every command until resumed"
+	case "resume":
+		n.Resume()
+		ev.Kind, ev.Msg = KindNodeUp, "node resumed"
 	case "jump":
 		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
 	case "failover":
 		var lost int
-		lost, err = n.Failover()
-		ev.Kind, ev.Msg = KindFailover, fmt.Sprintf("primary failed over to its replica; the %d write(s) it had not received are lost", lost)
+		if lost, err = n.Failover(); err == nil {
+			ev.Kind, ev.Msg = KindFailover, fmt.Sprintf("primary failed over to its replica; the %d write(s) it had not received are lost", lost)
+		} else {
+			ev.Kind, ev.Msg = KindBeat, "no failover"
+		}
 	case "restart":
 		if err = n.Stop(); err == nil {
 			err = n.Start(false)
 		}
-		ev.Kind, ev.Msg = KindFailover, "node restarted without its data"
+		ev.Kind, ev.Msg = KindNodeUp, "node restarted, empty: it had no persistence"
 	}
 	if errors.Is(err, store.ErrUnsupported) {
 		ev.Kind, ev.Msg = KindBeat, fmt.Sprintf("not available on a real server: %s on node %d", kind, n.Index)
@@ -177,6 +187,7 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) {
 		ev.Msg += ": " + err.Error()
 	}
 	env.Emit(ev)
+	return ev, err
 }
 
 // cutOff returns n clients that cannot reach anything: how a partitioned

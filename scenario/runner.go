@@ -7,6 +7,7 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/locklab/locklab/lock"
@@ -34,6 +35,8 @@ type Run struct {
 	done    chan struct{}
 	err     error
 	holders holders
+	env     *Env
+	bg      sync.WaitGroup // injected pauses still running
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
@@ -64,7 +67,9 @@ func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Run{Header: h, Log: NewLog(st.Clock(), NewChecker()), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{})}
-	env := &Env{run: r, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed}
+	env := &Env{run: r, ctx: ctx, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
+		workers: make([]*Worker, cfg.Params.Workers)}
+	r.env = env
 	go r.main(ctx, sc, env)
 	return r, nil
 }
@@ -85,6 +90,8 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = fmt.Errorf("run stopped: %w", err)
 	}
+	r.cancel()
+	r.bg.Wait()
 	r.err = err
 	if rec != nil {
 		if werr := rec.stop(Summarize(r.Header, r.Log)); werr != nil && r.err == nil {
@@ -149,6 +156,9 @@ func (r *recorder) stop(s *Summary) error {
 // Env is what a scenario's code sees of its run.
 type Env struct {
 	run      *Run
+	ctx      context.Context
+	mu       sync.Mutex
+	workers  []*Worker // by ID, as they are made
 	Store    *store.Store
 	Params   Params
 	Strategy string
@@ -186,7 +196,7 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 		go func() {
 			defer wg.Done()
 			<-start
-			f(ctx, w)
+			f(w.ctx, w)
 		}()
 	}
 	close(start)
@@ -206,7 +216,14 @@ var lockStrategies = func() map[string]bool {
 
 // worker makes worker i (without a lock or a goroutine).
 func (e *Env) worker(i int32) *Worker {
-	return &Worker{ID: i, env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
+	w := &Worker{ID: i, env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
+	w.ctx, w.cancel = context.WithCancelCause(e.ctx)
+	e.mu.Lock()
+	if int(i) < len(e.workers) {
+		e.workers[i] = w
+	}
+	e.mu.Unlock()
+	return w
 }
 
 // Worker is one goroutine of a run.
@@ -216,18 +233,28 @@ type Worker struct {
 	Lock lock.Locker // nil for lock-free strategies
 	env  *Env
 
+	ctx     context.Context // ends when the run does, or when w crashes
+	cancel  context.CancelCauseFunc
+	crashed atomic.Bool
+	done    atomic.Bool
+
 	mu      sync.Mutex
 	resumed chan struct{} // non-nil while paused
+	paused  time.Duration // total of the pauses that have ended
 }
 
 // Emit appends an event of this worker.
 func (w *Worker) Emit(ev Event) {
+	if w.crashed.Load() {
+		return // a dead process says nothing more
+	}
 	ev.Worker = w.ID
 	w.env.run.Log.Emit(ev)
 }
 
 // Done records the worker's outcome: ok, or a failure code and message.
 func (w *Worker) Done(ok bool, code, msg string) {
+	w.done.Store(true)
 	w.Emit(Event{Kind: KindDone, Code: code, Msg: msg}.WithOK(ok))
 }
 

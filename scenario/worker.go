@@ -58,17 +58,41 @@ func (w *Worker) Crash(msg string) {
 // Pause stops w (and its lock's renewals) for d of virtual time, like a
 // long garbage-collection pause.
 func (w *Worker) Pause(ctx context.Context, d time.Duration, why string) error {
+	if !w.beginPause(d, why) {
+		return nil
+	}
+	err := w.env.Clock().Sleep(ctx, d)
+	w.endPause(d)
+	return err
+}
+
+// beginPause freezes w; false if it is paused already.
+func (w *Worker) beginPause(d time.Duration, why string) bool {
 	w.mu.Lock()
+	if w.resumed != nil {
+		w.mu.Unlock()
+		return false
+	}
 	w.resumed = make(chan struct{})
 	w.mu.Unlock()
 	w.Emit(Event{Kind: KindPause, Msg: why, Delay: d, Has: HasDelay})
-	err := w.env.Clock().Sleep(ctx, d)
+	return true
+}
+
+func (w *Worker) endPause(d time.Duration) {
 	w.mu.Lock()
 	close(w.resumed)
 	w.resumed = nil
+	w.paused += d
 	w.mu.Unlock()
 	w.Emit(Event{Kind: KindResume})
-	return err
+}
+
+// pausedSoFar is how long w has been paused in all.
+func (w *Worker) pausedSoFar() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.paused
 }
 
 // hold blocks while w is paused.
@@ -96,7 +120,21 @@ func (w *Worker) Wait(name string, peer int32) {
 	w.Emit(e)
 }
 
-// Sleep waits d of virtual time.
+// Sleep waits d of virtual time of w's own: a pause that begins meanwhile
+// stops the count until it ends, as it would stop the work.
 func (w *Worker) Sleep(ctx context.Context, d time.Duration) error {
-	return w.env.Clock().Sleep(ctx, d)
+	c := w.env.Clock()
+	end, p0 := c.Now()+d, w.pausedSoFar()
+	for {
+		if err := w.hold(ctx); err != nil {
+			return err
+		}
+		left := end + w.pausedSoFar() - p0 - c.Now()
+		if left <= 0 {
+			return nil
+		}
+		if err := c.Sleep(ctx, left); err != nil {
+			return err
+		}
+	}
 }

@@ -70,6 +70,9 @@ func (s *Store) openEmbedded(cfg Config) error {
 		node.Client = redis.NewClient(clientOptions(&redis.Options{Addr: m.Addr(), DialerRetries: 1}, cfg))
 		node.Client.AddHook(syncHook{node})
 		s.nodes = append(s.nodes, node)
+		if cfg.ReplicaLag > 0 {
+			node.attach(cfg.ReplicaLag)
+		}
 		go node.follow()
 	}
 	return nil

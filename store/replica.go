@@ -40,6 +40,12 @@ func (n *Node) Replicate(lag time.Duration) error {
 	}
 	n.faultMu.Lock()
 	defer n.faultMu.Unlock()
+	n.attach(lag)
+	return nil
+}
+
+// attach makes the replica; faultMu is held.
+func (n *Node) attach(lag time.Duration) {
 	m := miniredis.NewMiniRedis() // not listening until it is promoted
 	m.ClockTTL(true)
 	n.mu.Lock()
@@ -54,12 +60,12 @@ func (n *Node) Replicate(lag time.Duration) error {
 	n.repl = r
 	n.replicating.Store(true)
 	n.replMu.Unlock()
-	return nil
 }
 
 // Failover stops the node's primary and promotes its replica in its place,
 // on the same address (as Sentinel or a virtual IP makes clients see it).
 // The writes the replica had not received yet are lost; lost says how many.
+// The old primary rejoins, empty, as the new one's replica.
 func (n *Node) Failover() (lost int, err error) {
 	if !n.embedded {
 		return 0, ErrUnsupported
@@ -89,6 +95,7 @@ func (n *Node) Failover() (lost int, err error) {
 	n.mu.Unlock()
 	n.stopped = false
 	n.sync()
+	n.attach(r.lag) // the old primary comes back as the new one's replica
 	return lost, nil
 }
 

@@ -40,6 +40,9 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// PoolSize is the connection pool size per node (default: go-redis's).
 	PoolSize int
+	// ReplicaLag, if set, gives every embedded node an asynchronous replica
+	// trailing it by this much, so Failover can be injected at any time.
+	ReplicaLag time.Duration
 }
 
 // Store is the world of one run: its nodes, its clock and its key namespace.

@@ -218,6 +218,9 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if a.run.faults.open && a.run.handleFaultKey(msg) {
+		return a, nil
+	}
 	k := a.run.keys
 	switch {
 	case key.Matches(msg, k.Back):

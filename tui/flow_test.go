@@ -145,3 +145,28 @@ func TestReplayGivesTheLiveVerdict(t *testing.T) {
 	tm.Send(keyRunes("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }
+
+func TestFaultKeysCrashTheHolder(t *testing.T) {
+	sc, _ := scenario.Lookup("ttl-expiry")
+	p := sc.Defaults
+	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "watchdog", Params: &p, Seed: 1, SeedSet: true, Start: true})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(120, 36))
+	scr := &terminal{tm: tm}
+	scr.waitFor(t, "holder", func(b []byte) bool { return bytes.Contains(b, []byte("enters critical section")) })
+	tm.Send(keyRunes("f"))
+	scr.waitFor(t, "menu", func(b []byte) bool { return bytes.Contains(b, []byte("crash w00")) })
+	tm.Send(keyRunes("c"))
+	scr.waitFor(t, "crash", func(b []byte) bool { return bytes.Contains(b, []byte("w00 crashed")) })
+	log := app.run.s.log
+	tm.Send(keyRunes("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	crashed := false
+	for _, e := range log.Events() {
+		if e.Kind == scenario.KindCrash && e.Worker == 0 {
+			crashed = true
+		}
+	}
+	if !crashed {
+		t.Fatal("the crash key left no crash in the event log")
+	}
+}

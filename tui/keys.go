@@ -52,7 +52,7 @@ func defaultFormKeys() formKeys {
 type runKeys struct {
 	Pause, StepFwd, StepBack, SeekBack, SeekFwd, PrevMark, NextMark  key.Binding
 	Faster, Slower, Live, Rerun, NewSeed, Save, ScrollUp, ScrollDown key.Binding
-	Back                                                             key.Binding
+	Back, Faults                                                     key.Binding
 }
 
 func defaultRunKeys() runKeys {
@@ -73,6 +73,7 @@ func defaultRunKeys() runKeys {
 		ScrollUp:   bind([]string{"up", "k"}, "↑", "scroll"),
 		ScrollDown: bind([]string{"down", "j"}, "↓", "scroll"),
 		Back:       bind([]string{"esc"}, "esc", "picker"),
+		Faults:     bind([]string{"f"}, "f", "faults"),
 	}
 }
 

@@ -30,10 +30,12 @@ type runView struct {
 	status    string
 	cache     renderCache
 	hist      histCache
+	faults    faultMenu
 }
 
 func newRunView(s *session, speed float64) *runView {
-	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), cursor: -1, speed: speed}
+	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), cursor: -1, speed: speed,
+		faults: faultMenu{keys: defaultFaultKeys()}}
 	if v.speed == 0 {
 		v.speed = 1
 	}
@@ -58,16 +60,20 @@ func (v *runView) setKeys() {
 	v.keys.Faster.SetEnabled(!fixed)
 	v.keys.Slower.SetEnabled(!fixed)
 	v.keys.Live.SetEnabled(live || v.s.replay != "")
+	v.keys.Faults.SetEnabled(live)
 }
 
 func (v *runView) helpKeys() helpMap {
+	if v.faults.open {
+		return v.faultHelp()
+	}
 	k := v.keys
 	return helpMap{
-		short: []key.Binding{k.Pause, k.StepBack, k.StepFwd, k.SeekBack, k.SeekFwd, k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Rerun, k.Back},
+		short: []key.Binding{k.Pause, k.StepBack, k.StepFwd, k.SeekBack, k.SeekFwd, k.PrevMark, k.NextMark, k.Faults, k.Faster, k.Slower, k.Rerun, k.Back},
 		full: [][]key.Binding{
 			{k.Pause, k.StepFwd, k.StepBack, k.SeekBack, k.SeekFwd},
 			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Live},
-			{k.Rerun, k.NewSeed, k.Save, k.ScrollUp, k.ScrollDown, k.Back},
+			{k.Faults, k.Rerun, k.NewSeed, k.Save, k.ScrollUp, k.ScrollDown, k.Back},
 		},
 	}
 }
@@ -100,6 +106,9 @@ func (v *runView) onFrame(now time.Time) {
 	}
 	v.lastFrame = now
 	v.tl.Catch(v.s.log)
+	if v.faults.open && v.s.finished() {
+		v.faults.open = false
+	}
 	if v.s.replay != "" {
 		if !v.paused && v.cursor < v.tl.N-1 {
 			v.playT += time.Duration(float64(elapsed) * v.speed)
@@ -189,6 +198,8 @@ func (v *runView) handleKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 		v.toLive()
 	case key.Matches(msg, k.Save):
 		v.saveLog()
+	case key.Matches(msg, k.Faults):
+		v.openFaults()
 	case key.Matches(msg, k.ScrollUp):
 		v.scroll = max(v.scroll-1, 0)
 	case key.Matches(msg, k.ScrollDown):

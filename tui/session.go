@@ -32,12 +32,16 @@ type session struct {
 	kind    store.Kind // where the run lived, kept after its store is closed
 }
 
+// replicaLag is how far each embedded node's replica trails it, so a
+// failover injected from the keyboard loses the writes of that last stretch.
+const replicaLag = 250 * time.Millisecond
+
 // startSession opens a store and starts a run on it.
 func startSession(opts *Options, spec runSpec) (*session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	st, err := store.Open(ctx, store.Config{URLs: opts.URLs, Nodes: spec.Params.Nodes, Speed: opts.Speed,
-		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256)})
+		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256), ReplicaLag: replicaLag})
 	if err != nil {
 		var ce *store.ConnectError
 		if errors.As(err, &ce) {

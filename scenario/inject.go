@@ -1,0 +1,121 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+)
+
+// FaultKind is a fault that can be injected into a running scenario.
+type FaultKind uint8
+
+const (
+	FaultCrash       FaultKind = iota // the worker dies holding what it holds
+	FaultPause                        // a stop-the-world pause of the worker (its watchdog too)
+	FaultNodeStop                     // stop the node, or start it again with its data
+	FaultNodeRestart                  // stop the node and start it empty (no persistence)
+	FaultNodePause                    // pause the node, or resume it
+	FaultClockJump                    // the node's clock jumps forward
+	FaultFailover                     // the node's replica, which missed the last writes, takes over
+)
+
+// Fault says what to inject, and where.
+type Fault struct {
+	Kind   FaultKind
+	Worker int32
+	Node   int
+	D      time.Duration // pause or jump; 0: 1.5×TTL for a pause, the TTL for a jump
+}
+
+// ErrRunOver says the run has ended: nothing is left to break.
+var ErrRunOver = errors.New("the run has ended")
+
+// Inject breaks something in the running scenario, now, and records it in
+// the event log like the scenario's own faults. The string says what
+// happened; an error says why nothing did.
+func (r *Run) Inject(f Fault) (string, error) {
+	select {
+	case <-r.done:
+		return "", ErrRunOver
+	default:
+	}
+	e := r.env
+	d := f.D
+	switch f.Kind {
+	case FaultCrash, FaultPause:
+		w := e.lookup(f.Worker)
+		switch {
+		case w == nil:
+			return "", fmt.Errorf("%s has not started", WorkerName(f.Worker))
+		case w.crashed.Load():
+			return "", fmt.Errorf("%s has crashed already", WorkerName(f.Worker))
+		case w.done.Load():
+			return "", fmt.Errorf("%s has finished", WorkerName(f.Worker))
+		}
+		if f.Kind == FaultCrash {
+			w.Emit(Event{Kind: KindCrash, Msg: "crashed by an injected fault; its lock stays until the TTL"})
+			w.crashed.Store(true)
+			w.cancel(lock.ErrCrashed)
+			return WorkerName(w.ID) + " crashed", nil
+		}
+		if d <= 0 {
+			d = e.Params.TTL.D() * 3 / 2
+		}
+		if !w.beginPause(d, "stop-the-world pause (injected)") {
+			return "", fmt.Errorf("%s is paused already", WorkerName(w.ID))
+		}
+		r.bg.Add(1)
+		go func() {
+			defer r.bg.Done()
+			_ = e.Clock().Sleep(e.ctx, d)
+			w.endPause(d)
+		}()
+		return fmt.Sprintf("%s paused for %v", WorkerName(w.ID), d), nil
+	}
+	nodes := e.Store.Nodes()
+	if f.Node < 0 || f.Node >= len(nodes) {
+		return "", fmt.Errorf("there is no node %d: this run has %d", f.Node, len(nodes))
+	}
+	n := nodes[f.Node]
+	var kind string
+	switch f.Kind {
+	case FaultNodeStop:
+		kind = "down"
+		if n.Down() {
+			kind = "up"
+		}
+	case FaultNodeRestart:
+		kind = "restart"
+	case FaultNodePause:
+		kind = "pause"
+		if n.Paused() {
+			kind = "resume"
+		}
+	case FaultClockJump:
+		kind = "jump"
+		if d <= 0 {
+			d = e.Params.TTL.D()
+		}
+	case FaultFailover:
+		kind = "failover"
+	default:
+		return "", fmt.Errorf("unknown fault %d", f.Kind)
+	}
+	ev, err := fault(e, n, kind, d)
+	if err != nil {
+		return "", errors.New(ev.Msg)
+	}
+	return ev.Msg, nil
+}
+
+// lookup is worker i, if it has been made.
+func (e *Env) lookup(i int32) *Worker {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if i < 0 || int(i) >= len(e.workers) {
+		return nil
+	}
+	return e.workers[i]
+}
