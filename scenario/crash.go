@@ -21,6 +21,7 @@ var crash = &Scenario{
 	}),
 	Uses:  []string{"workers", "stock", "ttl", "retry", "max-retries", "retry-base"},
 	run:   runCrash,
+	beats: crashBeats,
 	notes: crashNotes,
 }
 

@@ -33,8 +33,9 @@ var deadlock = &Scenario{
 		p.Workers, p.TTL, p.Work, p.Order = 2, Millis(3*time.Second), Millis(500*time.Millisecond), "opposite"
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 100
 	}),
-	Uses: []string{"workers", "order", "ttl", "work", "retry-base", "max-retries"},
-	run:  runDeadlock,
+	Uses:  []string{"workers", "order", "ttl", "work", "retry-base", "max-retries"},
+	run:   runDeadlock,
+	beats: deadlockBeats,
 }
 
 // resourceName is the name of resource i: A, B, … Z, R26, …

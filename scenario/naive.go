@@ -24,9 +24,10 @@ var naiveFlaws = &Scenario{
 		p.Workers, p.TTL, p.Work = 5, Millis(500*time.Millisecond), Millis(300*time.Millisecond)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 40
 	}),
-	Uses: []string{"ttl", "work", "retry-base"},
-	Cast: 5,
-	run:  runNaiveFlaws,
+	Uses:  []string{"ttl", "work", "retry-base"},
+	Cast:  5,
+	run:   runNaiveFlaws,
+	beats: naiveBeats,
 }
 
 func runNaiveFlaws(ctx context.Context, env *Env) error {

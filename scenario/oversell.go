@@ -32,6 +32,7 @@ var oversell = &Scenario{
 	Defaults:   baseDefaults,
 	Uses:       []string{"workers", "stock", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes"},
 	run:        runOversell,
+	beats:      oversellBeats,
 }
 
 func runOversell(ctx context.Context, env *Env) error {

@@ -29,8 +29,9 @@ var queueDouble = &Scenario{
 		p.Workers, p.TTL, p.Work = 2, Millis(2*time.Second), Millis(3*time.Second)
 		p.RetryBase = Millis(100 * time.Millisecond)
 	}),
-	Uses: []string{"ttl", "work", "retry-base"},
-	run:  runQueue,
+	Uses:  []string{"ttl", "work", "retry-base"},
+	run:   runQueue,
+	beats: queueBeats,
 }
 
 func runQueue(ctx context.Context, env *Env) error {

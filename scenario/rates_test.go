@@ -14,9 +14,11 @@ import (
 )
 
 // TestOutcomeRates measures how often each scenario's outcome happens over
-// many seeds on the embedded store at 10×: LOCKLAB_RATES=100 go test
-// -run OutcomeRates -v ./scenario. It prints a markdown table (verdict
-// classes and their counts) and asserts nothing: it is a figure.
+// many seeds on the embedded store: LOCKLAB_RATES=100 go test -run
+// OutcomeRates -v -timeout 3h ./scenario. LOCKLAB_RATES_SPEED sets the
+// clock's speed (default 1×) and LOCKLAB_RATES_PAR how many runs go at once
+// (default 4). It prints a markdown table (verdict classes and their
+// counts) and asserts nothing: it is a figure.
 func TestOutcomeRates(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("LOCKLAB_RATES"))
 	if n <= 0 {
@@ -32,8 +34,16 @@ func TestOutcomeRates(t *testing.T) {
 			combos = append(combos, &combo{sc: sc.Name, strategy: st, counts: map[string]int{}})
 		}
 	}
+	speed, _ := strconv.ParseFloat(os.Getenv("LOCKLAB_RATES_SPEED"), 64)
+	if speed <= 0 {
+		speed = 1
+	}
+	par, _ := strconv.Atoi(os.Getenv("LOCKLAB_RATES_PAR"))
+	if par <= 0 {
+		par = 4
+	}
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, 3)
+	sem := make(chan struct{}, par)
 	for _, c := range combos {
 		wg.Add(1)
 		go func() {
@@ -46,14 +56,14 @@ func TestOutcomeRates(t *testing.T) {
 				if c.strategy == "redlock" {
 					p.Nodes = 5
 				}
-				r := runAt(t, nil, 10, scenario.Config{Scenario: c.sc, Strategy: c.strategy, Seed: uint64(seed), Params: p})
+				r := runAt(t, nil, speed, scenario.Config{Scenario: c.sc, Strategy: c.strategy, Seed: uint64(seed), Params: p})
 				c.counts[verdictClass(r.Summary().Verdict)]++
 			}
 		}()
 	}
 	wg.Wait()
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| scenario | strategy | outcomes over %d seeds |\n|---|---|---|\n", n)
+	fmt.Fprintf(&b, "\n| scenario | strategy | outcomes over %d seeds at %g× |\n|---|---|---|\n", n, speed)
 	for _, c := range combos {
 		var parts []string
 		for v, k := range c.counts {

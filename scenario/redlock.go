@@ -28,9 +28,10 @@ var redlockScenario = &Scenario{
 		p.Workers, p.Nodes, p.TTL, p.Work = 8, 5, Millis(time.Second), Millis(300*time.Millisecond)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 60
 	}),
-	Uses: []string{"ttl", "work", "retry-base"},
-	Cast: 8,
-	run:  runRedlock,
+	Uses:  []string{"ttl", "work", "retry-base"},
+	Cast:  8,
+	run:   runRedlock,
+	beats: redlockBeats,
 }
 
 func runRedlock(ctx context.Context, env *Env) error {

@@ -26,6 +26,7 @@ var retryScenario = &Scenario{
 	}),
 	Uses:  []string{"workers", "stock", "delay", "ttl", "max-retries", "retry-base", "retry-cap"},
 	run:   runRetry,
+	beats: retryBeats,
 	notes: retryNotes,
 }
 

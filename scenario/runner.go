@@ -65,7 +65,8 @@ func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
 		h.Lanes[i] = WorkerName(int32(i))
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Run{Header: h, Log: NewLog(st.Clock(), NewChecker()), store: st, events: cfg.Events,
+	tell := &narrator{beats: beatsFor(sc, cfg.Strategy, cfg.Params)}
+	r := &Run{Header: h, Log: NewLog(st.Clock(), &chain{check: NewChecker(), tell: tell}), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{})}
 	env := &Env{run: r, ctx: ctx, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
 		workers: make([]*Worker, cfg.Params.Workers)}
@@ -89,6 +90,10 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	err := sc.run(ctx, env)
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = fmt.Errorf("run stopped: %w", err)
+	}
+	if err == nil {
+		s := Summarize(r.Header, r.Log)
+		env.Emit(Event{Kind: KindBeat, Code: BeatVerdict, Msg: s.Verdict + ". " + s.Detail})
 	}
 	r.cancel()
 	r.bg.Wait()

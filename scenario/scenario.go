@@ -34,6 +34,8 @@ type Scenario struct {
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
 	notes func(h Header, ev Events) [][2]string
+	// beats is the scenario's narration for a strategy and parameters.
+	beats func(strategy string, p Params) []Beat
 }
 
 // Strategy is a way to protect the critical section.

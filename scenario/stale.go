@@ -27,8 +27,9 @@ var ttlExpiry = &Scenario{
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(3*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 60
 	}),
-	Uses: []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
-	run:  func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleWork) },
+	Uses:  []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
+	run:   func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleWork) },
+	beats: staleBeats(staleWork),
 }
 
 var fencing = &Scenario{
@@ -45,8 +46,9 @@ var fencing = &Scenario{
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 60
 	}),
-	Uses: []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
-	run:  func(ctx context.Context, env *Env) error { return runStale(ctx, env, stalePause) },
+	Uses:  []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
+	run:   func(ctx context.Context, env *Env) error { return runStale(ctx, env, stalePause) },
+	beats: staleBeats(stalePause),
 }
 
 var renewal = &Scenario{
@@ -63,8 +65,9 @@ var renewal = &Scenario{
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 80
 	}),
-	Uses: []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
-	run:  func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleRenewal) },
+	Uses:  []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
+	run:   func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleRenewal) },
+	beats: staleBeats(staleRenewal),
 }
 
 // withDefaults returns the base defaults changed by f.

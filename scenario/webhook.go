@@ -23,8 +23,9 @@ var webhook = &Scenario{
 		p.Workers, p.Delay, p.TTL = 3, Millis(5*time.Millisecond), Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(10*time.Millisecond), 100
 	}),
-	Uses: []string{"workers", "delay", "ttl", "retry-base", "max-retries"},
-	run:  runWebhook,
+	Uses:  []string{"workers", "delay", "ttl", "retry-base", "max-retries"},
+	run:   runWebhook,
+	beats: webhookBeats,
 }
 
 func runWebhook(ctx context.Context, env *Env) error {

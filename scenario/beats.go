@@ -1,0 +1,267 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Beat is one line of a scenario's narration: a caption said when the event
+// it waits for happens. Beats become beat events in the log, right after the
+// event that triggered them, so they replay and mark the timeline like
+// everything else. A scenario's beats are said in order, each at most once:
+// a beat whose event never comes is never said, and neither are the ones
+// after it — the narration can lag behind the run, never run ahead of it.
+type Beat struct {
+	ID  string
+	On  func(e Event) bool
+	Say func(e Event) string
+}
+
+// BeatVerdict is the ID of the beat every run ends with: the checker's
+// verdict, whatever happened.
+const BeatVerdict = "verdict"
+
+// narrator is the deriver that says a run's beats.
+type narrator struct {
+	beats []Beat
+	next  int
+	out   []Event
+}
+
+// Fold says the next beat if e is its event.
+func (n *narrator) Fold(e Event) []Event {
+	n.out = n.out[:0]
+	if e.Kind == KindBeat || n.next >= len(n.beats) {
+		return n.out
+	}
+	if b := n.beats[n.next]; b.On(e) {
+		n.next++
+		n.out = append(n.out, Event{Kind: KindBeat, Worker: System, Code: b.ID, Msg: b.Say(e)})
+	}
+	return n.out
+}
+
+// chain runs the checker, then the narrator over the event and over what
+// the checker derived, so a violation can be a beat's event.
+type chain struct {
+	check *Checker
+	tell  *narrator
+	out   []Event
+}
+
+func (c *chain) Fold(e Event) []Event {
+	c.out = append(c.out[:0], c.check.Fold(e)...)
+	n := len(c.out)
+	c.out = append(c.out, c.tell.Fold(e)...)
+	for i := range n {
+		c.out = append(c.out, c.tell.Fold(c.out[i])...)
+	}
+	return c.out
+}
+
+// Beat triggers.
+
+func is(k Kind) func(Event) bool { return func(e Event) bool { return e.Kind == k } }
+
+func by(k Kind, w int32) func(Event) bool {
+	return func(e Event) bool { return e.Kind == k && e.Worker == w }
+}
+
+func notBy(k Kind, w int32) func(Event) bool {
+	return func(e Event) bool { return e.Kind == k && e.Worker != w }
+}
+
+func violation(codes ...string) func(Event) bool {
+	return func(e Event) bool {
+		if e.Kind != KindViolation {
+			return false
+		}
+		for _, c := range codes {
+			if e.Code == c {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func onRes(k Kind, res string) func(Event) bool {
+	return func(e Event) bool { return e.Kind == k && e.Res == res }
+}
+
+// said is a fixed caption.
+func said(s string) func(Event) string { return func(Event) string { return s } }
+
+// checkerSays repeats the checker's own words.
+func checkerSays(prefix string) func(Event) string {
+	return func(e Event) string { return prefix + e.Msg }
+}
+
+func wn(e Event) string { return WorkerName(e.Worker) }
+
+func ms(d time.Duration) string { return strings.TrimSuffix(d.Round(time.Millisecond).String(), ".0") }
+
+// beatsFor is the narration of sc run with strategy and p.
+func beatsFor(sc *Scenario, strategy string, p Params) []Beat {
+	if sc.beats == nil {
+		return nil
+	}
+	return sc.beats(strategy, p)
+}
+
+func oversellBeats(strategy string, p Params) []Beat {
+	switch strategy {
+	case "none":
+		return []Beat{
+			{"read", is(KindRead), func(e Event) string {
+				return fmt.Sprintf("%s reads stock = %d. No lock: every worker is reading the same number right now.", wn(e), e.Stock)
+			}},
+			{"write", is(KindWrite), func(e Event) string {
+				return fmt.Sprintf("%s writes stock = %d — and the others still believe what they read.", wn(e), e.Stock)
+			}},
+		}
+	case "atomic":
+		return []Beat{{"write", is(KindWrite), func(e Event) string {
+			return fmt.Sprintf("%s's script checks and decrements in one step: stock = %d. No lock, nothing to race.", wn(e), e.Stock)
+		}}}
+	}
+	return []Beat{
+		{"acquired", is(KindAcquired), func(e Event) string {
+			return fmt.Sprintf("%s holds lock:stock. Everyone else is denied and backs off.", wn(e))
+		}},
+		{"write", is(KindWrite), func(e Event) string {
+			return fmt.Sprintf("%s writes stock = %d inside the lock, then releases it.", wn(e), e.Stock)
+		}},
+	}
+}
+
+func staleBeats(mode staleMode) func(string, Params) []Beat {
+	return func(strategy string, p Params) []Beat {
+		fenced := strings.HasPrefix(strategy, "fenced")
+		watchdog := strings.HasSuffix(strategy, "watchdog")
+		bs := []Beat{{"acquired", by(KindAcquired, 0), func(e Event) string {
+			s := fmt.Sprintf("w00 holds the lock for %s; its work takes %s.", ms(p.TTL.D()), ms(p.Work.D()))
+			if e.Has&HasFence != 0 {
+				s += fmt.Sprintf(" Its fence is %d.", e.Fence)
+			}
+			return s
+		}}}
+		if watchdog {
+			bs = append(bs, Beat{"renewed", by(KindRenewed, 0), said("w00's watchdog renews the lock every TTL/3: w01 keeps being denied.")})
+		}
+		if mode != staleWork {
+			bs = append(bs, Beat{"pause", by(KindPause, 0), said("w00 stops the world. Its watchdog, if it has one, stops with it.")})
+		}
+		if mode == staleWork && watchdog {
+			return bs // the lock never lapses
+		}
+		bs = append(bs, Beat{"taken", notBy(KindAcquired, 0), func(e Event) string {
+			return fmt.Sprintf("w00's TTL just lapsed — but w00 is still inside the critical section. %s takes the lock.", wn(e))
+		}})
+		if mode != staleWork {
+			bs = append(bs, Beat{"resume", by(KindResume, 0), said("w00 resumes, still believing it holds the lock.")})
+		}
+		if fenced {
+			return append(bs, Beat{"rejected", is(KindFenceRejected), func(e Event) string {
+				return fmt.Sprintf("w00 writes with fence %d: the resource has seen a newer fence and rejects it.", e.Fence)
+			}})
+		}
+		return append(bs, Beat{"stale-write", violation(CodeOverlap, CodeLostUpdate), checkerSays("The checker: ")})
+	}
+}
+
+func crashBeats(string, Params) []Beat {
+	return []Beat{
+		{"acquired", is(KindAcquired), func(e Event) string {
+			return fmt.Sprintf("%s holds the lock.", wn(e))
+		}},
+		{"crash", is(KindCrash), func(e Event) string {
+			return fmt.Sprintf("%s crashes holding it: nobody will ever release it. Only the TTL can.", wn(e))
+		}},
+		{"recovered", is(KindAcquired), func(e Event) string {
+			return fmt.Sprintf("The TTL ran out: %s finally acquires. Everyone stood blocked until now.", wn(e))
+		}},
+	}
+}
+
+func deadlockBeats(strategy string, p Params) []Beat {
+	if p.Order == "sorted" || p.Order == "all-at-once" {
+		return []Beat{{"acquired", is(KindAcquired), func(e Event) string {
+			return fmt.Sprintf("%s takes %s. Every worker locks in the same order, so no cycle can close.", wn(e), e.Res)
+		}}}
+	}
+	bs := []Beat{{"deadlock", is(KindDeadlock), func(e Event) string {
+		return "A wait-for cycle closed: " + e.Msg + ". Nobody can move."
+	}}}
+	if strategy == "watchdog" {
+		return bs
+	}
+	return append(bs, Beat{"broken", violation(CodeOverlap),
+		said("The TTL broke the deadlock — by letting a second holder in: two workers inside one critical section.")})
+}
+
+func naiveBeats(strategy string, p Params) []Beat {
+	crash := Beat{"crash", is(KindCrash), func(e Event) string {
+		if strategy == "naive" {
+			return fmt.Sprintf("%s crashes between SETNX and EXPIRE: its lock has no TTL.", wn(e))
+		}
+		return fmt.Sprintf("%s crashes right after SET NX PX: its lock still has a TTL.", wn(e))
+	}}
+	if strategy == "naive" {
+		return []Beat{crash, {"foreign-del", violation(CodeOverlap), checkerSays("A late DEL removed the next holder's lock. The checker: ")}}
+	}
+	return []Beat{crash, {"refused", is(KindReleaseFailed), func(e Event) string {
+		return fmt.Sprintf("%s's late release is refused: the lock is someone else's now.", wn(e))
+	}}}
+}
+
+func retryBeats(string, Params) []Beat {
+	return []Beat{
+		{"denied", is(KindDenied), func(e Event) string {
+			return fmt.Sprintf("%s is denied: it waits, by its policy, then tries again.", wn(e))
+		}},
+		{"backoff", is(KindBackoff), func(e Event) string {
+			return fmt.Sprintf("%s backs off %s. Watch the retry-delay histogram take the policy's shape.", wn(e), ms(e.Delay))
+		}},
+	}
+}
+
+func queueBeats(strategy string, p Params) []Beat {
+	bs := []Beat{{"reserved", is(KindAcquired), func(e Event) string {
+		return fmt.Sprintf("%s reserves the job and starts it.", wn(e))
+	}}}
+	if strategy == "plain" {
+		bs = append(bs,
+			Beat{"expired", is(KindExpired), said("The reservation lapsed while the job still runs: the reaper puts it back on the queue.")},
+			Beat{"again", is(KindAcquired), func(e Event) string {
+				return fmt.Sprintf("%s reserves the same job and runs it too.", wn(e))
+			}},
+			Beat{"duplicate", violation(CodeDuplicate), checkerSays("The checker: ")})
+	}
+	return bs
+}
+
+func webhookBeats(strategy string, p Params) []Beat {
+	return []Beat{
+		{"delivered", is(KindRead), func(e Event) string {
+			return fmt.Sprintf("%s handles a delivery of the same event.", wn(e))
+		}},
+		{"credited", is(KindWrite), func(e Event) string {
+			return fmt.Sprintf("%s credits the account.", wn(e))
+		}},
+	}
+}
+
+func redlockBeats(string, Params) []Beat {
+	two := func(res, how string) Beat {
+		return Beat{"two-holders-" + res, func(e Event) bool { return violation(CodeOverlap)(e) && e.Res == res },
+			func(e Event) string { return how + " — two holders of one Redlock. " + e.Msg }}
+	}
+	return []Beat{
+		{"quorum", onRes(KindAcquired, "lock:Q"), said("Three of five nodes answered: a quorum. The lock is granted with two nodes down.")},
+		two("J", "A clock jump on one node"),
+		two("F", "A failover that lost the write"),
+		two("P", "A pause past the validity"),
+	}
+}

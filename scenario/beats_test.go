@@ -1,0 +1,79 @@
+package scenario_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/locklab/locklab/scenario"
+)
+
+// anyWorker masks worker names: which worker wins a tie is a race.
+var anyWorker = regexp.MustCompile(`w\d\d+`)
+
+// story is a run's beats: IDs, and IDs with captions.
+func story(r *scenario.Run) (ids, full []string) {
+	for _, e := range r.Log.Events() {
+		if e.Kind == scenario.KindBeat {
+			ids = append(ids, e.Code)
+			full = append(full, e.Code+" "+anyWorker.ReplaceAllString(e.Msg, "w··"))
+		}
+	}
+	return ids, full
+}
+
+// TestSeededRunTellsTheSameStory runs each scenario's default many times on
+// one seed: the same beats come in the same order every time, and where the
+// scenario's numbers are not a race, with the same captions (but for which
+// worker won a tie).
+func TestSeededRunTellsTheSameStory(t *testing.T) {
+	racy := map[string]bool{"oversell": true, "retry": true, "webhook": true}
+	for _, sc := range scenario.Catalogue() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			var first, firstFull []string
+			for i := range 6 {
+				r := runAt(t, nil, 4, scenario.Config{Scenario: sc.Name, Strategy: sc.Strategies[0], Seed: 7, Params: sc.Defaults})
+				ids, full := story(r)
+				if len(ids) < 2 || ids[len(ids)-1] != scenario.BeatVerdict {
+					t.Fatalf("run %d: beats %v: want a story ending with the verdict", i, ids)
+				}
+				if i == 0 {
+					first, firstFull = ids, full
+					continue
+				}
+				if !slices.Equal(ids, first) {
+					t.Fatalf("run %d told another story:\n%v\nfirst:\n%v", i, ids, first)
+				}
+				// Captions, but the verdict's counts, are the same too.
+				if !racy[sc.Name] && !slices.Equal(full[:len(full)-1], firstFull[:len(firstFull)-1]) {
+					t.Fatalf("run %d said it differently:\n%s\nfirst:\n%s", i, strings.Join(full, "\n"), strings.Join(firstFull, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// TestBeatsFollowTheirEvents checks that a beat comes right after the event
+// it tells of: the narration never runs ahead of the run.
+func TestBeatsFollowTheirEvents(t *testing.T) {
+	sc, _ := scenario.Lookup("ttl-expiry")
+	r := runAt(t, nil, 4, scenario.Config{Scenario: "ttl-expiry", Strategy: "fenced", Seed: 1, Params: sc.Defaults})
+	evs := r.Log.Events()
+	want := map[string]scenario.Kind{"acquired": scenario.KindAcquired, "taken": scenario.KindAcquired, "rejected": scenario.KindFenceRejected}
+	seen := 0
+	for i, e := range evs {
+		k, ok := want[e.Code]
+		if e.Kind != scenario.KindBeat || !ok {
+			continue
+		}
+		seen++
+		if i == 0 || evs[i-1].Kind != k {
+			t.Errorf("beat %q follows a %v event, not its %v", e.Code, evs[max(i-1, 0)].Kind, k)
+		}
+	}
+	if seen != len(want) {
+		t.Fatalf("%d of %d beats said", seen, len(want))
+	}
+}
