@@ -49,6 +49,8 @@ func printList(out io.Writer) {
 func newReplayCmd() *cobra.Command {
 	var summary bool
 	var theme string
+	var present bool
+	var castFile string
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
 		Short: "Replay a recorded event log in the view (or print its summary and verdict)",
@@ -62,29 +64,27 @@ func newReplayCmd() *cobra.Command {
 			if summary || !interactive() {
 				return replaySummary(cmd.OutOrStdout(), args[0])
 			}
-			return replayTUI(cmd.Context(), args[0], theme)
+			return replayTUI(cmd.Context(), args[0], theme, present, castFile)
 		},
 	}
 	cmd.Flags().BoolVar(&summary, "summary", false, "print the summary box and verdict instead of opening the view (the default without a terminal)")
 	cmd.Flags().StringVar(&theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
+	cmd.Flags().BoolVar(&present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
+	cmd.Flags().StringVar(&castFile, "cast", "", "record the session as an asciicast v2 file")
 	return cmd
 }
 
-func replayTUI(ctx context.Context, path, theme string) error {
+func replayTUI(ctx context.Context, path, theme string, present bool, castFile string) error {
 	th, err := pickTheme(theme)
 	if err != nil {
 		return err
 	}
-	fh, err := os.Open(path)
+	loaded, err := loadLogFile(path)
 	if err != nil {
-		return runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
+		return err
 	}
-	defer fh.Close()
-	loaded, err := scenario.LoadLog(fh)
-	if err != nil {
-		return runtimeError{fmt.Errorf("%s: %v", path, err)}
-	}
-	return tui.Run(ctx, tui.Options{Theme: th, Replay: loaded, Name: filepath.Base(path), Tool: "locklab " + version}, os.Stdin, os.Stdout)
+	return tui.Run(ctx, tui.Options{Theme: th, Replay: loaded, Name: filepath.Base(path), Tool: "locklab " + version,
+		Present: present, Cast: castFile}, os.Stdin, os.Stdout)
 }
 
 func replaySummary(out io.Writer, path string) error {

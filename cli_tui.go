@@ -17,12 +17,16 @@ type tuiFlags struct {
 	runFlags
 	scenario string
 	theme    string
+	present  bool
+	cast     string
 }
 
 func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
 	addRunFlags(cmd.Flags(), &f.runFlags)
 	cmd.Flags().StringVar(&f.scenario, "scenario", "", "preselect a scenario; with --lock, start it at once")
 	cmd.Flags().StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
+	cmd.Flags().BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
+	cmd.Flags().StringVar(&f.cast, "cast", "", "record the session as an asciicast v2 file")
 }
 
 // interactive reports whether stdin and stdout are a terminal.
@@ -53,7 +57,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 		return err
 	}
 	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Speed: f.speed, Events: f.events,
-		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed")}
+		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Present: f.present, Cast: f.cast}
 	if f.scenario != "" {
 		sc, err := scenario.Lookup(f.scenario)
 		if err != nil {

@@ -64,7 +64,25 @@ type Theme struct {
 	States [StateCount]lipgloss.Style
 	// Workers colour each worker (lock holders, the wait-for graph), cycled.
 	Workers []lipgloss.Style
+	// Terminal is the terminal the theme is made for: its foreground and
+	// background, for recordings' players.
+	Terminal Terminal
 }
+
+// Terminal colours, as #rrggbb.
+type Terminal struct {
+	FG, BG string
+}
+
+// Palette is the 16 ANSI colours (xterm's) recordings declare, colon-separated.
+const Palette = "#000000:#cd0000:#00cd00:#cdcd00:#0000ee:#cd00cd:#00cdcd:#e5e5e5:" +
+	"#7f7f7f:#ff0000:#00ff00:#ffff00:#5c5cff:#ff00ff:#00ffff:#ffffff"
+
+var (
+	darkTerminal  = Terminal{FG: "#d0d0d0", BG: "#1c1c1c"}
+	lightTerminal = Terminal{FG: "#262626", BG: "#fafafa"}
+	blackTerminal = Terminal{FG: "#ffffff", BG: "#000000"}
+)
 
 // Worker returns worker w's style.
 func (t *Theme) Worker(w int) lipgloss.Style {
@@ -124,7 +142,7 @@ type palette struct {
 func fg(c string) lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color(c)) }
 
 func fromPalette(p palette, bold bool) *Theme {
-	t := &Theme{Name: p.name}
+	t := &Theme{Name: p.name, Terminal: darkTerminal}
 	t.Text = fg(p.text)
 	t.Muted = fg(p.muted)
 	t.Title = fg(p.accent).Bold(true)
@@ -165,10 +183,12 @@ func Dark() *Theme {
 
 // Light is for light terminals.
 func Light() *Theme {
-	return fromPalette(palette{name: "light", text: "235", muted: "243", border: "250", accent: "25",
+	t := fromPalette(palette{name: "light", text: "235", muted: "243", border: "250", accent: "25",
 		ok: "28", warn: "130", alarm: "160", attempt: "31", wait: "136", hold: "91", critical: "24",
 		paused: "241", badgeFg: "255",
 		workers: []string{"25", "127", "130", "28", "166", "54", "30", "161", "64", "19", "125", "22"}}, true)
+	t.Terminal = lightTerminal
+	return t
 }
 
 // HighContrast is for projectors: pure colours, bold everywhere.
@@ -178,6 +198,7 @@ func HighContrast() *Theme {
 		paused: "250", badgeFg: "0",
 		workers: []string{"14", "13", "11", "10", "9", "12", "15"}}, true)
 	t.Text = t.Text.Bold(true)
+	t.Terminal = blackTerminal
 	return t
 }
 
@@ -205,7 +226,7 @@ func Mono() *Theme {
 		Rewound: bold.Reverse(true).Padding(0, 1), Done: bold.Padding(0, 1),
 		VerdictGood: bold.Reverse(true).Padding(0, 1), VerdictBad: bold.Reverse(true).Padding(0, 1),
 		Key: bold, KeyDesc: plain, Renewal: bold, Lapse: bold.Reverse(true), FieldError: bold.Underline(true),
-		Selected: bold.Reverse(true)}
+		Selected: bold.Reverse(true), Terminal: darkTerminal}
 	for i := range t.States {
 		t.States[i] = plain
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -19,8 +20,10 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/term"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/cast"
 )
 
 // Options configure the interactive view.
@@ -39,7 +42,12 @@ type Options struct {
 	Replay   *scenario.Loaded
 	Name     string // the replayed file
 	Tool     string
+	Present  bool   // presenter mode from the start
+	Cast     string // record the session as an asciicast v2 file here
 }
+
+// presentTheme is presenter mode's theme.
+var presentTheme = themes.HighContrast()
 
 type screen int
 
@@ -78,6 +86,9 @@ type App struct {
 	showHelp bool
 	keys     globalKeys
 	err      string
+	// The recording, with --cast, and the size it last recorded.
+	rec        *cast.Writer
+	recW, recH int
 }
 
 // New returns the root model.
@@ -92,6 +103,12 @@ func New(opts Options) *App {
 	a.picker = newPicker(opts.Scenario, opts.Strategy)
 	if opts.Replay != nil {
 		a.run = newRunView(replaySession(opts.Name, opts.Replay), 1)
+		a.run.pr.on = opts.Present
+		a.run.mark = func(l string) {
+			if a.rec != nil {
+				a.rec.Marker(l)
+			}
+		}
 		a.screen = screenRun
 	}
 	return a
@@ -101,6 +118,42 @@ func New(opts Options) *App {
 // signal); either way the run's keys are deleted before it returns.
 func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	a := New(opts)
+	if opts.Cast != "" {
+		f, err := os.Create(opts.Cast)
+		if err != nil {
+			return fmt.Errorf("cannot write the recording: %w", err)
+		}
+		defer f.Close()
+		w, h := fullW, fullH
+		if t, ok := out.(interface{ Fd() uintptr }); ok {
+			if cw, ch, err := term.GetSize(t.Fd()); err == nil {
+				w, h = cw, ch
+			}
+		}
+		title := "locklab"
+		if opts.Scenario != "" {
+			title += " — " + opts.Scenario
+		}
+		th := opts.Theme
+		if opts.Present && th.Name != "mono" {
+			th = presentTheme
+		}
+		rec, err := cast.NewWriter(f, castHeader(th, w, h, title, time.Now().Unix()), cast.WallClock())
+		if err != nil {
+			return err
+		}
+		a.rec, a.recW, a.recH = rec, w, h
+		if f, ok := out.(*os.File); ok {
+			out = teeFile{f, rec} // still the terminal, for its size and mode
+		} else {
+			out = io.MultiWriter(out, rec)
+		}
+		defer func() {
+			if cerr := rec.Close(); cerr != nil {
+				fmt.Fprintln(os.Stderr, "locklab: the recording is incomplete:", cerr)
+			}
+		}()
+	}
 	p := tea.NewProgram(a, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
 	_, err := p.Run()
 	a.shutdown()
@@ -109,6 +162,20 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	}
 	return err
 }
+
+// teeFile is the terminal, with everything written to it recorded too.
+type teeFile struct {
+	*os.File
+	rec io.Writer
+}
+
+func (t teeFile) Write(p []byte) (int, error) {
+	n, err := t.File.Write(p)
+	t.rec.Write(p[:n])
+	return n, err
+}
+
+func (t teeFile) WriteString(s string) (int, error) { return t.Write([]byte(s)) }
 
 // Init starts the frame tick, and the run when it was asked for.
 func (a *App) Init() tea.Cmd {
@@ -150,6 +217,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
 		a.help.Width = msg.Width
+		if a.rec != nil && (a.w != a.recW || a.h != a.recH) {
+			a.rec.Resize(a.w, a.h)
+			a.recW, a.recH = a.w, a.h
+		}
 		return a, nil
 	case frameMsg:
 		if a.run != nil && a.screen == screenRun {
@@ -168,7 +239,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if a.run != nil {
 			a.run.s.stop()
 		}
+		present := a.opts.Present
+		if a.run != nil {
+			present = a.run.pr.on // a rerun keeps the mode
+		}
 		a.run = newRunView(msg.s, a.opts.Speed)
+		a.run.pr.on = present
+		if a.rec != nil {
+			a.run.mark = a.rec.Marker
+		}
 		a.screen, a.err = screenRun, ""
 		return a, nil
 	case tea.KeyMsg:
@@ -246,6 +325,9 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // View draws the current screen with the help footer.
 func (a *App) View() string {
 	th := a.theme
+	if a.screen == screenRun && a.run != nil && a.run.pr.on && th.Name != "mono" {
+		th = presentTheme // reads from the back of the room
+	}
 	if a.w < minW || a.h < minH {
 		return th.Warn.Render(fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, a.w, a.h))
 	}

@@ -12,9 +12,9 @@ import (
 // faultKeys inject faults into a live run. They are active while the fault
 // menu (f) is open, and take precedence over the run view's keys then.
 type faultKeys struct {
-	Crash, Pause, NextWorker, PrevWorker              key.Binding
+	Crash, Pause, NextWorker, PrevWorker               key.Binding
 	Stop, Restart, NodePause, Jump, Failover, NextNode key.Binding
-	Close                                             key.Binding
+	Close                                              key.Binding
 }
 
 func defaultFaultKeys() faultKeys {

@@ -28,12 +28,13 @@ type frameKey struct {
 	now                time.Duration
 	theme, mode, note  string
 	speed              float64
+	present            [2]bool
 }
 
 // View draws the run view in w×h cells.
 func (v *runView) View(th *themes.Theme, w, h int) string {
 	k, now := v.cursor, v.now()
-	key := frameKey{k: k, n: v.tl.N, w: w, h: h, scroll: v.scroll, now: now, theme: th.Name, mode: v.mode(), note: v.status, speed: v.speed}
+	key := frameKey{k: k, n: v.tl.N, w: w, h: h, scroll: v.scroll, now: now, theme: th.Name, mode: v.mode(), note: v.status, speed: v.speed, present: [2]bool{v.pr.on, v.pr.waiting}}
 	if key == v.cache.key && v.cache.view != "" {
 		return v.cache.view
 	}
@@ -43,6 +44,9 @@ func (v *runView) View(th *themes.Theme, w, h int) string {
 }
 
 func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) string {
+	if v.pr.on {
+		return v.renderPresent(th, k, now, w, h)
+	}
 	full := w >= fullW && h >= fullH-1 // h excludes the footer
 	verdict := v.verdict(th, k, w)
 	logN := 3

@@ -31,11 +31,14 @@ type runView struct {
 	cache     renderCache
 	hist      histCache
 	faults    faultMenu
+	pr        presenter
+	mark      func(label string) // a recording's markers, if recording
+	marked    int                // timeline markers already reported
 }
 
 func newRunView(s *session, speed float64) *runView {
 	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), cursor: -1, speed: speed,
-		faults: faultMenu{keys: defaultFaultKeys()}}
+		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
 	if v.speed == 0 {
 		v.speed = 1
 	}
@@ -67,13 +70,19 @@ func (v *runView) helpKeys() helpMap {
 	if v.faults.open {
 		return v.faultHelp()
 	}
-	k := v.keys
+	k, p := v.keys, v.pr.keys
+	if v.pr.on {
+		return helpMap{
+			short: []key.Binding{p.Next, p.Prev, p.Toggle, k.PrevMark, k.NextMark, k.Faults, k.Back},
+			full:  [][]key.Binding{{p.Next, p.Prev, p.Toggle}, {k.PrevMark, k.NextMark, k.Faster, k.Slower}, {k.Faults, k.Rerun, k.Back}},
+		}
+	}
 	return helpMap{
-		short: []key.Binding{k.Pause, k.StepBack, k.StepFwd, k.SeekBack, k.SeekFwd, k.PrevMark, k.NextMark, k.Faults, k.Faster, k.Slower, k.Rerun, k.Back},
+		short: []key.Binding{k.Pause, k.StepBack, k.StepFwd, k.SeekBack, k.SeekFwd, k.PrevMark, k.NextMark, p.Toggle, k.Faults, k.Faster, k.Slower, k.Rerun, k.Back},
 		full: [][]key.Binding{
 			{k.Pause, k.StepFwd, k.StepBack, k.SeekBack, k.SeekFwd},
 			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Live},
-			{k.Faults, k.Rerun, k.NewSeed, k.Save, k.ScrollUp, k.ScrollDown, k.Back},
+			{p.Toggle, k.Faults, k.Rerun, k.NewSeed, k.Save, k.ScrollUp, k.ScrollDown, k.Back},
 		},
 	}
 }
@@ -100,6 +109,7 @@ func (v *runView) mode() string {
 // onFrame folds new events and moves the cursor: once per frame, never
 // per event.
 func (v *runView) onFrame(now time.Time) {
+	defer v.markPassed()
 	elapsed := time.Duration(0)
 	if !v.lastFrame.IsZero() {
 		elapsed = now.Sub(v.lastFrame)
@@ -112,7 +122,11 @@ func (v *runView) onFrame(now time.Time) {
 	if v.s.replay != "" {
 		if !v.paused && v.cursor < v.tl.N-1 {
 			v.playT += time.Duration(float64(elapsed) * v.speed)
-			v.cursor = v.lastAtOrBefore(v.playT)
+			target := v.lastAtOrBefore(v.playT)
+			if v.presentFrame(target) {
+				return
+			}
+			v.cursor = target
 		}
 		return
 	}
@@ -123,6 +137,9 @@ func (v *runView) onFrame(now time.Time) {
 		return
 	}
 	if v.follow && !v.paused {
+		if v.presentFrame(v.tl.N - 1) {
+			return
+		}
 		v.cursor = v.tl.N - 1
 	}
 	if v.s.finished() && v.paused && v.s.embedded() {
@@ -174,6 +191,9 @@ func (v *runView) pauseWorld(pause bool) {
 
 // handleKey handles the run view's keys; the bool says whether it did.
 func (v *runView) handleKey(msg tea.KeyMsg) (bool, tea.Cmd) {
+	if v.handlePresentKey(msg) {
+		return true, nil
+	}
 	k := v.keys
 	switch {
 	case key.Matches(msg, k.Pause):

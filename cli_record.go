@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/tui"
+	"github.com/spf13/cobra"
+)
+
+type recordFlags struct {
+	runFlags
+	cast    string
+	size    string
+	from    []string
+	present bool
+	theme   string
+	fps     int
+	hold    time.Duration
+	play    float64
+}
+
+func newRecordCmd() *cobra.Command {
+	f := &recordFlags{}
+	cmd := &cobra.Command{
+		Use:   "record [SCENARIO[:STRATEGY]...] --cast FILE",
+		Short: "Record runs through the view as an asciicast v2 file, without a terminal",
+		Long: "record plays runs through the interactive view at fixed frame intervals and writes an asciicast v2\n" +
+			"recording (asciinema play / cat, svg-term). With --from it records saved event logs: the same logs\n" +
+			"and flags give the same bytes. With scenarios it first runs each one on the embedded store (a real\n" +
+			"race, so two runs differ as runs do; save them with --events to record them again identically).",
+		Example: "  locklab record ttl-expiry:fenced --cast ttl.cast --present\n" +
+			"  locklab record oversell:none deadlock:safe --cast demo.cast --size 100x30\n" +
+			"  locklab run ttl-expiry --events run.jsonl && locklab record --from run.jsonl --cast run.cast",
+		RunE: func(cmd *cobra.Command, args []string) error { return f.record(cmd, args) },
+	}
+	addRunFlags(cmd.Flags(), &f.runFlags)
+	fl := cmd.Flags()
+	fl.StringVar(&f.cast, "cast", "", "write the recording to FILE (required)")
+	fl.StringVar(&f.size, "size", "120x36", "terminal size, COLSxROWS (at least 80x24)")
+	fl.StringArrayVar(&f.from, "from", nil, "record a saved event log instead of running (repeatable)")
+	fl.BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption")
+	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
+	fl.IntVar(&f.fps, "fps", 10, "frames per second, 1 to 60")
+	fl.DurationVar(&f.hold, "hold", 3*time.Second, "presenter mode: how long each caption stays")
+	fl.Float64Var(&f.play, "play-speed", 1, "playback speed of the recorded runs, 0.1 to 10")
+	return cmd
+}
+
+func parseSize(s string) (int, int, error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	w, err1 := strconv.Atoi(ws)
+	h, err2 := strconv.Atoi(hs)
+	if !ok || err1 != nil || err2 != nil || w < 80 || h < 24 || w > 500 || h > 200 {
+		return 0, 0, usagef("--size %q: want COLSxROWS from 80x24 to 500x200, like 120x36", s)
+	}
+	return w, h, nil
+}
+
+func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
+	switch {
+	case f.cast == "":
+		return usagef("record needs --cast FILE: where to write the recording")
+	case len(f.from) > 0 && len(args) > 0:
+		return usagef("record takes scenarios or --from logs, not both")
+	case len(f.from) == 0 && len(args) == 0:
+		return usagef("record needs a scenario (locklab record ttl-expiry --cast out.cast) or --from FILE.jsonl")
+	case f.fps < 1 || f.fps > 60:
+		return usagef("--fps must be between 1 and 60 (got %d)", f.fps)
+	case f.play < store.MinSpeed || f.play > store.MaxSpeed:
+		return usagef("--play-speed must be between %g and %g (got %g)", store.MinSpeed, store.MaxSpeed, f.play)
+	case f.hold <= 0:
+		return usagef("--hold must be positive (got %v)", f.hold)
+	}
+	w, h, err := parseSize(f.size)
+	if err != nil {
+		return err
+	}
+	th, err := pickTheme(f.theme)
+	if err != nil {
+		return err
+	}
+	var runs []*scenario.Loaded
+	var names []string
+	if len(f.from) > 0 {
+		for _, path := range f.from {
+			l, err := loadLogFile(path)
+			if err != nil {
+				return err
+			}
+			runs, names = append(runs, l), append(names, filepath.Base(path))
+		}
+	} else {
+		if runs, names, err = f.runForRecording(cmd, args); err != nil {
+			return err
+		}
+	}
+	var titles []string
+	for _, l := range runs {
+		titles = append(titles, l.Header.Scenario+" · "+l.Header.Strategy)
+	}
+	var buf bytes.Buffer
+	err = tui.Record(&buf, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
+		FPS: f.fps, Hold: f.hold, Speed: f.play, Title: "locklab — " + strings.Join(titles, ", "),
+		Timestamp: runs[0].Header.StartedAt.Unix()})
+	if err != nil {
+		return runtimeError{err}
+	}
+	if err := os.WriteFile(f.cast, buf.Bytes(), 0o644); err != nil {
+		return runtimeError{fmt.Errorf("cannot write the recording: %w", err)}
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "recorded %s to %s (%d bytes, %dx%d)\n", strings.Join(titles, ", "), f.cast, buf.Len(), w, h)
+	return nil
+}
+
+// loadLogFile reads a saved event log, with errors for people.
+func loadLogFile(path string) (*scenario.Loaded, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
+	}
+	defer fh.Close()
+	l, err := scenario.LoadLog(fh)
+	if err != nil {
+		return nil, runtimeError{fmt.Errorf("%s: %v", path, err)}
+	}
+	return l, nil
+}
+
+// runForRecording runs each SCENARIO[:STRATEGY] on the embedded store and
+// keeps its log.
+func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*scenario.Loaded, []string, error) {
+	urls, err := f.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	seed := f.seed
+	if !cmd.Flags().Changed("seed") {
+		var b [8]byte
+		_, _ = crand.Read(b[:])
+		seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000
+	}
+	var runs []*scenario.Loaded
+	var names []string
+	for i, arg := range args {
+		name, strategy, _ := strings.Cut(arg, ":")
+		sc, err := scenario.Lookup(name)
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		if strategy == "" {
+			strategy = firstNonEmpty(f.lock, sc.Strategies[0])
+		}
+		if !sc.Supports(strategy) {
+			return nil, nil, usagef("%q is not a strategy of %s: want one of %s", strategy, sc.Name, sc.StrategyNames())
+		}
+		p, err := f.params(cmd, sc, strategy, urls)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, err := f.runKept(cmd.Context(), sc, strategy, p, seed, urls, i, len(args) > 1)
+		if err != nil {
+			return nil, nil, err
+		}
+		runs, names = append(runs, l), append(names, arg)
+	}
+	return runs, names, nil
+}
+
+// runKept runs one scenario and keeps its log (and writes it with --events).
+func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strategy string, p scenario.Params,
+	seed uint64, urls []string, i int, many bool) (*scenario.Loaded, error) {
+	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
+		PoolSize: min(max(p.Workers, 10), 256)})
+	if err != nil {
+		return nil, runtimeError{err}
+	}
+	defer st.Close()
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
+	if path := f.events; path != "" {
+		if many {
+			ext := filepath.Ext(path)
+			path = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(path, ext), i+1, ext)
+		}
+		fh, err := os.Create(path)
+		if err != nil {
+			return nil, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
+		}
+		defer fh.Close()
+		cfg.Events = fh
+	}
+	r, err := scenario.Start(ctx, st, cfg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if err := r.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, runtimeError{errors.New("interrupted; nothing was recorded")}
+		}
+		return nil, runtimeError{err}
+	}
+	return &scenario.Loaded{Header: r.Header, Log: r.Log, Summary: r.Summary()}, nil
+}

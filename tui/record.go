@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/cast"
+	"github.com/locklab/locklab/tui/timeline"
+	"github.com/muesli/termenv"
+)
+
+// RecordOptions say how to record.
+type RecordOptions struct {
+	Theme         *themes.Theme
+	Width, Height int
+	Present       bool          // stop at each beat with its caption
+	FPS           int           // frames per second of the recording (default 10)
+	Hold          time.Duration // how long a beat's caption stays in presenter mode (default 3s)
+	End           time.Duration // how long the last screen stays (default 3s)
+	Speed         float64       // playback speed (default 1)
+	Title         string
+	Timestamp     int64 // Unix time for the header; 0 leaves it out
+}
+
+// Record plays recorded runs, one after the other, through the run view at
+// fixed frame intervals and writes what the terminal would show as an
+// asciicast v2 recording. Nothing in it depends on the wall clock, so the
+// same runs and options give the same bytes.
+func Record(out io.Writer, runs []*scenario.Loaded, names []string, o RecordOptions) error {
+	if o.FPS <= 0 {
+		o.FPS = 10
+	}
+	if o.Hold <= 0 {
+		o.Hold = 3 * time.Second
+	}
+	if o.End <= 0 {
+		o.End = 3 * time.Second
+	}
+	if o.Speed <= 0 {
+		o.Speed = 1
+	}
+	if o.Theme == nil {
+		o.Theme = themes.Dark()
+	}
+	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
+	lipgloss.SetColorProfile(termenv.ANSI256) // what a player shows, whatever stdout is
+	step := time.Second / time.Duration(o.FPS)
+	var t time.Duration
+	th := o.Theme
+	if o.Present && th.Name != "mono" {
+		th = presentTheme
+	}
+	rec, err := cast.NewWriter(out, castHeader(th, o.Width, o.Height, o.Title, o.Timestamp), func() time.Duration { return t })
+	if err != nil {
+		return err
+	}
+	scr := &screen2{}
+	for i, l := range runs {
+		a := New(Options{Theme: o.Theme, Replay: l, Name: names[i], Speed: o.Speed, Present: o.Present})
+		a.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
+		v := a.run
+		v.speed = o.Speed
+		v.mark = rec.Marker
+		v.status = ""
+		if i > 0 {
+			scr.clear()
+		}
+		epoch := time.Unix(0, 0).Add(t) // the frames' own clock
+		a.Update(frameMsg(epoch.Add(t)))
+		if o.Present {
+			v.presentNext()
+		} else {
+			v.togglePause()
+		}
+		var stoppedAt, endAt time.Duration = -1, -1
+		for {
+			a.Update(frameMsg(epoch.Add(t)))
+			rec.Write(scr.frame(a.View()))
+			t += step
+			switch {
+			case v.pr.on && v.pr.waiting:
+				if stoppedAt < 0 {
+					stoppedAt = t
+				} else if t-stoppedAt >= o.Hold {
+					stoppedAt = -1
+					v.presentNext()
+				}
+				continue
+			case v.cursor >= v.tl.N-1:
+				if endAt < 0 {
+					endAt = t
+				}
+			}
+			if endAt >= 0 && t-endAt >= o.End {
+				break
+			}
+		}
+	}
+	rec.Write([]byte(fmt.Sprintf("\x1b[%d;1H\r\n\x1b[?25h", o.Height)))
+	return rec.Close()
+}
+
+// castHeader is a recording's header: the size, the title and the theme's
+// terminal colours.
+func castHeader(th *themes.Theme, w, h int, title string, ts int64) cast.Header {
+	return cast.Header{Width: w, Height: h, Timestamp: ts, Title: title,
+		Env:   map[string]string{"TERM": "xterm-256color"},
+		Theme: &cast.Theme{FG: th.Terminal.FG, BG: th.Terminal.BG, Palette: themes.Palette}}
+}
+
+// screen2 turns whole frames into the terminal output that draws them over
+// the previous frame: only the lines that changed.
+type screen2 struct {
+	prev []string
+	b    strings.Builder
+}
+
+func (s *screen2) clear() { s.prev = nil }
+
+func (s *screen2) frame(view string) []byte {
+	s.b.Reset()
+	if s.prev == nil {
+		s.b.WriteString("\x1b[?25l\x1b[H\x1b[2J")
+	}
+	lines := strings.Split(view, "\n")
+	for i, l := range lines {
+		if i < len(s.prev) && s.prev[i] == l {
+			continue
+		}
+		fmt.Fprintf(&s.b, "\x1b[%d;1H\x1b[0m%s\x1b[0m\x1b[K", i+1, l)
+	}
+	s.prev = lines
+	return []byte(s.b.String())
+}
+
+// markLabel is a recording marker's label for a timeline marker, or "" for
+// the kinds that are not recorded as markers.
+func (v *runView) markLabel(m timeline.Marker) string {
+	switch m.Kind {
+	case timeline.MarkerBeat:
+		return "beat: " + v.s.log.At(int(m.Seq)).Msg
+	case timeline.MarkerViolation:
+		return "violation: " + v.s.log.At(int(m.Seq)).Msg
+	}
+	return ""
+}
+
+// markPassed reports markers the cursor has reached for the first time to
+// the recording.
+func (v *runView) markPassed() {
+	if v.mark == nil {
+		return
+	}
+	for v.marked < len(v.tl.Markers) && int(v.tl.Markers[v.marked].Seq) <= v.cursor {
+		if l := v.markLabel(v.tl.Markers[v.marked]); l != "" {
+			v.mark(l)
+		}
+		v.marked++
+	}
+}
