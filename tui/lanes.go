@@ -119,7 +119,7 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 	for len(out) < avail {
 		out = append(out, "")
 	}
-	return append(out, axis(th, labelW+1, cols, now))
+	return append(out, axis(th, labelW+1, cols, now, tl.MarkersAt(k)))
 }
 
 func statesKey(cells []themes.State) []byte {
@@ -130,8 +130,16 @@ func statesKey(cells []themes.State) []byte {
 	return b
 }
 
-// axis is the time axis under the lanes: 0 on the left, now on the right.
-func axis(th *themes.Theme, indent, cols int, now time.Duration) string {
+// markerGlyphs mark the timeline's markers on the axis; a violation wins
+// a column over the others.
+var markerGlyphs = map[timeline.MarkerKind]rune{
+	timeline.MarkerViolation: '✖', timeline.MarkerExpiry: '×', timeline.MarkerDeadlock: '↻',
+	timeline.MarkerCrash: '†', timeline.MarkerBeat: '◆',
+}
+
+// axis is the time axis under the lanes: 0 on the left, now on the right,
+// and a glyph where each marker is ([ and ] jump between them).
+func axis(th *themes.Theme, indent, cols int, now time.Duration, marks []timeline.Marker) string {
 	right := dur(now)
 	mid := dur(now / 2)
 	line := []rune(strings.Repeat("─", cols))
@@ -145,9 +153,43 @@ func axis(th *themes.Theme, indent, cols int, now time.Duration) string {
 	}
 	r := []rune(s)
 	if len(r) > len([]rune(right)) {
-		s = string(r[:len(r)-len([]rune(right))]) + right
+		r = append(r[:len(r)-len([]rune(right))], []rune(right)...)
 	}
-	return strings.Repeat(" ", indent) + th.Muted.Render(s)
+	if len(marks) == 0 || len(r) == 0 {
+		return strings.Repeat(" ", indent) + th.Muted.Render(string(r))
+	}
+	at := make([]timeline.MarkerKind, len(r))
+	sc := newScale(now, len(r))
+	for _, m := range marks {
+		// The nearest line cell at or left of the marker's column: the
+		// labels stay legible.
+		c := sc.col(m.T)
+		for c > 0 && r[c] != '─' && at[c] == 0 {
+			c--
+		}
+		if r[c] == '─' && at[c] != timeline.MarkerViolation {
+			at[c] = m.Kind
+		}
+	}
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", indent))
+	for i := 0; i < len(r); {
+		j := i
+		for j < len(r) && at[j] == 0 {
+			j++
+		}
+		b.WriteString(th.Muted.Render(string(r[i:j])))
+		if j < len(r) {
+			style := th.Accent
+			if at[j] == timeline.MarkerViolation {
+				style = th.Alarm
+			}
+			b.WriteString(style.Render(string(markerGlyphs[at[j]])))
+			j++
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // legend names every lane glyph.
