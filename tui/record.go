@@ -133,7 +133,9 @@ func (s *screen2) frame(view string) []byte {
 		if i < len(s.prev) && s.prev[i] == l {
 			continue
 		}
-		fmt.Fprintf(&s.b, "\x1b[%d;1H\x1b[0m%s\x1b[0m\x1b[K", i+1, l)
+		// Erase first: an erase after a full-width line would take its
+		// last cell with it (the cursor waits on it to wrap).
+		fmt.Fprintf(&s.b, "\x1b[%d;1H\x1b[0m\x1b[2K%s\x1b[0m", i+1, l)
 	}
 	s.prev = lines
 	return []byte(s.b.String())
