@@ -2,6 +2,10 @@ package tui
 
 import (
 	"bufio"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/locklab/locklab/tui/cast"
+	"github.com/muesli/termenv"
+	"io"
 	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
@@ -257,5 +261,41 @@ func BenchmarkFirstFrame(b *testing.B) {
 		b.StopTimer()
 		app.shutdown()
 		b.StartTimer()
+	}
+}
+
+// BenchmarkFrameCast is one frame as the program makes it — the view drawn
+// afresh and written whole to the terminal (the worst case: Bubble Tea
+// writes only the lines that changed) — without and with --cast, which
+// also encodes the frame as an asciicast event. Compare the two ns/op.
+func BenchmarkFrameCast(b *testing.B) {
+	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
+	lipgloss.SetColorProfile(termenv.ANSI256) // frames with colours, as on a terminal
+	for _, withCast := range []bool{false, true} {
+		name := "plain"
+		if withCast {
+			name = "cast"
+		}
+		b.Run(name, func(b *testing.B) {
+			v := synthView(b, 64, 50_000)
+			th := themes.Dark()
+			var out io.Writer = io.Discard
+			if withCast {
+				rec, err := cast.NewWriter(io.Discard, cast.Header{Width: 160, Height: 48}, cast.WallClock())
+				if err != nil {
+					b.Fatal(err)
+				}
+				out = io.MultiWriter(io.Discard, rec)
+			}
+			last := v.tl.N - 1
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				v.cursor = last - i%100 // every frame differs
+				i++
+				v.cache = renderCache{}
+				io.WriteString(out, v.View(th, 160, 47))
+			}
+		})
 	}
 }
