@@ -79,6 +79,9 @@ func (r *Run) Inject(f Fault) (string, error) {
 		return "", fmt.Errorf("there is no node %d: this run has %d", f.Node, len(nodes))
 	}
 	n := nodes[f.Node]
+	if !n.Embedded() {
+		return "", fmt.Errorf("not available on a real server: node faults need the embedded store (Redis can be stopped or paused by hand: redis-cli DEBUG SLEEP, CLIENT PAUSE)")
+	}
 	var kind string
 	switch f.Kind {
 	case FaultNodeStop:

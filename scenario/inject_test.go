@@ -127,10 +127,13 @@ func TestInjectedPauseStopsTheWatchdog(t *testing.T) {
 }
 
 func TestInjectedNodeFaults(t *testing.T) {
-	sc, _ := scenario.Lookup("crash")
+	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
+	p.Work = scenario.Millis(time.Minute) // a run that outlasts the test
 	r, st := startWith(t, store.Config{ReplicaLag: 100 * time.Millisecond, Speed: 0.5},
-		scenario.Config{Scenario: "crash", Strategy: "safe", Seed: 1, Params: p})
+		scenario.Config{Scenario: "ttl-expiry", Strategy: "safe", Seed: 1, Params: p})
+	firstHolder(t, r)
+	time.Sleep(400 * time.Millisecond) // past the replica's lag: the stock is on it
 	for _, f := range []scenario.FaultKind{scenario.FaultFailover, scenario.FaultClockJump, scenario.FaultNodePause,
 		scenario.FaultNodePause, scenario.FaultNodeStop, scenario.FaultNodeStop, scenario.FaultNodeRestart} {
 		if _, err := r.Inject(scenario.Fault{Kind: f}); err != nil {
@@ -160,7 +163,7 @@ func TestInjectedNodeFaults(t *testing.T) {
 
 	t.Run("redis-server", func(t *testing.T) {
 		srv := storetest.Start(t)
-		r, _ := startWith(t, store.Config{URLs: []string{srv.URL}}, scenario.Config{Scenario: "crash", Strategy: "safe", Seed: 1, Params: p})
+		r, _ := startWith(t, store.Config{URLs: []string{srv.URL}}, scenario.Config{Scenario: "ttl-expiry", Strategy: "safe", Seed: 1, Params: p})
 		_, err := r.Inject(scenario.Fault{Kind: scenario.FaultFailover})
 		if err == nil || !strings.Contains(err.Error(), "not available on a real server") {
 			t.Errorf("failover on a real server: %v", err)

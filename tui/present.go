@@ -219,7 +219,11 @@ func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h
 	if lockH > 0 {
 		b.WriteString("\n" + box(th, "locks", lockLanes(th, v.tl, k, now, w-2, labelW, lockRows), w, lockH))
 	}
-	b.WriteString("\n" + fit(gaugeLine(th, v.tl, k), w))
+	line := gaugeLine(th, v.tl, k)
+	if cyc := waitGraph(th, v.tl, k, w, 1); len(cyc) > 2 {
+		line = cyc[2] // a deadlock: the cycle says more than the stock
+	}
+	b.WriteString("\n" + fit(line, w))
 	for _, l := range verdict {
 		b.WriteString("\n" + fit(l, w))
 	}
