@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 	"github.com/muesli/termenv"
@@ -26,16 +25,7 @@ func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 // loadView opens a recorded log as a replay view.
 func loadView(t testing.TB, name string) *runView {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := scenario.LoadLog(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := newRunView(replaySession(name, l), 1)
+	v := newRunView(replaySession(name, loadTestdata(t, name)), 1)
 	v.status = ""
 	return v
 }
