@@ -166,8 +166,9 @@ func (v *runView) caption(k int) (text string, n, of int) {
 	return "", 0, len(bs)
 }
 
-// captionBox is the caption, large: bold, wrapped, centred in a box.
-func captionBox(th *themes.Theme, text string, n, of int, waiting, live, end bool, w int) []string {
+// captionBox is the caption, large: bold, wrapped, centred in a box, with
+// a title (which beat) and a hint (what the keys do now).
+func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
 	inner := max(w-8, 20)
 	wrapped := strings.Split(ansi.Wordwrap(text, inner, ""), "\n")
 	lines := []string{""}
@@ -175,19 +176,21 @@ func captionBox(th *themes.Theme, text string, n, of int, waiting, live, end boo
 		pad := (w - 2 - ansi.StringWidth(l)) / 2
 		lines = append(lines, strings.Repeat(" ", max(pad, 0))+th.Title.Render(l))
 	}
-	hint := "→ next · ← back · p leaves presenter mode"
-	switch {
-	case end:
-		hint = "the end of the run · ← goes back a beat · r runs it again"
-	case !waiting:
-		hint = "playing — it stops at the next beat"
-	}
-	count := fmt.Sprintf("beat %d of %d", n, of)
-	if live {
-		count = fmt.Sprintf("beat %d", n)
-	}
 	lines = append(lines, "", strings.Repeat(" ", max((w-2-ansi.StringWidth(hint))/2, 0))+th.Muted.Render(hint))
-	return strings.Split(box(th, count, lines, w, len(lines)+2), "\n")
+	return strings.Split(box(th, title, lines, w, len(lines)+2), "\n")
+}
+
+// presentHint says what the presenter's keys do now.
+func (v *runView) presentHint(k int) string {
+	switch {
+	case k >= v.tl.N-1 && v.s.finished():
+		return "the end of the run · ← goes back a beat · r runs it again"
+	case v.pr.waiting:
+		return "→ next · ← back · p leaves presenter mode"
+	case v.paused:
+		return "→ or space plays on to the next beat"
+	}
+	return "playing — it stops at the next beat"
 }
 
 // renderPresent is the presenter's layout: the caption on top, then the
@@ -195,12 +198,14 @@ func captionBox(th *themes.Theme, text string, n, of int, waiting, live, end boo
 // room at 100×30.
 func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h int) string {
 	text, n, of := v.caption(k)
-	if text == "" {
-		text = v.s.header.Scenario + " · " + v.s.header.Strategy + " — the first beat is coming"
+	title := fmt.Sprintf("beat %d of %d", n, of)
+	if v.s.live() && !v.s.finished() {
+		title = fmt.Sprintf("beat %d", n) // more are coming
 	}
-	live := v.s.live() && !v.s.finished()
-	end := k >= v.tl.N-1 && v.s.finished()
-	capt := captionBox(th, text, n, of, v.pr.waiting && !end, live, end, w)
+	if text == "" {
+		title, text = "presenter", v.s.header.Scenario+" · "+v.s.header.Strategy+" — the first beat is coming"
+	}
+	capt := captionBox(th, title, text, v.presentHint(k), w)
 	verdict := v.verdict(th, k, w)
 	bodyH := h - 1 - len(capt) - len(verdict) - 1
 	lockRows := min(2*len(v.tl.Locks), 6)
