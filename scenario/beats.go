@@ -60,6 +60,12 @@ func (c *chain) Fold(e Event) []Event {
 	return c.out
 }
 
+// Deriver is what a run of sc derives as its events are appended: the
+// checker's violations, then the narration's beats.
+func (sc *Scenario) Deriver(strategy string, p Params) Deriver {
+	return &chain{check: NewChecker(), tell: &narrator{beats: beatsFor(sc, strategy, p)}}
+}
+
 // Beat triggers.
 
 func is(k Kind) func(Event) bool { return func(e Event) bool { return e.Kind == k } }

@@ -65,8 +65,7 @@ func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
 		h.Lanes[i] = WorkerName(int32(i))
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	tell := &narrator{beats: beatsFor(sc, cfg.Strategy, cfg.Params)}
-	r := &Run{Header: h, Log: NewLog(st.Clock(), &chain{check: NewChecker(), tell: tell}), store: st, events: cfg.Events,
+	r := &Run{Header: h, Log: NewLog(st.Clock(), sc.Deriver(cfg.Strategy, cfg.Params)), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{})}
 	env := &Env{run: r, ctx: ctx, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
 		workers: make([]*Worker, cfg.Params.Workers)}
