@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -35,26 +36,39 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 			jobs = append(jobs, &job{sc: sc, strategy: st})
 		}
 	}
+	// The slow runs first, then the catalogue's order: the long poles do
+	// not start last.
+	queue := make(chan *job, len(jobs))
+	for _, slow := range []bool{true, false} {
+		for _, j := range jobs {
+			if slices.Contains(j.sc.Slow, j.strategy) == slow {
+				queue <- j
+			}
+		}
+	}
+	close(queue)
 	out := cmd.OutOrStdout()
 	start := time.Now()
-	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for _, j := range jobs {
+	for range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			j.sum, j.err = f.runQuiet(cmd.Context(), j.sc, j.strategy, seed, urls)
-			if !f.quiet {
-				mu.Lock()
-				if j.err != nil {
-					fmt.Fprintf(out, "  %-13s %-20s error: %v\n", j.sc.Name, j.strategy, j.err)
-				} else {
-					fmt.Fprintf(out, "  %-13s %-20s %s\n", j.sc.Name, j.strategy, j.sum.Verdict)
+			for j := range queue {
+				if cmd.Context().Err() != nil {
+					return // interrupted: the table is not printed
 				}
-				mu.Unlock()
+				j.sum, j.err = f.runQuiet(cmd.Context(), j.sc, j.strategy, seed, urls)
+				if !f.quiet {
+					mu.Lock()
+					if j.err != nil {
+						fmt.Fprintf(out, "  %-13s %-20s error: %v\n", j.sc.Name, j.strategy, j.err)
+					} else {
+						fmt.Fprintf(out, "  %-13s %-20s %s\n", j.sc.Name, j.strategy, j.sum.Verdict)
+					}
+					mu.Unlock()
+				}
 			}
 		}()
 	}

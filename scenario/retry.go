@@ -27,6 +27,7 @@ var retryScenario = &Scenario{
 	Uses:  []string{"workers", "stock", "delay", "ttl", "max-retries", "retry-base", "retry-cap"},
 	run:   runRetry,
 	beats: retryBeats,
+	Slow:  []string{"exponential"}, // synchronised retries: ~46 s at the defaults
 	notes: retryNotes,
 }
 

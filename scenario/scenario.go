@@ -34,6 +34,9 @@ type Scenario struct {
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
 	notes func(h Header, ev Events) [][2]string
+	// Slow names the strategies whose runs take far longer than the rest
+	// (`locklab run all` starts them first).
+	Slow []string
 	// beats is the scenario's narration for a strategy and parameters.
 	beats func(strategy string, p Params) []Beat
 }
