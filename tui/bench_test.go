@@ -266,8 +266,9 @@ func BenchmarkFirstFrame(b *testing.B) {
 
 // BenchmarkFrameCast is one frame as the program makes it — the view drawn
 // afresh and written whole to the terminal (the worst case: Bubble Tea
-// writes only the lines that changed) — without and with --cast, which
-// also encodes the frame as an asciicast event. Compare the two ns/op.
+// writes only the lines that changed) — without and with --cast, whose
+// writer stamps and copies the frame and encodes it on its own goroutine.
+// Compare the two ns/op.
 func BenchmarkFrameCast(b *testing.B) {
 	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
 	lipgloss.SetColorProfile(termenv.ANSI256) // frames with colours, as on a terminal
@@ -285,6 +286,7 @@ func BenchmarkFrameCast(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				defer rec.Close()
 				out = io.MultiWriter(io.Discard, rec)
 			}
 			last := v.tl.N - 1
