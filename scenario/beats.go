@@ -51,6 +51,9 @@ type chain struct {
 }
 
 func (c *chain) Fold(e Event) []Event {
+	if c.tell.next >= len(c.tell.beats) {
+		return c.check.Fold(e) // the story is told: only the checker is left
+	}
 	c.out = append(c.out[:0], c.check.Fold(e)...)
 	n := len(c.out)
 	c.out = append(c.out, c.tell.Fold(e)...)
