@@ -188,14 +188,10 @@ func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strate
 	}
 	defer st.Close()
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
-	if path := f.events; path != "" {
-		if many {
-			ext := filepath.Ext(path)
-			path = fmt.Sprintf("%s-%d%s", strings.TrimSuffix(path, ext), i+1, ext)
-		}
-		fh, err := os.Create(path)
+	if path := fileFor(f.events, strconv.Itoa(i+1), many); path != "" {
+		fh, err := createEventLog(path)
 		if err != nil {
-			return nil, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
+			return nil, err
 		}
 		defer fh.Close()
 		cfg.Events = fh

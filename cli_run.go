@@ -171,6 +171,15 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	return nil
 }
 
+// createEventLog creates the file a run's event log is written to.
+func createEventLog(path string) (*os.File, error) {
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
+	}
+	return fh, nil
+}
+
 // fileFor names the output file of one strategy when several run.
 func fileFor(path, strategy string, many bool) string {
 	if path == "" || !many {
@@ -195,8 +204,8 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
 	var evFile *os.File
 	if path := fileFor(f.events, strategy, many); path != "" {
-		if evFile, err = os.Create(path); err != nil {
-			return nil, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
+		if evFile, err = createEventLog(path); err != nil {
+			return nil, err
 		}
 		defer evFile.Close()
 		cfg.Events = evFile
