@@ -14,9 +14,9 @@ import (
 
 var redlockScenario = &Scenario{
 	Name:  "redlock",
-	Title: "Redlock under faults: quorum, clock jumps, restarts, pauses",
+	Title: "Redlock under faults: quorum, clock jumps, failovers, pauses",
 	Watch: "the per-node votes, and the two holders at once after each fault",
-	Explain: "Four beats on five nodes, each on its own lock. 1: two nodes down, the quorum (3) still " +
+	Explain: "Four parts on five nodes, each on its own lock. 1: two nodes down, the quorum (3) still " +
 		"grants; a third down and it is denied. 2: w02 holds a bare majority (nodes 0–2; 3 and 4 are cut off " +
 		"from it); node 2's clock jumps past the TTL, the key lapses there, and w03 gets nodes 2–4 — two " +
 		"holders. 3: the same with node 2's primary failing over to its asynchronous replica, which had not " +
@@ -64,7 +64,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 	once, poll := lock.Retry{}, env.Params.RetryPolicy()
 
 	// Beat 1: the quorum.
-	env.Emit(Event{Kind: KindBeat, Msg: "beat 1: two of five nodes down — a quorum of three still grants"})
+	env.Emit(Event{Kind: KindBeat, Code: "part-1", Msg: "Part 1 of 4: two of five nodes down — a quorum of three still grants"})
 	_, _ = fault(env, nodes[3], "down", 0)
 	_, _ = fault(env, nodes[4], "down", 0)
 	hold(env, ws[0], redlockFor(ws[0], full, once), "Q", ttl, env.Params.Work.D())
@@ -79,10 +79,10 @@ func runRedlock(ctx context.Context, env *Env) error {
 		res, kind, say string
 		a, c           int
 	}{
-		{"J", "jump", "beat 2: node 2's clock jumps past the TTL", 2, 3},
-		{"F", "failover", "beat 3: node 2's primary fails over to a replica that missed the last writes", 4, 5},
+		{"J", "jump", "Part 2 of 4: node 2's clock jumps past the TTL", 2, 3},
+		{"F", "failover", "Part 3 of 4: node 2's primary fails over to a replica that missed the last writes", 4, 5},
 	} {
-		env.Emit(Event{Kind: KindBeat, Msg: b.say})
+		env.Emit(Event{Kind: KindBeat, Code: map[string]string{"J": "part-2", "F": "part-3"}[b.res], Msg: b.say})
 		holder := ws[b.a]
 		got := make(chan bool, 1)
 		var wg sync.WaitGroup
@@ -100,7 +100,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 	}
 
 	// Beat 4: a pause past the validity.
-	env.Emit(Event{Kind: KindBeat, Msg: "beat 4: w06 pauses past its lock's validity"})
+	env.Emit(Event{Kind: KindBeat, Code: "part-4", Msg: "Part 4 of 4: w06 pauses past its lock's validity"})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
