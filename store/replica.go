@@ -65,7 +65,7 @@ func (n *Node) attach(lag time.Duration) {
 // Failover stops the node's primary and promotes its replica in its place,
 // on the same address (as Sentinel or a virtual IP makes clients see it).
 // The writes the replica had not received yet are lost; lost says how many.
-// The old primary rejoins, empty, as the new one's replica.
+// The old primary rejoins as the new one's replica, after a full resync.
 func (n *Node) Failover() (lost int, err error) {
 	if !n.embedded {
 		return 0, ErrUnsupported
