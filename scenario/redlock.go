@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -150,45 +149,6 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 		return
 	}
 	w.Done(true, "", "")
-}
-
-// fault injects a node fault and records it; on a real server it says
-// what is not available.
-func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error) {
-	var err error
-	ev := Event{Node: int16(n.Index), Has: HasNode}
-	switch kind {
-	case "down":
-		err, ev.Kind, ev.Msg = n.Stop(), KindNodeDown, "node stopped"
-	case "up":
-		err, ev.Kind, ev.Msg = n.Start(true), KindNodeUp, "node back, with its data"
-	case "pause":
-		err, ev.Kind, ev.Msg = n.Pause(), KindNodeDown, "node paused: it holds every command until resumed"
-	case "resume":
-		n.Resume()
-		ev.Kind, ev.Msg = KindNodeUp, "node resumed"
-	case "jump":
-		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
-	case "failover":
-		var lost int
-		if lost, err = n.Failover(); err == nil {
-			ev.Kind, ev.Msg = KindFailover, fmt.Sprintf("primary failed over to its replica; the %d write(s) it had not received are lost", lost)
-		} else {
-			ev.Kind, ev.Msg = KindBeat, "no failover"
-		}
-	case "restart":
-		if err = n.Stop(); err == nil {
-			err = n.Start(false)
-		}
-		ev.Kind, ev.Msg = KindNodeUp, "node restarted, empty: it had no persistence"
-	}
-	if errors.Is(err, store.ErrUnsupported) {
-		ev.Kind, ev.Msg = KindBeat, fmt.Sprintf("not available on a real server: %s on node %d", kind, n.Index)
-	} else if err != nil {
-		ev.Msg += ": " + err.Error()
-	}
-	env.Emit(ev)
-	return ev, err
 }
 
 // cutOff returns n clients that cannot reach anything: how a partitioned

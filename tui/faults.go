@@ -81,7 +81,20 @@ func (v *runView) handleFaultKey(msg tea.KeyMsg) bool {
 	k, f := v.faults.keys, &v.faults
 	workers, nodes := int32(len(v.tl.Workers)), v.s.header.Params.Nodes
 	var inject *scenario.Fault
+	for _, m := range []struct {
+		b    key.Binding
+		kind scenario.FaultKind
+	}{
+		{k.Crash, scenario.FaultCrash}, {k.Pause, scenario.FaultPause}, {k.Stop, scenario.FaultNodeStop},
+		{k.Restart, scenario.FaultNodeRestart}, {k.NodePause, scenario.FaultNodePause},
+		{k.Jump, scenario.FaultClockJump}, {k.Failover, scenario.FaultFailover},
+	} {
+		if key.Matches(msg, m.b) {
+			inject = &scenario.Fault{Kind: m.kind, Worker: f.worker, Node: f.node}
+		}
+	}
 	switch {
+	case inject != nil:
 	case key.Matches(msg, k.Close):
 		f.open = false
 	case key.Matches(msg, k.NextWorker):
@@ -90,20 +103,6 @@ func (v *runView) handleFaultKey(msg tea.KeyMsg) bool {
 		f.worker = (f.worker + workers - 1) % max(workers, 1)
 	case key.Matches(msg, k.NextNode):
 		f.node = (f.node + 1) % max(nodes, 1)
-	case key.Matches(msg, k.Crash):
-		inject = &scenario.Fault{Kind: scenario.FaultCrash, Worker: f.worker}
-	case key.Matches(msg, k.Pause):
-		inject = &scenario.Fault{Kind: scenario.FaultPause, Worker: f.worker}
-	case key.Matches(msg, k.Stop):
-		inject = &scenario.Fault{Kind: scenario.FaultNodeStop, Node: f.node}
-	case key.Matches(msg, k.Restart):
-		inject = &scenario.Fault{Kind: scenario.FaultNodeRestart, Node: f.node}
-	case key.Matches(msg, k.NodePause):
-		inject = &scenario.Fault{Kind: scenario.FaultNodePause, Node: f.node}
-	case key.Matches(msg, k.Jump):
-		inject = &scenario.Fault{Kind: scenario.FaultClockJump, Node: f.node}
-	case key.Matches(msg, k.Failover):
-		inject = &scenario.Fault{Kind: scenario.FaultFailover, Node: f.node}
 	default:
 		return false
 	}

@@ -155,15 +155,21 @@ func (v *runView) togglePresent() {
 	}
 }
 
-// caption is the beat to show at cursor k: the newest beat at or before it.
+// caption is the beat to show at cursor k: the newest beat at or before
+// it, its number and how many beats there are so far.
 func (v *runView) caption(k int) (text string, n, of int) {
-	bs := v.beats()
-	for i := len(bs) - 1; i >= 0; i-- {
-		if int(bs[i]) <= k {
-			return v.s.log.At(int(bs[i])).Msg, i + 1, len(bs)
+	seq := -1
+	for _, m := range v.tl.Markers {
+		if m.Kind == timeline.MarkerBeat {
+			if of++; int(m.Seq) <= k {
+				n, seq = of, int(m.Seq)
+			}
 		}
 	}
-	return "", 0, len(bs)
+	if seq >= 0 {
+		text = v.s.log.At(seq).Msg
+	}
+	return text, n, of
 }
 
 // captionBox is the caption, large: bold, wrapped, centred in a box, with
