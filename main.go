@@ -115,7 +115,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return usagef("%s: %q is not %s", flag, m[1], want)
 	}
-	return usagef("%s (see locklab %s --help)", msg, cmd.Name())
+	return usagef("%s (see %s --help)", msg, cmd.CommandPath())
 }
 
 func flagWant(f *pflag.Flag) string {
