@@ -21,7 +21,6 @@ const (
 	RetryDecorrelated Policy = "decorrelated-jitter" // min(cap, rand[base, prev·3))
 	defaultRetryBase         = 100 * time.Millisecond
 	defaultRetryCap          = 5 * time.Second
-	defaultMaxRetries        = 10
 	// MaxRetries is the most retries a policy allows.
 	MaxRetries = 1000
 )
@@ -73,7 +72,7 @@ type Retry struct {
 	Policy     Policy
 	Base       time.Duration // default 100ms
 	Cap        time.Duration // default 5s
-	MaxRetries int           // retries after the first attempt; default 10
+	MaxRetries int           // retries after the first attempt; 0 means none
 }
 
 // Backoff returns a fresh backoff sequence for one acquire.
@@ -86,9 +85,6 @@ func (r Retry) Backoff(rng *mrand.Rand) *Backoff {
 	}
 	if r.Cap < r.Base {
 		r.Cap = r.Base
-	}
-	if r.MaxRetries <= 0 {
-		r.MaxRetries = defaultMaxRetries
 	}
 	return &Backoff{r: r, rng: rng, prev: r.Base}
 }

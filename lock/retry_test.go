@@ -68,3 +68,11 @@ func TestParsePolicy(t *testing.T) {
 		t.Fatal("unknown policy accepted")
 	}
 }
+
+func TestRetryZeroMaxRetriesNeverBacksOff(t *testing.T) {
+	for _, p := range lock.Policies {
+		if got := delays(p.Name, 0); len(got) != 0 {
+			t.Errorf("%s with --max-retries 0 backed off %d time(s): %v", p.Name, len(got), got)
+		}
+	}
+}
