@@ -9,9 +9,11 @@ import (
 	"time"
 )
 
-// Speed limits for a virtual clock. Zero means paused.
+// Speed limits for a virtual clock. Zero means paused. At MinSpeed a
+// millisecond of the run lasts a second: a race of a few milliseconds can be
+// watched.
 const (
-	MinSpeed = 0.1
+	MinSpeed = 0.001
 	MaxSpeed = 10.0
 )
 

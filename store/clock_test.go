@@ -1,0 +1,55 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/store"
+)
+
+// At the slowest speed the embedded server's TTLs still follow the clock:
+// a 2 ms key lives as long as the clock says, not as long as the wall does.
+func TestSlowestClockKeepsTTL(t *testing.T) {
+	ctx := context.Background()
+	s := openEmbedded(t, store.Config{Speed: store.MinSpeed})
+	c, clk := s.Client(), s.Clock()
+	if clk.Speed() != store.MinSpeed {
+		t.Fatalf("speed %g, want %g", clk.Speed(), store.MinSpeed)
+	}
+	key := s.Key("k")
+	set := clk.Now()
+	if err := c.Set(ctx, key, "v", 2*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // 0.3 ms of virtual time, if the machine keeps up
+	n := c.Exists(ctx, key).Val()
+	if now := clk.Now(); now-set < 2*time.Millisecond && n != 1 {
+		t.Fatalf("the key lapsed at %v of virtual time, before its 2ms TTL", now-set)
+	}
+	pttl := c.PTTL(ctx, key).Val()
+	if left := 2*time.Millisecond - (clk.Now() - set); left > time.Millisecond && pttl < time.Millisecond {
+		t.Fatalf("PTTL %v with %v of the TTL left on the clock", pttl, left)
+	}
+	if err := clk.Sleep(ctx, 2*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	if c.Exists(ctx, key).Val() != 0 {
+		t.Fatalf("the key outlived its TTL on the clock (%v)", clk.Now()-set)
+	}
+}
+
+func TestSpeedClampsToTheRange(t *testing.T) {
+	clk := store.NewClock(0.0001)
+	if clk.Speed() != store.MinSpeed {
+		t.Fatalf("0.0001 gave %g, want %g", clk.Speed(), store.MinSpeed)
+	}
+	_ = clk.SetSpeed(100)
+	if clk.Speed() != store.MaxSpeed {
+		t.Fatalf("100 gave %g, want %g", clk.Speed(), store.MaxSpeed)
+	}
+	_ = clk.SetSpeed(0.002)
+	if clk.Speed() != 0.002 {
+		t.Fatalf("0.002 gave %g", clk.Speed())
+	}
+}
