@@ -8,6 +8,7 @@ import (
 
 var crash = &Scenario{
 	Name:  "crash",
+	Speed: 0.2, // 2 s of virtual time: 10 s
 	Title: "Crash recovery: the TTL is the price of a dead holder",
 	Watch: "the TTL counting down on the lock lane while everyone is denied, then the first acquire",
 	Explain: "w00 takes the lock and dies without releasing it. Everyone else is denied until the TTL " +

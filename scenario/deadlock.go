@@ -20,6 +20,7 @@ var (
 
 var deadlock = &Scenario{
 	Name:  "deadlock",
+	Speed: 0.5, // 3.5 s: 7 s
 	Title: "Deadlock: a circular wait, broken by TTLs into an overlap",
 	Watch: "the wait-for graph closing into a ring, then the TTLs lapsing and both workers inside",
 	Explain: "Each worker locks its own resource, then the next one's (w00 A→B, w01 B→A; with more " +

@@ -11,6 +11,7 @@ import (
 
 var naiveFlaws = &Scenario{
 	Name:  "naive-flaws",
+	Speed: 0.2, // 2 s: 10 s
 	Title: "Why SETNX + EXPIRE is unsafe",
 	Watch: "lock A with no TTL after the crash; on lock B, w02's late DEL (⊘) freeing w03's lock and w04 walking in",
 	Explain: "Two beats at once, on two locks. A: w00 crashes between SETNX and EXPIRE — the lock has no TTL " +

@@ -17,6 +17,7 @@ var (
 
 var queueDouble = &Scenario{
 	Name:  "queue-double",
+	Speed: 0.5, // 5 s: 10 s
 	Title: "A job processed twice: reservation shorter than the job",
 	Watch: "the job redelivered while w00 still runs it, both inside at once, and w01's delete failing",
 	Explain: "w00 reserves job 42 for --ttl 2s but the job takes --work 3s. The reservation lapses, the " +

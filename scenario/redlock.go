@@ -13,6 +13,7 @@ import (
 
 var redlockScenario = &Scenario{
 	Name:  "redlock",
+	Speed: 0.5, // 3.6 s: 7 s
 	Title: "Redlock under faults: quorum, clock jumps, failovers, pauses",
 	Watch: "the per-node votes, and the two holders at once after each fault",
 	Explain: "Four parts on five nodes, each on its own lock. 1: two nodes down, the quorum (3) still " +

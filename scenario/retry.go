@@ -12,6 +12,7 @@ import (
 
 var retryScenario = &Scenario{
 	Name:  "retry",
+	Speed: 0.1, // fixed, 1.5 s: 15 s
 	Title: "Retry storms: thundering herd vs backoff and jitter",
 	Watch: "the retry-delay histogram: one spike (fixed), doubling spikes (exponential), a spread (jitter)",
 	Explain: "--workers 20 race for --stock 10 behind a safe lock, retrying per the policy you pick (the " +

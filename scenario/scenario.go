@@ -27,6 +27,10 @@ type Scenario struct {
 	Defaults Params
 	// Uses names the parameters (flag names) the scenario reads.
 	Uses []string
+	// Speed is the virtual clock's speed the interactive view opens the
+	// scenario at (live or replayed): the one at which its story lasts a
+	// watchable time on screen, measured on its default run.
+	Speed float64
 	// Cast, when set, is the scenario's fixed number of workers: each one
 	// plays a part, so --workers does not apply.
 	Cast int

@@ -15,6 +15,7 @@ import (
 
 var ttlExpiry = &Scenario{
 	Name:  "ttl-expiry",
+	Speed: 0.2, // 3 s: 15 s
 	Title: "TTL expiry: the lock lapses while its holder works",
 	Watch: "the ✖ on the lock lane while w00 still works, w01 walking in, and w00's stale write",
 	Explain: "w00 takes the lock with a TTL shorter than its work (--ttl 1s, --work 3s). The TTL lapses while " +
@@ -34,6 +35,7 @@ var ttlExpiry = &Scenario{
 
 var fencing = &Scenario{
 	Name:  "fencing",
+	Speed: 0.2, // 2 s: 10 s
 	Title: "Fencing tokens: a stale writer rejected",
 	Watch: "the fence numbers on the lock lane, and the resource refusing w00's older fence",
 	Explain: "w00 takes the lock (fence 1), reads, then stalls in a stop-the-world pause longer than its TTL. " +
@@ -53,6 +55,7 @@ var fencing = &Scenario{
 
 var renewal = &Scenario{
 	Name:  "renewal",
+	Speed: 0.5, // 4 s: 8 s
 	Title: "Lock renewal: a watchdog keeps long work safe — until the holder stops",
 	Watch: "the ┿ renewal ticks, then the pause: no ticks, the lock lapses, w01 gets in, w00 learns lock_lost too late",
 	Explain: "w00 holds a short lock (--ttl 1s) through long work; its watchdog renews every ttl/3. Then w00 " +

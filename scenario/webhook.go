@@ -10,6 +10,7 @@ import (
 
 var webhook = &Scenario{
 	Name:  "webhook",
+	Speed: 0.001, // 5 ms: 5 s
 	Title: "Webhook delivered twice: one payment, credited how often?",
 	Watch: "how many times the account is credited for one payment",
 	Explain: "The same payment webhook arrives --workers times at once. Without a lock each delivery checks " +
