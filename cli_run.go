@@ -328,7 +328,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
 	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
-	fl.Float64Var(&f.speed, "speed", 1, "embedded only: virtual clock speed, 0.1 to 10")
+	fl.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("embedded only: virtual clock speed, %g to %g (the view opens each scenario at its own)", store.MinSpeed, store.MaxSpeed))
 }
 
 // store returns the Redis URLs (flags, else $LOCKLAB_REDIS_URL) after

@@ -56,7 +56,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Speed: f.speed, Events: f.events,
+	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Speed: f.speed, SpeedSet: cmd.Flags().Changed("speed"), Events: f.events,
 		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Present: f.present, Cast: f.cast}
 	if f.scenario != "" {
 		sc, err := scenario.Lookup(f.scenario)
