@@ -31,7 +31,8 @@ type Options struct {
 	Theme    *themes.Theme
 	URLs     []string // real Redis; empty: embedded
 	Slowmo   float64
-	Speed    float64 // embedded clock speed
+	Speed    float64 // embedded clock speed; 0: the scenario's own
+	SpeedSet bool    // --speed was given: it wins over the scenario's
 	Scenario string  // preselected scenario
 	Strategy string  // preselected strategy
 	Params   *scenario.Params
@@ -96,13 +97,10 @@ func New(opts Options) *App {
 	if opts.Theme == nil {
 		opts.Theme = themes.Dark()
 	}
-	if opts.Speed == 0 {
-		opts.Speed = 1
-	}
 	a := &App{opts: &opts, theme: opts.Theme, keys: defaultGlobalKeys(), help: help.New(), w: fullW, h: fullH}
 	a.picker = newPicker(opts.Scenario, opts.Strategy)
 	if opts.Replay != nil {
-		a.run = newRunView(replaySession(opts.Name, opts.Replay), 1)
+		a.run = newRunView(replaySession(opts.Name, opts.Replay), opts.Speed)
 		a.run.pr.on = opts.Present
 		a.run.mark = func(l string) {
 			if a.rec != nil {
@@ -243,7 +241,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if a.run != nil {
 			present = a.run.pr.on // a rerun keeps the mode
 		}
-		a.run = newRunView(msg.s, a.opts.Speed)
+		a.run = newRunView(msg.s, msg.s.spec.Speed)
 		a.run.pr.on = present
 		if a.rec != nil {
 			a.run.mark = a.rec.Marker
@@ -311,10 +309,12 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		a.screen = screenForm
 		return a, nil
 	case key.Matches(msg, k.Rerun):
-		return a, a.start(a.run.s.spec, nil)
+		spec := a.run.s.spec
+		spec.Speed = a.run.speed // the pace on screen, not the one it opened at
+		return a, a.start(spec, nil)
 	case key.Matches(msg, k.NewSeed):
 		spec := a.run.s.spec
-		spec.Seed = newSeed()
+		spec.Seed, spec.Speed = newSeed(), a.run.speed
 		a.form.setSeed(spec.Seed)
 		return a, a.start(spec, nil)
 	}

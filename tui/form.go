@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
 )
 
@@ -45,6 +47,7 @@ var hints = map[string]string{
 	"retry-base": "base delay, e.g. 100ms", "retry-cap": "cap, e.g. 5s", "nodes": "Redis nodes (Redlock)",
 	"seed": "same seed, same story", "work": "time inside the critical section, e.g. 3s",
 	"order": "opposite, sorted or all-at-once",
+	"speed": fmt.Sprintf("virtual seconds per real second, %g to %g", store.MinSpeed, store.MaxSpeed),
 }
 
 // paramText is a parameter's current value as the form shows it.
@@ -144,14 +147,25 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 		seed = newSeed()
 	}
 	f := form{keys: defaultFormKeys(), sc: sc, strategy: strategy}
-	for _, name := range append(append([]string(nil), sc.Uses...), "seed") {
+	names := append(append([]string(nil), sc.Uses...), "seed")
+	speed := openingSpeed(sc.Name)
+	if opts.SpeedSet {
+		speed = opts.Speed
+	}
+	if len(opts.URLs) == 0 { // a real server keeps its own time (--slowmo)
+		names = append(names, "speed")
+	}
+	for _, name := range names {
 		in := textinput.New()
 		in.Prompt = ""
 		in.CharLimit = 40
 		in.Width = 24
-		if name == "seed" {
+		switch name {
+		case "seed":
 			in.SetValue(strconv.FormatUint(seed, 10))
-		} else {
+		case "speed":
+			in.SetValue(strconv.FormatFloat(speed, 'g', -1, 64))
+		default:
 			in.SetValue(paramText(p, name))
 		}
 		f.fields = append(f.fields, field{name: name, hint: hints[name], input: in})
@@ -204,20 +218,29 @@ func (f *form) handleKey(msg tea.KeyMsg) formResult {
 // the focus.
 func (f *form) spec() (runSpec, error) {
 	p := f.sc.Defaults
-	spec := runSpec{Scenario: f.sc.Name, Strategy: f.strategy}
+	spec := runSpec{Scenario: f.sc.Name, Strategy: f.strategy, Speed: 1}
 	var first = -1
 	for i := range f.fields {
 		fl := &f.fields[i]
 		fl.err = ""
 		text := fl.input.Value()
-		if fl.name == "seed" {
+		switch fl.name {
+		case "seed":
 			s, err := strconv.ParseUint(strings.TrimSpace(text), 10, 64)
 			if err != nil {
 				fl.err = "is not a whole number ≥ 0"
 			}
 			spec.Seed = s
-		} else if err := setParam(&p, fl.name, text); err != nil {
-			fl.err = fmt.Sprintf("%q %s", text, err)
+		case "speed":
+			s, err := parseSpeed(text)
+			if err != nil {
+				fl.err = fmt.Sprintf("%q %s", text, err)
+			}
+			spec.Speed = s
+		default:
+			if err := setParam(&p, fl.name, text); err != nil {
+				fl.err = fmt.Sprintf("%q %s", text, err)
+			}
 		}
 		if fl.err != "" && first < 0 {
 			first = i
@@ -266,4 +289,14 @@ func (f *form) View(th *themes.Theme, w, h int) string {
 	}
 	b.WriteString("\n" + th.Muted.Render("enter runs · esc goes back · the run's keys are deleted when it ends"))
 	return b.String()
+}
+
+// parseSpeed reads a clock speed such as 0.01, 0.01× or 2x.
+func parseSpeed(text string) (float64, error) {
+	text = strings.TrimRight(strings.TrimSpace(text), "x×")
+	s, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsNaN(s) || s < store.MinSpeed || s > store.MaxSpeed {
+		return 0, fmt.Errorf("is not a speed from %g to %g", store.MinSpeed, store.MaxSpeed)
+	}
+	return s, nil
 }

@@ -50,9 +50,9 @@ func defaultFormKeys() formKeys {
 
 // runKeys control time and the run.
 type runKeys struct {
-	Pause, StepFwd, StepBack, SeekBack, SeekFwd, PrevMark, NextMark  key.Binding
-	Faster, Slower, Live, Rerun, NewSeed, Save, ScrollUp, ScrollDown key.Binding
-	Back, Faults                                                     key.Binding
+	Pause, StepFwd, StepBack, SeekBack, SeekFwd, PrevMark, NextMark key.Binding
+	Faster, Slower, Start, Live, Rerun, NewSeed, Save, ScrollUp     key.Binding
+	ScrollDown, Back, Faults                                        key.Binding
 }
 
 func defaultRunKeys() runKeys {
@@ -66,6 +66,7 @@ func defaultRunKeys() runKeys {
 		NextMark:   bind([]string{"]"}, "]", "next marker"),
 		Faster:     bind([]string{"+", "="}, "+", "faster"),
 		Slower:     bind([]string{"-", "_"}, "-", "slower"),
+		Start:      bind([]string{"home"}, "home", "start"),
 		Live:       bind([]string{"end"}, "end", "live"),
 		Rerun:      bind([]string{"r"}, "r", "rerun"),
 		NewSeed:    bind([]string{"n"}, "n", "new seed"),

@@ -3,34 +3,66 @@ package tui
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// speeds are the steps of + and -.
-var speeds = []float64{0.1, 0.25, 0.5, 1, 2, 4, 10}
+// speeds are the steps of + and -: log-spaced, from a millisecond per
+// second to ten seconds per second.
+var speeds = []float64{0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10}
+
+// seekShare is the share of the visible time window ← and → move the
+// playhead by.
+const seekShare = 20
+
+// openingSpeed is the speed a scenario opens at: the one it declares, or 1
+// for a scenario unknown to this build (a recording from another version).
+func openingSpeed(name string) float64 {
+	if sc, err := scenario.Lookup(name); err == nil && sc.Speed > 0 {
+		return sc.Speed
+	}
+	return 1
+}
+
+// recorded reports whether the whole log is known: a replay, or a live run
+// that has ended. The playhead then moves through the log the same way for
+// both, at the view's speed.
+func (v *runView) recorded() bool { return v.s.finished() }
 
 // mode is what the header badge says.
 func (v *runView) mode() string {
-	switch {
-	case v.s.replay != "" && !v.paused && v.cursor < v.tl.N-1:
+	if v.recorded() {
+		switch {
+		case v.atEnd() && v.s.replay != "":
+			return "END"
+		case v.atEnd():
+			return "DONE"
+		case v.paused:
+			return "PAUSED"
+		}
 		return "PLAYING"
-	case v.s.replay != "" && v.cursor >= v.tl.N-1:
-		return "END"
+	}
+	switch {
 	case v.paused:
 		return "PAUSED"
 	case !v.follow && v.cursor < v.tl.N-1:
 		return "REWOUND"
-	case v.s.finished() && v.cursor >= v.tl.N-1:
-		return "DONE"
-	case v.s.replay != "":
-		return "END"
 	}
 	return "LIVE"
 }
+
+// atEnd reports whether a recorded run's playhead stands at its end.
+func (v *runView) atEnd() bool {
+	return v.cursor >= v.tl.N-1 && (v.follow || v.playT >= v.endT())
+}
+
+// endT is the time of the newest event.
+func (v *runView) endT() time.Duration { return v.eventT(v.tl.N - 1) }
 
 // onFrame folds new events and moves the cursor: once per frame, never
 // per event.
@@ -41,25 +73,27 @@ func (v *runView) onFrame(now time.Time) {
 		elapsed = now.Sub(v.lastFrame)
 	}
 	v.lastFrame = now
+	done := v.s.finished() // before the fold: a finished run's last events are all in it
 	v.tl.Catch(v.s.log)
-	if v.faults.open && v.s.finished() {
-		v.faults.open = false
+	if done && (v.faults.open || v.stepping) {
+		v.faults.open, v.stepping = false, false
 	}
-	if v.s.replay != "" {
-		if !v.paused && v.cursor < v.tl.N-1 {
-			v.playT += time.Duration(float64(elapsed) * v.speed)
-			target := v.lastAtOrBefore(v.playT)
-			if v.presentFrame(target) {
-				return
-			}
-			v.cursor = target
+	if done && v.follow {
+		if !v.paused && v.presentFrame(v.tl.N-1) {
+			return
 		}
+		v.ended() // the live run just ended: from now on it is a recording
+		return
+	}
+	if done {
+		v.play(elapsed)
 		return
 	}
 	if v.stepping && v.tl.N-1 > v.cursor {
 		v.stepping = false
 		v.pauseWorld(true)
 		v.cursor++
+		v.playT = v.eventT(v.cursor)
 		return
 	}
 	if v.follow && !v.paused {
@@ -68,25 +102,51 @@ func (v *runView) onFrame(now time.Time) {
 		}
 		v.cursor = v.tl.N - 1
 	}
-	if v.s.finished() && v.paused && v.s.embedded() {
-		v.pauseWorld(false) // nothing left to freeze
+}
+
+// ended turns a live run that just ended into a recording, its playhead at
+// the end.
+func (v *runView) ended() {
+	v.follow, v.paused = false, true
+	v.cursor = v.tl.N - 1
+	v.playT = v.endT()
+	v.setKeys()
+}
+
+// play moves a recording's playhead by one frame's worth of virtual time.
+func (v *runView) play(elapsed time.Duration) {
+	if v.paused || v.follow {
+		return
+	}
+	end := v.endT()
+	v.playT = min(v.playT+time.Duration(float64(elapsed)*v.speed), end)
+	target := max(v.lastAtOrBefore(v.playT), v.cursor)
+	if v.presentFrame(target) {
+		return
+	}
+	v.cursor = target
+	if v.playT >= end {
+		v.cursor, v.paused = v.tl.N-1, true
 	}
 }
 
-// now is the virtual time at the right edge of the lanes.
+// now is the playhead: the virtual time at the right edge of the lanes.
 func (v *runView) now() time.Duration {
-	if v.s.replay != "" && !v.paused && v.cursor < v.tl.N-1 {
-		return v.playT
-	}
-	if v.s.live() && v.follow && !v.paused && !v.s.finished() {
-		if c := v.s.clock(); c != nil {
+	if v.follow && !v.recorded() {
+		if c := v.s.clock(); c != nil && (!v.paused || v.s.embedded()) {
 			return max(c.Now(), v.tl.Last)
 		}
+		return v.eventT(v.cursor)
 	}
-	if c := v.s.clock(); c != nil && v.paused && v.follow && v.s.embedded() {
-		return max(c.Now(), v.eventT(v.cursor))
+	return v.playT
+}
+
+// edge is the newest time there is: a live run's clock, a recording's end.
+func (v *runView) edge() time.Duration {
+	if c := v.s.clock(); c != nil && !v.recorded() {
+		return max(c.Now(), v.tl.Last)
 	}
-	return v.eventT(v.cursor)
+	return max(v.tl.Last, v.endT())
 }
 
 func (v *runView) eventT(i int) time.Duration {
@@ -105,13 +165,30 @@ func (v *runView) lastAtOrBefore(t time.Duration) int {
 // pauseWorld freezes (or thaws) the embedded world: workers and TTLs.
 func (v *runView) pauseWorld(pause bool) {
 	c := v.s.clock()
-	if c == nil || !v.s.embedded() {
+	if c == nil || !v.s.embedded() || v.recorded() {
 		return
 	}
 	if pause {
 		_ = c.SetSpeed(0)
 	} else {
 		_ = c.SetSpeed(v.speed)
+	}
+}
+
+// holdLive stops a live run's view where it is (and, embedded, its world)
+// before the playhead leaves the newest event.
+func (v *runView) holdLive() {
+	if v.recorded() {
+		v.follow = false
+		return
+	}
+	if v.follow {
+		v.playT = v.now()
+	}
+	v.follow, v.stepping = false, false
+	if !v.paused {
+		v.paused = true
+		v.pauseWorld(true)
 	}
 }
 
@@ -132,6 +209,8 @@ func (v *runView) handleKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 		v.seek(-1)
 	case key.Matches(msg, k.SeekFwd):
 		v.seek(1)
+	case key.Matches(msg, k.Start):
+		v.toStart()
 	case key.Matches(msg, k.PrevMark):
 		v.marker(-1)
 	case key.Matches(msg, k.NextMark):
@@ -157,67 +236,78 @@ func (v *runView) handleKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 }
 
 func (v *runView) togglePause() {
-	if v.s.replay != "" {
+	if v.recorded() {
 		v.status = ""
 		switch {
-		case v.cursor >= v.tl.N-1: // at the end: play again from the start
-			v.paused, v.cursor, v.playT = false, -1, 0
+		case v.atEnd(): // at the end: play again from the start
+			v.follow, v.paused, v.cursor, v.playT = false, false, -1, 0
 		case v.paused:
-			v.paused = false
+			v.follow, v.paused = false, false
 			v.playT = max(v.playT, v.eventT(v.cursor))
 		default:
 			v.paused = true
 		}
 		return
 	}
-	v.paused = !v.paused
-	if !v.s.finished() {
-		v.pauseWorld(v.paused)
+	if !v.follow {
+		v.toLive() // a rewound live run goes back to the present
+		return
 	}
 	if !v.paused {
-		v.follow, v.stepping = true, false
+		v.playT = v.now()
 	}
+	v.paused = !v.paused
+	v.pauseWorld(v.paused)
+	v.stepping = false
 }
 
 func (v *runView) step(d int) {
-	if !v.paused {
-		v.paused = true
-		if v.s.live() && !v.s.finished() {
-			v.pauseWorld(true)
+	if !v.recorded() && d > 0 && v.cursor >= v.tl.N-1 && v.s.embedded() {
+		// At the newest event of a live run: hold the view there and let
+		// the world make one more.
+		if v.follow && !v.paused {
+			v.playT = v.now()
 		}
+		v.follow, v.paused, v.stepping = true, true, true
+		v.pauseWorld(false)
+		return
 	}
-	v.follow = false
-	next := v.cursor + d
-	switch {
-	case next < -1:
-		next = -1
-	case next > v.tl.N-1:
-		// At the newest event of a paused live run: let the world make one more.
-		if v.s.embedded() && !v.s.finished() {
-			v.stepping = true
-			v.pauseWorld(false)
-		}
-		next = v.tl.N - 1
-	}
-	v.cursor = next
+	v.holdLive()
+	v.paused = true
+	v.cursor = min(max(v.cursor+d, -1), v.tl.N-1)
 	v.playT = v.eventT(v.cursor)
 }
 
-// seek moves by a twentieth of the run so far.
+// seek moves the playhead by a fixed share of the visible time window,
+// whatever events lie there: gaps are crossed like anything else.
 func (v *runView) seek(dir int) {
-	span := max(v.tl.Last, time.Millisecond)
-	target := v.eventT(v.cursor) + time.Duration(dir)*span/20
-	v.follow = false
-	if v.s.replay == "" && !v.paused {
-		v.paused = true
-		v.pauseWorld(true)
+	edge := v.edge()
+	stride := max(edge/seekShare, time.Microsecond)
+	target := min(max(v.now()+time.Duration(dir)*stride, 0), edge)
+	if dir > 0 && target >= edge && !v.recorded() {
+		v.toLive()
+		return
 	}
-	if target < 0 {
-		v.cursor = -1
-	} else {
-		v.cursor = v.lastAtOrBefore(target)
+	v.holdLive()
+	v.moveTo(target)
+}
+
+// moveTo puts the playhead at t and the cursor on the last event at or
+// before it.
+func (v *runView) moveTo(t time.Duration) {
+	v.playT = t
+	v.cursor = v.lastAtOrBefore(t)
+	if v.recorded() && t >= v.endT() {
+		v.cursor = v.tl.N - 1
 	}
-	v.playT = max(target, 0)
+	v.status = ""
+}
+
+// toStart puts the playhead at the start of the run.
+func (v *runView) toStart() {
+	v.holdLive()
+	v.moveTo(0)
+	v.cursor = -1
 }
 
 func (v *runView) marker(dir int) {
@@ -246,42 +336,64 @@ func (v *runView) marker(dir int) {
 		v.status = "no more markers that way"
 		return
 	}
-	if v.s.replay == "" && !v.paused {
-		v.paused = true
-		v.pauseWorld(true)
-	}
-	if v.s.replay != "" {
-		v.paused = true
-	}
-	v.follow, v.cursor = false, target
+	v.holdLive()
+	v.paused = true
+	v.cursor = target
 	v.playT = v.eventT(target)
 	v.status = fmt.Sprintf("%s at %s (event %d)", markerName(kind), dur(v.playT), target+1)
 }
 
+// changeSpeed steps through the ladder, at any moment: a live run's world
+// (embedded) follows at once; a recording plays on at the new speed.
 func (v *runView) changeSpeed(d int) {
+	if !v.recorded() && !v.s.embedded() {
+		v.status = "a real Redis server keeps its own time: --slowmo sets its pace"
+		return
+	}
 	i := 0
 	for j, s := range speeds {
-		if s <= v.speed {
+		if s <= v.speed*1.0001 {
 			i = j
 		}
 	}
 	i = min(max(i+d, 0), len(speeds)-1)
 	v.speed = speeds[i]
-	if v.s.live() && !v.paused && !v.s.finished() {
+	if !v.recorded() && !v.paused {
 		v.pauseWorld(false)
 	}
 }
 
+// toLive goes to the newest event: a live run's present (its world thawed),
+// a recording's end.
 func (v *runView) toLive() {
-	if v.s.replay != "" {
-		v.cursor, v.paused = v.tl.N-1, true
+	v.status = ""
+	if v.recorded() {
+		v.follow, v.paused = false, true
+		v.cursor, v.playT = v.tl.N-1, v.endT()
 		return
 	}
 	v.follow, v.paused, v.stepping = true, false, false
-	if !v.s.finished() {
-		v.pauseWorld(false)
-	}
+	v.pauseWorld(false)
 	v.cursor = v.tl.N - 1
+}
+
+// pace says how the run's pace is set, for the header: a virtual clock's
+// speed, a real server's real time (stretched by --slowmo), or a
+// recording's playback speed.
+func (v *runView) pace() string {
+	sp := strconv.FormatFloat(v.speed, 'g', -1, 64) + "×"
+	switch {
+	case v.s.replay != "":
+		return sp + " replay"
+	case v.s.live() && !v.s.embedded() && !v.recorded():
+		if sm := v.s.header.Slowmo; sm > 1 {
+			return "real time · slowmo " + strconv.FormatFloat(sm, 'g', -1, 64) + "×"
+		}
+		return "real time"
+	case v.recorded():
+		return sp + " playback"
+	}
+	return sp + " virtual"
 }
 
 func (v *runView) saveLog() {

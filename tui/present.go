@@ -87,12 +87,12 @@ func (v *runView) presentFrame(target int) bool {
 // had, and otherwise goes back into the run.
 func (v *runView) presentNext() {
 	from := max(v.pr.at, int64(v.cursor))
-	if b, ok := v.nextBeat(from, v.tl.N-1); ok && v.s.replay == "" && v.rewoundBeat() {
+	if b, ok := v.nextBeat(from, v.tl.N-1); ok && !v.recorded() && v.rewoundBeat() {
 		v.stopAtBeat(b)
 		return
 	}
 	v.pr.waiting = false
-	if v.s.replay != "" {
+	if v.recorded() {
 		if v.cursor >= v.tl.N-1 {
 			return
 		}

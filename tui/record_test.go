@@ -99,7 +99,7 @@ func TestAsciinemaCatShowsTheFinalScreen(t *testing.T) {
 func TestPresenterStopsAtEachBeat(t *testing.T) {
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
-	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Params: &p, Seed: 1, SeedSet: true, Start: true, Present: true})
+	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Params: &p, Seed: 1, SeedSet: true, Start: true, Present: true, Speed: 1, SpeedSet: true})
 	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(100, 30))
 	scr := &terminal{tm: tm}
 	scr.waitFor(t, "beat 1", func(b []byte) bool {

@@ -105,13 +105,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 // violations so far. When it does not fit, the store goes first, then the
 // title: the state never does.
 func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) string {
-	speed := fmt.Sprintf("%g×", v.speed)
-	if v.s.live() && !v.s.embedded() {
-		speed = "real time"
-		if sm := v.s.header.Slowmo; sm > 1 {
-			speed = fmt.Sprintf("slowmo %g×", sm)
-		}
-	}
+	speed := v.pace()
 	badge := th.Live
 	switch v.mode() {
 	case "PAUSED":

@@ -35,7 +35,7 @@ func newRunView(s *session, speed float64) *runView {
 	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
 	if v.speed == 0 {
-		v.speed = 1
+		v.speed = openingSpeed(s.header.Scenario)
 	}
 	if s.replay != "" {
 		v.tl.Catch(s.log)
@@ -54,10 +54,9 @@ func (v *runView) setKeys() {
 	live := v.s.live()
 	v.keys.Rerun.SetEnabled(live)
 	v.keys.NewSeed.SetEnabled(live)
-	fixed := live && !v.s.embedded()
-	v.keys.Faster.SetEnabled(!fixed)
-	v.keys.Slower.SetEnabled(!fixed)
-	v.keys.Live.SetEnabled(live || v.s.replay != "")
+	if v.recorded() {
+		v.keys.Live.SetHelp("end", "end")
+	}
 	v.keys.Faults.SetEnabled(live)
 }
 
@@ -76,7 +75,7 @@ func (v *runView) helpKeys() helpMap {
 		short: []key.Binding{k.Pause, k.StepBack, k.StepFwd, k.SeekBack, k.SeekFwd, k.PrevMark, k.NextMark, p.Toggle, k.Faults, k.Faster, k.Slower, k.Rerun, k.Back},
 		full: [][]key.Binding{
 			{k.Pause, k.StepFwd, k.StepBack, k.SeekBack, k.SeekFwd},
-			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Live},
+			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Start, k.Live},
 			{p.Toggle, k.Faults, k.Rerun, k.NewSeed, k.Save, k.ScrollUp, k.ScrollDown, k.Back},
 		},
 	}

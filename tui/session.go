@@ -17,6 +17,7 @@ type runSpec struct {
 	Strategy string
 	Params   scenario.Params
 	Seed     uint64
+	Speed    float64 // the embedded clock's opening speed
 }
 
 // session is one run on screen: live (with its store) or replayed.
@@ -40,7 +41,7 @@ const replicaLag = 250 * time.Millisecond
 func startSession(opts *Options, spec runSpec) (*session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	st, err := store.Open(ctx, store.Config{URLs: opts.URLs, Nodes: spec.Params.Nodes, Speed: opts.Speed,
+	st, err := store.Open(ctx, store.Config{URLs: opts.URLs, Nodes: spec.Params.Nodes, Speed: spec.Speed,
 		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256), ReplicaLag: replicaLag})
 	if err != nil {
 		var ce *store.ConnectError

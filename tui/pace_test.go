@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"bytes"
+	"regexp"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+)
+
+// The flagship race, opened with nothing but its name, lasts long enough to
+// be watched — and it is still the race: it ends oversold.
+func TestOversellOpensAtAWatchablePace(t *testing.T) {
+	app := New(Options{Theme: themes.Mono(), Scenario: "oversell", Strategy: "none", Seed: 7, SeedSet: true, Start: true})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(120, 36))
+	scr := &terminal{tm: tm}
+	scr.waitFor(t, "live", func(b []byte) bool { return bytes.Contains(b, []byte("LIVE")) })
+	started := time.Now()
+	time.Sleep(3 * time.Second)
+	// The virtual clock runs off the wall clock: a busy machine can only
+	// make the run last longer, never shorter.
+	if out := scr.waitFor(t, "output", func([]byte) bool { return true }); bytes.Contains(out, []byte("DONE")) {
+		t.Fatalf("oversell/none was over within %v of real time", time.Since(started))
+	}
+	scr.waitFor(t, "live after 3s", func(b []byte) bool { return bytes.Contains(b, []byte("0.001× virtual")) })
+	scr.waitForLong(t, "oversold", func(b []byte) bool {
+		return bytes.Contains(b, []byte("DONE")) && bytes.Contains(b, []byte("OVERSOLD"))
+	})
+	tm.Send(keyRunes("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// A finished live run is a recording: home goes to its start and space
+// plays it through, frame by frame.
+func TestFinishedRunPlaysBack(t *testing.T) {
+	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Seed: 3, SeedSet: true, Start: true,
+		Speed: 10, SpeedSet: true})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(120, 36))
+	scr := &terminal{tm: tm}
+	out := scr.waitForLong(t, "done", func(b []byte) bool { return bytes.Contains(b, []byte("DONE")) })
+	n := lastTotal(out)
+	mark := len(scr.all)
+	tm.Send(tea.KeyMsg{Type: tea.KeyHome})
+	scr.waitFor(t, "at the start", since(mark, func(b []byte) bool {
+		return bytes.Contains(b, []byte("event 0/")) && bytes.Contains(b, []byte("PAUSED"))
+	}))
+	tm.Send(keyRunes("-")) // a speed change after the end is taken
+	scr.waitFor(t, "slower", since(mark, func(b []byte) bool { return bytes.Contains(b, []byte("5× playback")) }))
+	mark = len(scr.all)
+	tm.Send(keyRunes(" "))
+	seen := map[int]bool{}
+	scr.waitForLong(t, "played to the end", since(mark, func(b []byte) bool {
+		for _, m := range eventCounter.FindAllSubmatch(b, -1) {
+			seen[atoi(m[1])] = true
+		}
+		return bytes.Contains(b, []byte("PLAYING")) && lastCounter(b) == n && bytes.Contains(b, []byte("DONE"))
+	}))
+	if len(seen) < 4 {
+		t.Fatalf("playback showed the cursor at %d place(s) only: %v", len(seen), seen)
+	}
+	tm.Send(keyRunes("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// ← then → from the end of ttl-expiry/safe crosses the two-second gap
+// before w00's stale write, instead of sticking on the event before it.
+func TestSeekCrossesGaps(t *testing.T) {
+	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Seed: 1, SeedSet: true, Start: true,
+		Speed: 10, SpeedSet: true})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(120, 36))
+	scr := &terminal{tm: tm}
+	scr.waitForLong(t, "done", func(b []byte) bool { return bytes.Contains(b, []byte("DONE")) })
+	stale := -1
+	for i, e := range app.run.s.log.Events() { // the run is over: its log no longer changes
+		if e.Kind == scenario.KindWrite && e.Worker == 0 && e.T >= scenario.Millis(3*time.Second).D() {
+			stale = i
+		}
+	}
+	if stale < 0 {
+		t.Fatal("no stale write by w00 at ≥ 3s in the run")
+	}
+	mark := len(scr.all)
+	tm.Send(tea.KeyMsg{Type: tea.KeyLeft})
+	scr.waitFor(t, "back", since(mark, func(b []byte) bool { c := lastCounter(b); return c > 0 && c <= stale }))
+	mark = len(scr.all)
+	for range 3 {
+		tm.Send(tea.KeyMsg{Type: tea.KeyRight})
+	}
+	out := scr.waitFor(t, "forward past the gap", since(mark, func(b []byte) bool { return lastCounter(b) > stale }))
+	if ts := headerTimes.FindAllSubmatch(out[mark:], -1); len(ts) == 0 || !bytes.HasPrefix(ts[len(ts)-1][1], []byte("3.")) {
+		t.Fatalf("the playhead is not at ≥ 3s: %q", ts)
+	}
+	tm.Send(keyRunes("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// From t=0, → moves the playhead even where no event lies.
+func TestSeekFromTheStartMoves(t *testing.T) {
+	v := loadView(t, "oversell-none.jsonl")
+	v.onFrame(time.Now())
+	v.toStart()
+	if v.now() != 0 || v.cursor != -1 {
+		t.Fatalf("home: t %v cursor %d", v.now(), v.cursor)
+	}
+	prev := v.now()
+	for i := range seekShare {
+		v.seek(1)
+		if v.now() <= prev {
+			t.Fatalf("→ number %d stayed at %v", i+1, v.now())
+		}
+		prev = v.now()
+	}
+	if v.cursor != v.tl.N-1 || v.mode() != "END" {
+		t.Fatalf("%d × → ends at event %d of %d, %s", seekShare, v.cursor+1, v.tl.N, v.mode())
+	}
+}
+
+// The speed ladder reaches both ends and stops there.
+func TestSpeedLadder(t *testing.T) {
+	v := loadView(t, "oversell-none.jsonl")
+	for range len(speeds) + 2 {
+		v.changeSpeed(-1)
+	}
+	if v.speed != speeds[0] {
+		t.Fatalf("slowest %g", v.speed)
+	}
+	for range len(speeds) + 2 {
+		v.changeSpeed(1)
+	}
+	if v.speed != speeds[len(speeds)-1] {
+		t.Fatalf("fastest %g", v.speed)
+	}
+	v.speed = 0.3 // between two steps, from --speed
+	v.changeSpeed(1)
+	if v.speed != 0.5 {
+		t.Fatalf("0.3 + → %g, want 0.5", v.speed)
+	}
+}
+
+var headerTimes = regexp.MustCompile(`│ t ([0-9.]+[µm]?s) │`)
+
+// lastTotal is the n of the last "event k/n" the terminal showed.
+func lastTotal(out []byte) int {
+	m := eventCounter.FindAllSubmatch(out, -1)
+	if len(m) == 0 {
+		return -1
+	}
+	return atoi(m[len(m)-1][2])
+}
+
+func atoi(b []byte) int {
+	n := 0
+	for _, c := range b {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// waitForLong is waitFor for a whole run at a human pace.
+func (s *terminal) waitForLong(t *testing.T, what string, cond func([]byte) bool) []byte {
+	t.Helper()
+	if cond(s.all) {
+		return s.all
+	}
+	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool {
+		s.all = append(s.all, b...)
+		return cond(s.all)
+	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	return s.all
+}
