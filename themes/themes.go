@@ -22,23 +22,28 @@ const (
 	Waiting                 // denied, backing off
 	Holding                 // holds the lock, outside the critical section
 	Critical                // inside the critical section
-	Paused                  // stopped the world / crashed
+	Paused                  // stopped the world
+	Crashed                 // died without releasing
+	Violation               // the checker found a violation here
 	DoneOK                  // finished with success
 	DoneFail                // finished with failure
 	StateCount
 )
 
-var stateNames = [StateCount]string{"idle", "attempting", "waiting", "holding", "critical", "paused", "done ok", "failed"}
-
 func (s State) String() string {
 	if s < StateCount {
-		return stateNames[s]
+		return Table[s].Meaning
 	}
 	return "?"
 }
 
-// Glyphs are the states' glyphs, the same in every theme.
-var Glyphs = [StateCount]rune{'·', '?', '░', '▒', '█', '‖', '✓', '✗'}
+// Glyphs are the states' glyphs, the same in every theme (from Table).
+var Glyphs = func() (g [StateCount]rune) {
+	for s := range g {
+		g[s] = Table[s].Rune
+	}
+	return g
+}()
 
 // Theme is every style locklab draws with.
 type Theme struct {
@@ -134,7 +139,7 @@ type palette struct {
 	text, muted, border, accent   string
 	ok, warn, alarm               string
 	attempt, wait, hold, critical string
-	paused                        string
+	paused, crash                 string
 	workers                       []string
 	badgeFg                       string
 }
@@ -165,7 +170,8 @@ func fromPalette(p palette, bold bool) *Theme {
 	t.Selected = fg(p.accent).Bold(true)
 	t.States = [StateCount]lipgloss.Style{
 		Idle: fg(p.muted), Attempting: fg(p.attempt), Waiting: fg(p.wait), Holding: fg(p.hold),
-		Critical: fg(p.critical).Bold(bold), Paused: fg(p.paused), DoneOK: fg(p.ok), DoneFail: fg(p.alarm),
+		Critical: fg(p.critical).Bold(bold), Paused: fg(p.paused), Crashed: fg(p.crash).Bold(true),
+		Violation: fg(p.alarm).Bold(true).Reverse(true), DoneOK: fg(p.ok), DoneFail: fg(p.alarm),
 	}
 	for _, c := range p.workers {
 		t.Workers = append(t.Workers, fg(c))
@@ -177,7 +183,7 @@ func fromPalette(p palette, bold bool) *Theme {
 func Dark() *Theme {
 	return fromPalette(palette{name: "dark", text: "252", muted: "244", border: "238", accent: "111",
 		ok: "78", warn: "221", alarm: "203", attempt: "117", wait: "179", hold: "141", critical: "81",
-		paused: "245", badgeFg: "232",
+		paused: "245", crash: "201", badgeFg: "232",
 		workers: []string{"81", "213", "221", "120", "209", "147", "43", "217", "190", "75", "204", "157"}}, false)
 }
 
@@ -185,7 +191,7 @@ func Dark() *Theme {
 func Light() *Theme {
 	t := fromPalette(palette{name: "light", text: "235", muted: "243", border: "250", accent: "25",
 		ok: "28", warn: "130", alarm: "160", attempt: "31", wait: "136", hold: "91", critical: "24",
-		paused: "241", badgeFg: "255",
+		paused: "241", crash: "126", badgeFg: "255",
 		workers: []string{"25", "127", "130", "28", "166", "54", "30", "161", "64", "19", "125", "22"}}, true)
 	t.Terminal = lightTerminal
 	return t
@@ -195,7 +201,7 @@ func Light() *Theme {
 func HighContrast() *Theme {
 	t := fromPalette(palette{name: "high-contrast", text: "15", muted: "250", border: "15", accent: "14",
 		ok: "10", warn: "11", alarm: "9", attempt: "14", wait: "11", hold: "13", critical: "15",
-		paused: "250", badgeFg: "0",
+		paused: "250", crash: "13", badgeFg: "0",
 		workers: []string{"14", "13", "11", "10", "9", "12", "15"}}, true)
 	t.Text = t.Text.Bold(true)
 	t.Terminal = blackTerminal
@@ -211,7 +217,7 @@ func ColourBlind() *Theme {
 	)
 	return fromPalette(palette{name: "colour-blind", text: "252", muted: "245", border: "240", accent: sky,
 		ok: green, warn: yellow, alarm: vermillion, attempt: sky, wait: orange, hold: purple, critical: blue,
-		paused: "245", badgeFg: "#000000",
+		paused: "245", crash: "231", badgeFg: "#000000",
 		workers: []string{orange, sky, green, yellow, blue, vermillion, purple}}, true)
 }
 
@@ -232,6 +238,8 @@ func Mono() *Theme {
 	}
 	t.States[Critical] = bold
 	t.States[DoneFail] = bold
+	t.States[Crashed] = bold.Underline(true)
+	t.States[Violation] = bold.Reverse(true)
 	t.Workers = []lipgloss.Style{plain}
 	return t
 }

@@ -10,13 +10,21 @@ import (
 )
 
 func TestGlyphsAreDistinct(t *testing.T) {
-	seen := map[rune]themes.State{}
-	for s := themes.State(0); s < themes.StateCount; s++ {
-		g := themes.Glyphs[s]
-		if other, dup := seen[g]; dup {
-			t.Fatalf("%v and %v share the glyph %q: mono could not tell them apart", s, other, g)
+	seen := map[rune]string{}
+	for s := themes.Symbol(0); s < themes.SymbolCount; s++ {
+		g := themes.Table[s]
+		if g.Rune == 0 || g.Meaning == "" || g.Places == 0 {
+			t.Fatalf("symbol %d has no glyph, meaning or place", s)
 		}
-		seen[g] = s
+		if other, dup := seen[g.Rune]; dup {
+			t.Fatalf("%q and %q share the glyph %q: one glyph, one meaning", g.Meaning, other, g.Rune)
+		}
+		seen[g.Rune] = g.Meaning
+	}
+	for s := themes.State(0); s < themes.StateCount; s++ {
+		if themes.Glyphs[s] != themes.Table[s].Rune {
+			t.Fatalf("state %v's glyph is not the table's", s)
+		}
 	}
 }
 
