@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// Report is a run in the lab's JSON schema, plus duration, contention rate,
-// parameters and seed.
+// Report is a run in the lab's JSON schema, plus duration, contention,
+// parameters and seed. contention_rate keeps the lab's name and formula:
+// workers that never got the lock ÷ workers. denial_rate is what locklab
+// calls contention: lock calls denied ÷ lock calls.
 type Report struct {
 	Scenario       string    `json:"scenario"`
 	Strategy       string    `json:"strategy"`
@@ -21,6 +23,9 @@ type Report struct {
 	Timestamp      time.Time `json:"timestamp"`
 	DurationMs     float64   `json:"duration_ms"`
 	ContentionRate float64   `json:"contention_rate"`
+	LockCalls      int       `json:"lock_calls"`
+	LockDenied     int       `json:"lock_calls_denied"`
+	DenialRate     float64   `json:"denial_rate"`
 	Params         Params    `json:"params"`
 	Seed           uint64    `json:"seed"`
 	Verdict        string    `json:"verdict"`
@@ -38,7 +43,7 @@ func NewReport(h Header, s *Summary) *Report {
 		FinalStock: s.FinalStock, TotalAttempts: s.Attempts, Successes: s.Successes,
 		Failures: s.Attempts - s.Successes, Oversold: s.Oversold, Entries: entries,
 		Timestamp: h.StartedAt, DurationMs: float64(s.Duration.D().Microseconds()) / 1000,
-		ContentionRate: s.ContentionRate, Params: h.Params, Seed: h.Seed, Verdict: s.Verdict,
+		ContentionRate: s.ContentionRate, LockCalls: s.LockCalls, LockDenied: s.LockDenied, DenialRate: s.DenialRate, Params: h.Params, Seed: h.Seed, Verdict: s.Verdict,
 		Overlaps: s.Overlaps, LostUpdates: s.LostUpdates}
 }
 

@@ -29,22 +29,28 @@ type Entry struct {
 
 // Summary is what a run amounts to: a pure fold over its events.
 type Summary struct {
-	Scenario       string  `json:"scenario"`
-	Strategy       string  `json:"strategy"`
-	Workers        int     `json:"workers"`
-	Attempts       int     `json:"total_attempts"`
-	Successes      int     `json:"successes"`
-	FailedStock    int     `json:"failed_stock"`
-	FailedLock     int     `json:"failed_lock"`
-	FailedError    int     `json:"failed_error"`
-	Cancelled      int     `json:"cancelled"`
-	HasStock       bool    `json:"-"`
-	InitialStock   int64   `json:"initial_stock"`
-	FinalStock     int64   `json:"final_stock"`
-	ExpectedStock  int64   `json:"expected_stock"`
-	Duration       Millis  `json:"duration_ms"`
+	Scenario      string `json:"scenario"`
+	Strategy      string `json:"strategy"`
+	Workers       int    `json:"workers"`
+	Attempts      int    `json:"total_attempts"`
+	Successes     int    `json:"successes"`
+	FailedStock   int    `json:"failed_stock"`
+	FailedLock    int    `json:"failed_lock"`
+	FailedError   int    `json:"failed_error"`
+	Cancelled     int    `json:"cancelled"`
+	HasStock      bool   `json:"-"`
+	InitialStock  int64  `json:"initial_stock"`
+	FinalStock    int64  `json:"final_stock"`
+	ExpectedStock int64  `json:"expected_stock"`
+	Duration      Millis `json:"duration_ms"`
+	// ContentionRate is the lab's field under its real meaning: workers
+	// that never got the lock ÷ workers that finished.
 	ContentionRate float64 `json:"contention_rate"`
 	LockCalls      int     `json:"lock_calls"`
+	// LockDenied is how many lock calls were denied; DenialRate, locklab's
+	// contention, is LockDenied ÷ LockCalls.
+	LockDenied     int     `json:"lock_calls_denied"`
+	DenialRate     float64 `json:"denial_rate"`
 	Overlaps       int     `json:"overlaps"`
 	LostUpdates    int     `json:"lost_updates"`
 	Duplicates     int     `json:"duplicates"`
@@ -95,9 +101,11 @@ func Summarize(h Header, events Events) *Summary {
 	ws := make([]workerFold, n)
 	stockRes := ""
 	finalRead := false
+	var upd Updates
 	for i := range events.Len() {
 		ev := events.At(i)
 		e := &ev
+		upd.Fold(e)
 		if e.T > s.Duration.D() {
 			s.Duration = Millis(e.T)
 		}
@@ -107,8 +115,6 @@ func Summarize(h Header, events Events) *Summary {
 			switch e.Code {
 			case CodeOverlap:
 				s.Overlaps++
-			case CodeLostUpdate:
-				s.LostUpdates++
 			case CodeOversold:
 				s.Oversold = true
 			case CodeDuplicate:
@@ -133,6 +139,8 @@ func Summarize(h Header, events Events) *Summary {
 			continue
 		case KindAttempt:
 			s.LockCalls++
+		case KindDenied:
+			s.LockDenied++
 		}
 		if e.Worker == System {
 			if e.Kind == KindRead && e.Res == stockRes && e.Has&HasStock != 0 {
@@ -200,6 +208,10 @@ func Summarize(h Header, events Events) *Summary {
 	if s.Attempts > 0 {
 		s.ContentionRate = float64(s.FailedLock) / float64(s.Attempts)
 	}
+	if s.LockCalls > 0 {
+		s.DenialRate = float64(s.LockDenied) / float64(s.LockCalls)
+	}
+	s.LostUpdates = upd.Lost()
 	s.ExpectedStock = s.InitialStock - int64(s.Successes)
 	if sc, err := Lookup(h.Scenario); err == nil && sc.notes != nil {
 		s.Notes = sc.notes(h, events)
@@ -215,7 +227,7 @@ func (s *Summary) verdict() {
 		s.Oversold = true
 		s.Verdict = fmt.Sprintf("OVERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
 		s.Detail = fmt.Sprintf("The counter reads %d, yet %d sales went through: %d update(s) were lost because workers read the stock before others wrote it.",
-			s.FinalStock, s.Successes, s.Successes-int(s.InitialStock-s.FinalStock))
+			s.FinalStock, s.Successes, s.LostUpdates)
 	case s.Duplicates > 0:
 		s.Verdict = fmt.Sprintf("DUPLICATE — applied %d times, once allowed", s.Duplicates+1)
 		s.Detail = "Two workers passed the \"already done?\" check before either recorded it."
@@ -276,8 +288,9 @@ func (s *Summary) Box(h Header) string {
 	}
 	sections = append(sections, [][2]string{
 		{"Total Duration", fmt.Sprintf("%.2f ms", float64(s.Duration.D().Microseconds())/1000)},
-		{"Contention Rate", fmt.Sprintf("%.0f%%", s.ContentionRate*100)},
 		{"Lock Calls", fmt.Sprint(s.LockCalls)},
+		{"Contention", fmt.Sprintf("%.0f%% of lock calls denied (%d)", s.DenialRate*100, s.LockDenied)},
+		{"Never Got Lock", fmt.Sprintf("%.0f%% of workers (lab: contention_rate)", s.ContentionRate*100)},
 		{"Overlaps", fmt.Sprint(s.Overlaps)}, {"Lost Updates", fmt.Sprint(s.LostUpdates)}})
 	last := len(sections) - 1
 	for _, kv := range []struct {
