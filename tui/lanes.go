@@ -13,40 +13,52 @@ import (
 // blank is a lane cell before a worker starts or after it is done.
 const blank = themes.StateCount
 
-// prio decides which state a column shows when several fall in it: the
-// short, telling ones win.
-var prio = [themes.StateCount + 1]int{
-	blank: 0, themes.Idle: 1, themes.Waiting: 2, themes.Attempting: 3, themes.Holding: 4,
-	themes.Paused: 5, themes.Critical: 6, themes.DoneOK: 7, themes.DoneFail: 7,
-}
+// lanePrio decides which state a column shows when several occurred in it:
+// the short, telling ones win, so no state that happened goes unseen.
+var lanePrio = []themes.State{themes.Violation, themes.Crashed, themes.Critical, themes.Holding,
+	themes.Paused, themes.Waiting, themes.Attempting, themes.DoneFail, themes.DoneOK, themes.Idle}
 
-// laneCells computes worker w's cells at cursor k up to time now.
-func laneCells(dst []themes.State, tl *timeline.Timeline, w, k int, sc scale, now time.Duration) []themes.State {
+const outcomes = 1<<themes.DoneOK | 1<<themes.DoneFail
+
+// laneCells computes worker w's cells at cursor k up to time now, from the
+// timeline's per-column summaries: each column shows the most telling
+// state that occurred in it. An outcome that shares its column with
+// something more telling is drawn in the next column.
+func laneCells(dst []themes.State, masks []uint16, tl *timeline.Timeline, w, k int, sc scale, now time.Duration) []themes.State {
+	masks = masks[:sc.cols]
+	tl.Columns(masks, w, k, now, sc.span)
 	dst = dst[:0]
-	for range sc.cols {
-		dst = append(dst, blank)
+	for _, m := range masks {
+		dst = append(dst, pick(m))
 	}
-	spans := tl.SpansAt(w, k)
-	last := sc.col(now)
-	for i, sp := range spans {
-		if sp.T > now {
-			break
+	for c, m := range masks {
+		if m&outcomes == 0 || dst[c] == themes.DoneOK || dst[c] == themes.DoneFail {
+			continue
 		}
-		start := sc.col(sp.T)
-		end := last
-		if i+1 < len(spans) && spans[i+1].T <= now {
-			end = sc.col(spans[i+1].T)
+		out := themes.DoneOK
+		if m&(1<<themes.DoneFail) != 0 {
+			out = themes.DoneFail
 		}
-		if sp.State == themes.DoneOK || sp.State == themes.DoneFail {
-			end = start
-		}
-		for c := start; c <= end; c++ {
-			if prio[sp.State] >= prio[dst[c]] {
-				dst[c] = sp.State
-			}
+		switch {
+		case c+1 < len(masks) && masks[c+1] == 0:
+			dst[c+1] = out
+		case c+1 == len(masks) && (dst[c] == themes.Critical || dst[c] == themes.Holding || dst[c] == themes.Waiting):
+			dst[c] = out // the right edge: the outcome is the news
 		}
 	}
 	return dst
+}
+
+func pick(m uint16) themes.State {
+	if m == 0 {
+		return blank
+	}
+	for _, s := range lanePrio {
+		if m&(1<<s) != 0 {
+			return s
+		}
+	}
+	return blank
 }
 
 // renderCells styles a row of cells, one style change per run.
@@ -82,8 +94,9 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 	index := map[string]int{}
 	fold := workers > rows-1
 	var buf []themes.State
+	masks := make([]uint16, sc.cols)
 	for w := 0; w < workers; w++ {
-		buf = laneCells(buf, tl, w, k, sc, now)
+		buf = laneCells(buf, masks, tl, w, k, sc, now)
 		if fold {
 			key := string(statesKey(buf))
 			if g, ok := index[key]; ok {
@@ -119,7 +132,7 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 	for len(out) < avail {
 		out = append(out, "")
 	}
-	return append(out, axis(th, labelW+1, cols, now, tl.MarkersAt(k)))
+	return append(out, axis(th, labelW+1, cols, now, tl.MarkersAt(k), tl.OverlapsAt(k)))
 }
 
 func statesKey(cells []themes.State) []byte {
@@ -130,16 +143,23 @@ func statesKey(cells []themes.State) []byte {
 	return b
 }
 
-// markerGlyphs mark the timeline's markers on the axis; a violation wins
-// a column over the others.
-var markerGlyphs = map[timeline.MarkerKind]rune{
-	timeline.MarkerViolation: '✖', timeline.MarkerExpiry: '×', timeline.MarkerDeadlock: '↻',
-	timeline.MarkerCrash: '†', timeline.MarkerBeat: '◆',
+// markerSyms are the glyphs of the timeline's markers on the axis.
+var markerSyms = map[timeline.MarkerKind]themes.Symbol{
+	timeline.MarkerViolation: themes.Symbol(themes.Violation), timeline.MarkerExpiry: themes.SymLapse,
+	timeline.MarkerDeadlock: themes.SymDeadlock, timeline.MarkerCrash: themes.Symbol(themes.Crashed),
+	timeline.MarkerBeat: themes.SymBeat,
+}
+
+// axisRank decides which mark a column of the axis shows.
+var axisRank = map[themes.Symbol]int{
+	themes.Symbol(themes.Violation): 6, themes.SymOverlap: 5, themes.SymLapse: 4,
+	themes.Symbol(themes.Crashed): 3, themes.SymDeadlock: 2, themes.SymBeat: 1,
 }
 
 // axis is the time axis under the lanes: 0 on the left, now on the right,
-// and a glyph where each marker is ([ and ] jump between them).
-func axis(th *themes.Theme, indent, cols int, now time.Duration, marks []timeline.Marker) string {
+// a glyph where each marker is ([ and ] jump between them), and the
+// columns where two workers were inside one critical section at once.
+func axis(th *themes.Theme, indent, cols int, now time.Duration, marks []timeline.Marker, overlaps []timeline.Interval) string {
 	right := dur(now)
 	mid := dur(now / 2)
 	line := []rune(strings.Repeat("─", cols))
@@ -155,36 +175,52 @@ func axis(th *themes.Theme, indent, cols int, now time.Duration, marks []timelin
 	if len(r) > len([]rune(right)) {
 		r = append(r[:len(r)-len([]rune(right))], []rune(right)...)
 	}
-	if len(marks) == 0 || len(r) == 0 {
+	if (len(marks) == 0 && len(overlaps) == 0) || len(r) == 0 {
 		return strings.Repeat(" ", indent) + th.Muted.Render(string(r))
 	}
-	at := make([]timeline.MarkerKind, len(r))
+	const none = themes.SymbolCount
+	at := make([]themes.Symbol, len(r))
+	for i := range at {
+		at[i] = none
+	}
 	sc := newScale(now, len(r))
-	for _, m := range marks {
-		// The nearest line cell at or left of the marker's column: the
-		// labels stay legible.
-		c := sc.col(m.T)
-		for c > 0 && r[c] != '─' && at[c] == 0 {
+	put := func(c int, sym themes.Symbol) {
+		// The nearest line cell at or left of the column: the labels
+		// stay legible.
+		for c > 0 && r[c] != '─' && at[c] == none {
 			c--
 		}
-		if r[c] == '─' && at[c] != timeline.MarkerViolation {
-			at[c] = m.Kind
+		if r[c] == '─' && (at[c] == none || axisRank[sym] > axisRank[at[c]]) {
+			at[c] = sym
+		}
+	}
+	for _, o := range overlaps {
+		if o.T > now {
+			continue
+		}
+		end := now
+		if o.EndSeq >= 0 && o.End < now {
+			end = o.End
+		}
+		for c := sc.col(o.T); c <= sc.col(end); c++ {
+			put(c, themes.SymOverlap)
+		}
+	}
+	for _, m := range marks {
+		if m.T <= now {
+			put(sc.col(m.T), markerSyms[m.Kind])
 		}
 	}
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", indent))
 	for i := 0; i < len(r); {
 		j := i
-		for j < len(r) && at[j] == 0 {
+		for j < len(r) && at[j] == none {
 			j++
 		}
 		b.WriteString(th.Muted.Render(string(r[i:j])))
 		if j < len(r) {
-			style := th.Accent
-			if at[j] == timeline.MarkerViolation {
-				style = th.Alarm
-			}
-			b.WriteString(style.Render(string(markerGlyphs[at[j]])))
+			b.WriteString(th.Mark(at[j], -1))
 			j++
 		}
 		i = j
@@ -192,11 +228,40 @@ func axis(th *themes.Theme, indent, cols int, now time.Duration, marks []timelin
 	return b.String()
 }
 
-// legend names every lane glyph.
+// legend names every lane glyph, from the glyph table.
 func legend(th *themes.Theme) string {
+	return legendLine(th, themes.InLanes)
+}
+
+// legendLine names the glyphs of place p: "· idle  ? attempting  …".
+func legendLine(th *themes.Theme, p themes.Place) string {
 	var parts []string
-	for s := themes.Idle; s < themes.StateCount; s++ {
-		parts = append(parts, th.Cell(s, 1)+" "+th.Muted.Render(s.String()))
+	for _, s := range themes.Legend(p) {
+		g := themes.Table[s]
+		parts = append(parts, th.Mark(s, 0)+" "+th.Muted.Render(g.Meaning))
 	}
 	return strings.Join(parts, "  ")
+}
+
+// legendGroups are the glyph legend's groups for the help, generated from
+// the glyph table: a title and one entry per glyph.
+func legendGroups(th *themes.Theme) []legendGroup {
+	var out []legendGroup
+	for _, g := range []struct {
+		title string
+		p     themes.Place
+	}{{"lanes", themes.InLanes}, {"locks", themes.InLocks}, {"time axis ([ and ] jump)", themes.InAxis}, {"Redlock nodes", themes.InNodes}} {
+		grp := legendGroup{Title: g.title}
+		for _, s := range themes.Legend(g.p) {
+			grp.Entries = append(grp.Entries, th.Mark(s, 0)+" "+th.Muted.Render(themes.Table[s].Meaning))
+		}
+		out = append(out, grp)
+	}
+	return out
+}
+
+// legendGroup is one group of the glyph legend.
+type legendGroup struct {
+	Title   string
+	Entries []string
 }

@@ -10,15 +10,8 @@ import (
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// Lock lane glyphs.
-const (
-	glyphHeld    = '━'
-	glyphRenewal = '┿'
-	glyphLapse   = '✖'
-	glyphExpired = '×'
-	glyphForeign = '⊘'
-	glyphRefused = '!'
-)
+// glyphLapse is the lock lane's mark of a TTL lapse under a working holder.
+var glyphLapse = themes.SymLapse.Rune()
 
 // lockLanes renders one row per lock key: its holder over time (in the
 // holder's colour), renewal ticks, a mark where a TTL lapsed under a
@@ -34,6 +27,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 		}
 		spans, marks := tl.LockAt(l, k)
 		holders := make([]int32, cols)
+		forever := make([]bool, cols) // held with no TTL
 		for c := range holders {
 			holders[c] = -1
 		}
@@ -44,7 +38,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 				break
 			}
 			cur = sp
-			if sp.Holder < 0 {
+			if sp.Holder == -1 {
 				continue
 			}
 			end := now
@@ -55,7 +49,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 				end = sp.Deadline // lapsed before anything said so
 			}
 			for c, last := sc.col(sp.T), sc.col(end); c <= last; c++ {
-				holders[c] = sp.Holder
+				holders[c], forever[c] = sp.Holder, sp.TTL <= 0
 			}
 		}
 		markAt := make([]timeline.MarkKind, cols)
@@ -68,7 +62,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 			}
 		}
 		info := th.Muted.Render("free")
-		if cur.Holder >= 0 {
+		if cur.Holder != -1 {
 			info = holderInfo(th, tl, k, cur, now, sc, markAt)
 		}
 		var b strings.Builder
@@ -81,13 +75,16 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 				continue
 			}
 			j := c
-			for j < cols && holders[j] == holders[c] && markAt[j] == 0 {
+			for j < cols && holders[j] == holders[c] && forever[j] == forever[c] && markAt[j] == 0 {
 				j++
 			}
-			if holders[c] < 0 {
+			switch {
+			case holders[c] == -1:
 				b.WriteString(strings.Repeat(" ", j-c))
-			} else {
-				b.WriteString(lk.worker(int(holders[c])).wrap(strings.Repeat(string(glyphHeld), j-c)))
+			case forever[c]:
+				b.WriteString(th.Style(themes.SymHeldNoTTL, 0).Render(strings.Repeat(string(themes.SymHeldNoTTL.Rune()), j-c)))
+			default:
+				b.WriteString(lk.worker(int(holders[c])).wrap(strings.Repeat(string(themes.SymHeld.Rune()), j-c)))
 			}
 			c = j
 		}
@@ -96,11 +93,11 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 			for _, v := range votes {
 				switch v {
 				case 1:
-					vb.WriteString(th.OK.Render("✓"))
+					vb.WriteString(th.Mark(themes.Symbol(themes.DoneOK), 0))
 				case 2:
-					vb.WriteString(th.Alarm.Render("✗"))
+					vb.WriteString(th.Mark(themes.Symbol(themes.DoneFail), 0))
 				default:
-					vb.WriteString(th.Muted.Render("·"))
+					vb.WriteString(th.Mark(themes.SymVoteNone, 0))
 				}
 			}
 			info += th.Muted.Render("  votes "+scenario.WorkerName(who)+" ") + vb.String()
@@ -117,25 +114,28 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 var markRank = map[timeline.MarkKind]int{0: 0, timeline.MarkRenewal: 1, timeline.MarkReleaseFailed: 2,
 	timeline.MarkLost: 3, timeline.MarkExpired: 4, timeline.MarkForeignDelete: 5, timeline.MarkLapse: 6}
 
+// markSyms are the lock marks' glyphs.
+var markSyms = map[timeline.MarkKind]themes.Symbol{
+	timeline.MarkRenewal: themes.SymRenewal, timeline.MarkLapse: themes.SymLapse,
+	timeline.MarkExpired: themes.SymExpired, timeline.MarkForeignDelete: themes.SymForeign,
+	timeline.MarkReleaseFailed: themes.SymRefused, timeline.MarkLost: themes.SymLost,
+}
+
 func markGlyph(th *themes.Theme, k timeline.MarkKind) string {
-	switch k {
-	case timeline.MarkRenewal:
-		return th.Renewal.Render(string(glyphRenewal))
-	case timeline.MarkLapse:
-		return th.Lapse.Render(string(glyphLapse))
-	case timeline.MarkExpired:
-		return th.Warn.Render(string(glyphExpired))
-	case timeline.MarkForeignDelete:
-		return th.Alarm.Render(string(glyphForeign))
-	}
-	return th.Warn.Render(string(glyphRefused))
+	return th.Mark(markSyms[k], 0)
 }
 
 // holderInfo is "w03 ▕████░░░░▏ 1.20s", or the lapse under a working holder.
 func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, sp timeline.LockSpan, now time.Duration, sc scale, markAt []timeline.MarkKind) string {
+	if sp.Holder == timeline.Unknown {
+		return th.Warn.Render("held — no acquire in the log says by whom")
+	}
 	who := th.Worker(int(sp.Holder)).Render(scenario.WorkerName(sp.Holder))
+	if int(sp.Holder) < len(tl.Workers) && tl.StateAt(int(sp.Holder), k) == themes.Crashed {
+		who += th.Muted.Render(" (crashed)")
+	}
 	if sp.TTL <= 0 {
-		return who + th.Alarm.Render(" no TTL!")
+		return who + " " + th.Alarm.Render("∞ no TTL: never expires")
 	}
 	left := sp.Deadline - now
 	if left <= 0 {

@@ -23,8 +23,13 @@ type Span struct {
 // Worker is one worker's history and current state.
 type Worker struct {
 	Spans []Span
+	index stateIndex
 
 	holds    int
+	crashed  bool
+	asked    string // the lock of an attempt not answered yet
+	askedTTL time.Duration
+	released map[string]time.Duration // a lock the next holder took before our release came
 	inCS     bool
 	pending  themes.State // Attempting or Waiting, or Idle when not acquiring
 	paused   bool
@@ -37,6 +42,8 @@ func (w *Worker) state() themes.State {
 	switch {
 	case w.finished != themes.Idle:
 		return w.finished
+	case w.crashed:
+		return themes.Crashed
 	case w.paused:
 		return themes.Paused
 	case w.inCS:
@@ -49,7 +56,8 @@ func (w *Worker) state() themes.State {
 	return themes.Idle
 }
 
-// LockSpan is who holds a lock from T on (Holder −1: free).
+// LockSpan is who holds a lock from T on (Holder −1: free, Unknown: held
+// by someone the log does not name). TTL 0: the key has no TTL.
 type LockSpan struct {
 	Seq      int64
 	T        time.Duration
@@ -57,7 +65,12 @@ type LockSpan struct {
 	TTL      time.Duration
 	Deadline time.Duration
 	Fence    int64
+	// Inferred: no acquired event said so; a denial showed the key exists.
+	Inferred bool
 }
+
+// Unknown is the Holder of a lock that exists with no known holder.
+const Unknown = -2
 
 // MarkKind is a mark on a lock lane.
 type MarkKind uint8
@@ -94,6 +107,10 @@ type Lock struct {
 	Spans []LockSpan
 	Marks []Mark
 	Votes []Vote
+
+	crashed    int32 // a worker that crashed with an attempt on this lock unanswered
+	crashedAt  time.Duration
+	crashedTTL time.Duration
 }
 
 func (l *Lock) current() *LockSpan {
@@ -143,6 +160,19 @@ type Edge struct {
 	Res      string
 }
 
+// Interval is a stretch of time from the event Seq to the event EndSeq
+// (−1: still open).
+type Interval struct {
+	Seq, EndSeq int64
+	T, End      time.Duration
+}
+
+// Count is a count from Seq on.
+type Count struct {
+	Seq int64
+	N   int
+}
+
 // Timeline is the fold of a run's events so far.
 type Timeline struct {
 	Workers []Worker
@@ -158,6 +188,18 @@ type Timeline struct {
 	Backoffs []Delay
 	Markers  []Marker
 	Edges    []Edge
+	// Overlaps are the times two or more workers were in one resource's
+	// critical section.
+	Overlaps []Interval
+	// Lost is the lost-update count (scenario.Updates) from each Seq on.
+	Lost []Count
+
+	// Strategy is the run's lock strategy, for what the log implies.
+	Strategy string
+
+	inside map[string][]int32 // who is in each resource's critical section
+	open   map[string]int     // the open overlap of each resource
+	upd    scenario.Updates
 
 	N    int           // events folded
 	Last time.Duration // time of the last event folded
@@ -165,7 +207,7 @@ type Timeline struct {
 
 // New returns an empty timeline for a run with the given number of workers.
 func New(workers int) *Timeline {
-	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}}
+	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}, inside: map[string][]int32{}}
 	for i := range tl.Workers {
 		tl.Workers[i].waitsFor = -1
 	}
@@ -204,7 +246,7 @@ func (tl *Timeline) lock(name string) (*Lock, int) {
 	if i, ok := tl.lockIdx[name]; ok {
 		return tl.Locks[i], i
 	}
-	l := &Lock{Name: name}
+	l := &Lock{Name: name, crashed: -1}
 	tl.lockIdx[name] = len(tl.Locks)
 	tl.Locks = append(tl.Locks, l)
 	return l, len(tl.Locks) - 1
@@ -216,6 +258,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 	tl.N++
 	tl.Last = max(tl.Last, e.T)
 	tl.lapse(seq, e.T)
+	drawAt := e.T
 	w := tl.worker(e.Worker)
 	var before themes.State
 	if w != nil {
@@ -230,11 +273,15 @@ func (tl *Timeline) Fold(e scenario.Event) {
 	case scenario.KindAttempt:
 		if w != nil {
 			w.pending = themes.Attempting
+			w.asked, w.askedTTL = e.Res, e.TTL
 		}
 	case scenario.KindDenied:
 		if w != nil {
 			w.pending = themes.Waiting
-			if l, _ := tl.lock(e.Res); l.current() != nil && l.current().Holder >= 0 && l.current().Holder != e.Worker {
+			w.asked = ""
+			l, _ := tl.lock(e.Res)
+			tl.inferHolder(l, seq, e.T)
+			if l.current() != nil && l.current().Holder >= 0 && l.current().Holder != e.Worker {
 				tl.waitFor(seq, e.Worker, l.current().Holder, e.Res)
 			}
 		}
@@ -250,10 +297,12 @@ func (tl *Timeline) Fold(e scenario.Event) {
 	case scenario.KindAcquired:
 		if w != nil {
 			w.pending = themes.Idle
+			w.asked = ""
 			w.holds++
 			tl.waitFor(seq, e.Worker, -1, "")
 		}
 		l, i := tl.lock(e.Res)
+		tl.takeOver(l, e.Worker, e.T)
 		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: e.Worker, TTL: e.TTL, Deadline: e.T + e.TTL, Fence: e.Fence})
 		tl.arm(i)
 		tl.handOver(seq, e.Res, e.Worker)
@@ -274,8 +323,12 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.holds--
 		}
 		l, _ := tl.lock(e.Res)
-		if cur := l.current(); cur != nil && cur.Holder >= 0 {
-			if cur.Holder != e.Worker {
+		if at, ok := w.tookOver(e.Res); ok {
+			// The next holder's acquire came first in the log, but Redis
+			// ran this release before it: drawn there.
+			drawAt = at
+		} else if cur := l.current(); cur != nil && cur.Holder != -1 {
+			if cur.Holder >= 0 && cur.Holder != e.Worker {
 				l.Marks = append(l.Marks, Mark{seq, e.T, MarkForeignDelete, e.Worker})
 			}
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: -1})
@@ -302,10 +355,12 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		if w != nil {
 			w.inCS = true
 		}
+		tl.enter(seq, e.T, e.Worker, e.Res)
 	case scenario.KindWorkEnd:
 		if w != nil {
 			w.inCS = false
 		}
+		tl.leave(seq, e.T, e.Worker, e.Res)
 	case scenario.KindWrite:
 		if e.Has&scenario.HasStock != 0 && (e.Has&scenario.HasOK == 0 || e.OK) {
 			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
@@ -317,14 +372,22 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		if e.Worker == scenario.System && e.Has&scenario.HasStock != 0 {
 			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
 		}
-	case scenario.KindPause, scenario.KindCrash:
+	case scenario.KindPause:
 		if w != nil {
 			w.paused = true
-			w.inCS = e.Kind == scenario.KindPause && w.inCS
 		}
-		if e.Kind == scenario.KindCrash {
-			tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerCrash})
+	case scenario.KindCrash:
+		if w != nil {
+			w.crashed, w.inCS = true, false
+			if w.asked != "" {
+				// It may have taken the lock before it died (naive's
+				// crash point): a later denial will tell.
+				l, _ := tl.lock(w.asked)
+				l.crashed, l.crashedAt, l.crashedTTL = e.Worker, e.T, w.askedTTL
+			}
 		}
+		tl.leave(seq, e.T, e.Worker, "")
+		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerCrash})
 	case scenario.KindResume:
 		if w != nil {
 			w.paused = false
@@ -338,18 +401,41 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.pending, w.inCS = themes.Idle, false
 			tl.waitFor(seq, e.Worker, -1, "")
 		}
+		tl.leave(seq, e.T, e.Worker, "")
 	case scenario.KindViolation:
 		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerViolation})
+		if w != nil {
+			// A moment, not a state: it gets its cell, then the lane goes on.
+			w.add(Span{seq, e.T, themes.Violation})
+			w.add(Span{seq, e.T, w.state()})
+			return
+		}
 	case scenario.KindDeadlock:
 		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerDeadlock})
 	case scenario.KindBeat:
 		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerBeat})
 	}
-	if w != nil {
-		if after := w.state(); after != before || len(w.Spans) == 0 {
-			w.Spans = append(w.Spans, Span{seq, e.T, after})
+	if e.Kind == scenario.KindRead || e.Kind == scenario.KindWrite {
+		before := tl.upd.Lost()
+		tl.upd.Fold(&e)
+		if n := tl.upd.Lost(); n != before {
+			tl.Lost = append(tl.Lost, Count{seq, n})
 		}
 	}
+	if w != nil {
+		if after := w.state(); after != before || len(w.Spans) == 0 {
+			w.add(Span{seq, drawAt, after})
+		}
+	}
+}
+
+// add appends a span, never before the span it follows.
+func (w *Worker) add(sp Span) {
+	if n := len(w.Spans); n > 0 && sp.T < w.Spans[n-1].T {
+		sp.T = w.Spans[n-1].T
+	}
+	w.index.push(len(w.Spans), sp.State)
+	w.Spans = append(w.Spans, sp)
 }
 
 func (tl *Timeline) waitFor(seq int64, from, to int32, res string) {
