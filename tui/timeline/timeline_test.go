@@ -203,3 +203,48 @@ func TestLastVotes(t *testing.T) {
 		t.Fatalf("after w01's attempt: %v by %d", got, who)
 	}
 }
+
+// TestColumnsAreEveryStateThatOccurred compares the per-column summaries
+// with a walk over every span, on a long random history.
+func TestColumnsAreEveryStateThatOccurred(t *testing.T) {
+	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff, scenario.KindAcquired,
+		scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindRelease, scenario.KindPause, scenario.KindResume}
+	l := scenario.NewLog(nil, nil)
+	at := time.Duration(0)
+	for i := range 20_000 {
+		at += time.Duration(i*7919%13) * time.Microsecond
+		l.Append(scenario.Event{T: at, Worker: int32(i % 3), Kind: kinds[i*31%len(kinds)], Res: "lock:x"})
+	}
+	tl := timeline.New(3)
+	tl.Catch(l)
+	for _, k := range []int{10, 999, 4097, tl.N - 1} {
+		now := l.At(k).T
+		for _, cols := range []int{1, 7, 80, 150} {
+			span := max(now, time.Millisecond)
+			for w := range 3 {
+				got := make([]uint16, cols)
+				tl.Columns(got, w, k, now, span)
+				want := make([]uint16, cols)
+				spans := tl.SpansAt(w, k)
+				col := func(t time.Duration) int { return min(int(int64(t)*int64(cols)/int64(span)), cols-1) }
+				for i, sp := range spans {
+					if sp.T > now {
+						break
+					}
+					end := col(now)
+					if i+1 < len(spans) && spans[i+1].T <= now {
+						end = col(spans[i+1].T)
+					}
+					for c := col(sp.T); c <= end; c++ {
+						want[c] |= 1 << sp.State
+					}
+				}
+				for c := range want {
+					if got[c] != want[c] {
+						t.Fatalf("k %d, %d cols, w%d, column %d: states %b, want %b", k, cols, w, c, got[c], want[c])
+					}
+				}
+			}
+		}
+	}
+}
