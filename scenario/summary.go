@@ -148,7 +148,7 @@ func Summarize(h Header, events Events) *Summary {
 			}
 			continue
 		}
-		if int(e.Worker) >= len(ws) {
+		if e.Worker < 0 || int(e.Worker) >= len(ws) { // an index a damaged log made up
 			continue
 		}
 		w := &ws[e.Worker]
