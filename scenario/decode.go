@@ -48,7 +48,7 @@ func (d *decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 		case "t":
 			var us int64
 			us, ok = d.int()
-			e.T, hasT = time.Duration(us)*time.Microsecond, ok
+			e.T, hasT = durationOf(us), ok
 		case "worker":
 			var w int64
 			w, ok = d.intIn(32)

@@ -116,7 +116,7 @@ type wireEvent struct {
 func (w *wireEvent) event() Event {
 	e := Event{Seq: w.Seq, Kind: ParseKind(w.Kind), Res: w.Res, Token: w.Token, Code: w.Code, Msg: w.Msg, Worker: System}
 	if w.T != nil {
-		e.T = time.Duration(*w.T) * time.Microsecond
+		e.T = durationOf(*w.T)
 	}
 	if w.Worker != nil {
 		e.Worker = *w.Worker
@@ -199,20 +199,24 @@ func LoadLog(r io.Reader) (*Loaded, error) {
 }
 
 func readLog(r io.Reader, rec *Recording, add func(Event)) error {
-	br := bufio.NewReaderSize(r, 1<<16)
+	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
 	dec := decoder{strs: map[string]string{}}
+	events := 0
 	for line := 1; ; line++ {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) == 0 && err == io.EOF {
+		raw, complete, err := lr.next()
+		switch {
+		case err == io.EOF:
 			if line == 1 {
 				return ErrNotEventLog
 			}
 			return nil
-		}
-		if err != nil && err != io.EOF {
+		case err == errLineTooLong:
+			return &LineError{line, fmt.Sprintf("longer than %d KiB; a line of an event log is at most %d KiB", MaxLineBytes>>10, MaxLineBytes>>10)}
+		case err != nil:
 			return fmt.Errorf("line %d: %w", line, err)
+		case lr.total > MaxLogBytes:
+			return &LineError{line, fmt.Sprintf("the file passes %d GiB; an event log is at most %d GiB", MaxLogBytes>>30, MaxLogBytes>>30)}
 		}
-		complete := err == nil
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 {
 			continue
@@ -224,36 +228,42 @@ func readLog(r io.Reader, rec *Recording, add func(Event)) error {
 			if rec.Header.Version > Version {
 				return &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", rec.Header.Version, Version)}
 			}
+			if err := checkHeader(&rec.Header); err != nil {
+				return err
+			}
 			continue
 		}
-		var fast Event
+		var e Event
 		dec.b, dec.i = raw, 0
-		if hasT, hasW, ferr := dec.event(&fast); ferr == nil {
+		if hasT, hasW, ferr := dec.event(&e); ferr == nil {
 			if !hasT || !hasW {
 				return &LineError{line, `an event needs "t" and "worker"`}
 			}
-			if fast.Kind != KindUnknown {
-				add(fast)
+		} else {
+			var w wireEvent
+			if jerr := json.Unmarshal(raw, &w); jerr != nil {
+				if !complete {
+					return &LineError{line, "truncated: the file ends in the middle of an event"}
+				}
+				return &LineError{line, "not a valid event: " + jerr.Error()}
 			}
-			continue
-		}
-		var w wireEvent
-		if jerr := json.Unmarshal(raw, &w); jerr != nil {
-			if !complete {
-				return &LineError{line, "truncated: the file ends in the middle of an event"}
+			if w.Summary != nil {
+				rec.Summary = w.Summary
+				continue
 			}
-			return &LineError{line, "not a valid event: " + jerr.Error()}
+			if w.T == nil || w.Worker == nil {
+				return &LineError{line, `an event needs "t" and "worker"`}
+			}
+			e = w.event()
 		}
-		if w.Summary != nil {
-			rec.Summary = w.Summary
-			continue
-		}
-		if w.T == nil || w.Worker == nil {
-			return &LineError{line, `an event needs "t" and "worker"`}
-		}
-		e := w.event()
 		if e.Kind == KindUnknown {
 			continue
+		}
+		if err := checkEvent(&rec.Header, line, &e); err != nil {
+			return err
+		}
+		if events++; events > maxLogEvents {
+			return &LineError{line, fmt.Sprintf("more than %d events; an event log holds at most %d", maxLogEvents, maxLogEvents)}
 		}
 		add(e)
 	}

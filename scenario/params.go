@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,7 +26,16 @@ func (m *Millis) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("milliseconds: %w", err)
 	}
-	*m = Millis(time.Duration(f*1000+0.5*sign(f)) * time.Microsecond)
+	us := f*1000 + 0.5*sign(f)
+	const most = float64(math.MaxInt64 / int64(time.Microsecond))
+	if us > most || us < -most { // saturate: a conversion out of range is undefined
+		*m = Millis(math.MaxInt64)
+		if us < 0 {
+			*m = Millis(math.MinInt64)
+		}
+		return nil
+	}
+	*m = Millis(time.Duration(us) * time.Microsecond)
 	return nil
 }
 
