@@ -35,7 +35,6 @@ func prefixed(head, unit string) io.Reader {
 // allocated is how many bytes f allocates, in total.
 func allocated(f func()) uint64 {
 	var before, after runtime.MemStats
-	runtime.GC()
 	runtime.ReadMemStats(&before)
 	f()
 	runtime.ReadMemStats(&after)
