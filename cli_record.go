@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	crand "crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -91,11 +91,19 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The recording streams to a file beside FILE, renamed to it once
+	// complete: a wrong path fails before anything runs, and an
+	// interrupted recording leaves nothing behind.
+	out, err := newOutputFile(f.cast, "recording")
+	if err != nil {
+		return err
+	}
+	defer out.discard()
 	var runs []*scenario.Loaded
 	var names []string
 	if len(f.from) > 0 {
 		for _, path := range f.from {
-			l, err := loadLogFile(path)
+			l, err := loadLogFile(cmd.Context(), path)
 			if err != nil {
 				return err
 			}
@@ -110,28 +118,46 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	for _, l := range runs {
 		titles = append(titles, l.Header.Scenario+" · "+l.Header.Strategy)
 	}
-	var buf bytes.Buffer
-	err = tui.Record(&buf, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
+	bw := &countingWriter{w: out.f}
+	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
 		FPS: f.fps, Hold: f.hold, Speed: f.play, Title: "locklab — " + strings.Join(titles, ", "),
 		Timestamp: runs[0].Header.StartedAt.Unix()})
-	if err != nil {
+	switch {
+	case cmd.Context().Err() != nil:
+		return runtimeError{errors.New("interrupted; nothing was recorded")}
+	case err != nil:
 		return runtimeError{err}
 	}
-	if err := os.WriteFile(f.cast, buf.Bytes(), 0o644); err != nil {
-		return runtimeError{fmt.Errorf("cannot write the recording: %w", err)}
+	if err := out.commit(); err != nil {
+		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "recorded %s to %s (%d bytes, %dx%d)\n", strings.Join(titles, ", "), f.cast, buf.Len(), w, h)
+	fmt.Fprintf(cmd.OutOrStdout(), "recorded %s to %s (%d bytes, %dx%d)\n", strings.Join(titles, ", "), f.cast, bw.n, w, h)
 	return nil
 }
 
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // loadLogFile reads a saved event log, with errors for people.
-func loadLogFile(path string) (*scenario.Loaded, error) {
+func loadLogFile(ctx context.Context, path string) (*scenario.Loaded, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
 	}
 	defer fh.Close()
-	l, err := scenario.LoadLog(fh)
+	l, err := scenario.LoadLog(ctxReader{ctx, fh})
+	if ctx.Err() != nil {
+		return nil, runtimeError{errors.New("interrupted")}
+	}
 	if err != nil {
 		return nil, runtimeError{fmt.Errorf("%s: %v", path, err)}
 	}

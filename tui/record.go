@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -32,7 +33,11 @@ type RecordOptions struct {
 // fixed frame intervals and writes what the terminal would show as an
 // asciicast v2 recording. Nothing in it depends on the wall clock, so the
 // same runs and options give the same bytes.
-func Record(out io.Writer, runs []*scenario.Loaded, names []string, o RecordOptions) error {
+//
+// A recording lasts at most MaxRecording: a log whose span would make it
+// longer is refused before the first frame. ctx ends it early (Ctrl-C):
+// Record then returns ctx's error, with what was recorded so far written.
+func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names []string, o RecordOptions) error {
 	if o.FPS <= 0 {
 		o.FPS = 10
 	}
@@ -47,6 +52,10 @@ func Record(out io.Writer, runs []*scenario.Loaded, names []string, o RecordOpti
 	}
 	if o.Theme == nil {
 		o.Theme = themes.Dark()
+	}
+	if d := recordingLength(runs, o); d > MaxRecording {
+		return fmt.Errorf("the recording would last %v at playback speed %g; a recording lasts at most %v: raise the speed or record a shorter run",
+			d.Round(time.Second), o.Speed, MaxRecording)
 	}
 	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
 	lipgloss.SetColorProfile(termenv.ANSI256) // what a player shows, whatever stdout is
@@ -79,7 +88,15 @@ func Record(out io.Writer, runs []*scenario.Loaded, names []string, o RecordOpti
 			v.togglePause()
 		}
 		var stoppedAt, endAt time.Duration = -1, -1
-		for {
+		for frame := 0; ; frame++ {
+			if frame%64 == 0 && ctx.Err() != nil {
+				rec.Close()
+				return ctx.Err()
+			}
+			if t > MaxRecording {
+				rec.Close()
+				return fmt.Errorf("the recording passed %v, the most a recording lasts: record a shorter run", MaxRecording)
+			}
 			a.Update(frameMsg(epoch.Add(t)))
 			rec.Write(scr.frame(a.View()))
 			t += step
@@ -104,6 +121,23 @@ func Record(out io.Writer, runs []*scenario.Loaded, names []string, o RecordOpti
 	}
 	rec.Write([]byte(fmt.Sprintf("\x1b[%d;1H\r\n\x1b[?25h", o.Height)))
 	return rec.Close()
+}
+
+// MaxRecording is the longest recording Record makes: 36,000 frames at the
+// default 10 per second, far beyond a run a talk or a page shows.
+const MaxRecording = time.Hour
+
+// recordingLength is how long the recording of runs lasts at least: each
+// run's span at the playback speed, and the end screen.
+func recordingLength(runs []*scenario.Loaded, o RecordOptions) time.Duration {
+	var d time.Duration
+	for _, l := range runs {
+		if n := l.Log.Len(); n > 0 {
+			d += time.Duration(float64(l.Log.At(n-1).T) / o.Speed)
+		}
+		d += o.End
+	}
+	return d
 }
 
 // castHeader is a recording's header: the size, the title and the theme's

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +38,7 @@ func record(t testing.TB, o RecordOptions, names ...string) []byte {
 		runs = append(runs, loadTestdata(t, n))
 	}
 	var b bytes.Buffer
-	if err := Record(&b, runs, names, o); err != nil {
+	if err := Record(context.Background(), &b, runs, names, o); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
