@@ -3,22 +3,59 @@ package tui
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
-	"github.com/NimbleMarkets/ntcharts/barchart"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// delayBins are the retry-delay histogram's upper bounds (log-spaced).
-var delayBins = []struct {
+// delayBins are the retry-delay histogram's bins: log-spaced, doubling
+// from 100ms both ways, so a fixed delay is one bar, exponential backoff's
+// doubling is one bar per step and jitter spreads over several. Each is
+// labelled by its range.
+var delayBins = func() (bins []struct {
 	upTo  time.Duration
 	label string
-}{
-	{time.Millisecond, "<1"}, {2 * time.Millisecond, "2"}, {5 * time.Millisecond, "5"},
-	{10 * time.Millisecond, "10"}, {20 * time.Millisecond, "20"}, {50 * time.Millisecond, "50"},
-	{100 * time.Millisecond, "100"}, {200 * time.Millisecond, "200"}, {500 * time.Millisecond, "500"},
-	{time.Second, "1s"}, {2 * time.Second, "2s"}, {1 << 62, ">2s"},
+}) {
+	edges := []time.Duration{0}
+	for e := 100 * time.Millisecond >> 7; e <= 100*time.Millisecond<<7; e *= 2 {
+		edges = append(edges, e)
+	}
+	for i := 1; i < len(edges); i++ {
+		bins = append(bins, struct {
+			upTo  time.Duration
+			label string
+		}{edges[i], rangeLabel(edges[i-1], edges[i])})
+	}
+	return append(bins, struct {
+		upTo  time.Duration
+		label string
+	}{1 << 62, "≥" + short(edges[len(edges)-1])})
+}()
+
+// rangeLabel is "100–200ms", "800ms–1.6s", "<781µs".
+func rangeLabel(lo, hi time.Duration) string {
+	if lo == 0 {
+		return "<" + short(hi)
+	}
+	l, h := short(lo), short(hi)
+	ul, uh := strings.TrimLeft(l, "0123456789."), strings.TrimLeft(h, "0123456789.")
+	if ul == uh {
+		l = strings.TrimSuffix(l, ul)
+	}
+	return l + "–" + h
+}
+
+// short is a duration in at most three significant digits: 781µs, 12.5ms, 1.6s.
+func short(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return strconv.FormatFloat(float64(d.Nanoseconds())/1e3, 'g', 3, 64) + "µs"
+	case d < time.Second:
+		return strconv.FormatFloat(float64(d.Nanoseconds())/1e6, 'g', 3, 64) + "ms"
+	}
+	return strconv.FormatFloat(d.Seconds(), 'g', 3, 64) + "s"
 }
 
 // histCache keeps the last drawn chart: it is drawn again only when a bar's
@@ -68,8 +105,9 @@ func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width,
 			first, last = min(first, i), i
 		}
 	}
-	// Show the populated range, widened to at least four bins.
-	for last-first+1 < 4 {
+	// Show the populated range, widened to at least three bins, one row each.
+	rows := height - 1
+	for last-first+1 < min(3, rows) {
 		if first > 0 {
 			first--
 		} else if last < len(counts)-1 {
@@ -78,28 +116,48 @@ func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width,
 			break
 		}
 	}
-	caption := th.Muted.Render(fmt.Sprintf("%d retries, mean %s; bins in ms", len(delays), dur(total/time.Duration(len(delays)))))
+	for last-first+1 > rows { // too many to show: keep the busiest end
+		if counts[first] <= counts[last] {
+			first++
+		} else {
+			last--
+		}
+	}
+	caption := th.Muted.Render(fmt.Sprintf("%d retries, mean %s", len(delays), dur(total/time.Duration(len(delays)))))
 	peak := 1
 	for _, c := range counts[first : last+1] {
 		peak = max(peak, c)
 	}
 	key := fmt.Sprint(th.Name, width, height, first, last)
 	for _, c := range counts[first : last+1] {
-		key += "," + strconv.Itoa(c*(height-2)*8/peak)
+		key += "," + strconv.Itoa(c*width*8/peak)
 	}
 	if key == hc.key {
 		return append([]string{caption}, hc.chart...)
 	}
-	style := th.States[themes.Waiting]
-	var data []barchart.BarData
-	for i := first; i <= last; i++ {
-		data = append(data, barchart.BarData{Label: delayBins[i].label,
-			Values: []barchart.BarValue{{Name: delayBins[i].label, Value: float64(counts[i]), Style: style}}})
+	// One row per bin: its range, a bar, the count.
+	labelW := 0
+	for _, b := range delayBins[first : last+1] {
+		labelW = max(labelW, len([]rune(b.label)))
 	}
-	chart := barchart.New(width, height-1, barchart.WithStyles(th.Muted, th.Muted), barchart.WithBarGap(1))
-	chart.PushAll(data)
-	chart.Draw()
-	hc.key, hc.chart = key, splitLines(chart.View())
+	barW := max(width-labelW-2-len(strconv.Itoa(peak))-1, 1)
+	lk := lookOf(th)
+	var rowsOut []string
+	for i := first; i <= last; i++ {
+		n := counts[i]
+		cells := (n*barW*8 + peak - 1) / peak // eighths, rounded up: a count is never invisible
+		bar := strings.Repeat("█", cells/8)
+		if r := cells % 8; r > 0 {
+			bar += string([]rune(" ▏▎▍▌▋▊▉")[r])
+		}
+		label := fmt.Sprintf("%*s ", labelW, delayBins[i].label)
+		row := th.Muted.Render(label) + lk.states[themes.Waiting].wrap(bar)
+		if n > 0 {
+			row += " " + th.Text.Render(strconv.Itoa(n))
+		}
+		rowsOut = append(rowsOut, row)
+	}
+	hc.key, hc.chart = key, rowsOut
 	return append([]string{caption}, hc.chart...)
 }
 
