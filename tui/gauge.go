@@ -8,15 +8,16 @@ import (
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// stockNow is the stock at cursor k: initial, current, sold, expected.
+// stockNow is the stock at cursor k: initial, current, sold, expected, the
+// lost updates and the checker's violations so far.
 type stockNow struct {
 	initial, current, expected int64
-	sold                       int
+	sold, lost, violations     int
 }
 
 func stockAt(tl *timeline.Timeline, k int) stockNow {
 	pts, sold := tl.StockAt(k)
-	s := stockNow{initial: tl.Initial, current: tl.Initial, sold: sold}
+	s := stockNow{initial: tl.Initial, current: tl.Initial, sold: sold, lost: tl.LostAt(k), violations: tl.ViolationsAt(k)}
 	if len(pts) > 0 {
 		s.current = pts[len(pts)-1].Stock
 	}
@@ -24,34 +25,53 @@ func stockAt(tl *timeline.Timeline, k int) stockNow {
 	return s
 }
 
-// gauge renders the stock box content: the numbers and a bar of sold
-// against the stock there was; oversold in the alarm style.
+// verdictTag is the gauge's tag: ok only while the checker has found
+// nothing; oversold, or the number of violations, in the alarm style.
+func (s stockNow) tag(th *themes.Theme) string {
+	switch {
+	case int64(s.sold) > s.initial:
+		return th.Alarm.Render("OVERSOLD")
+	case s.violations > 0:
+		return th.Alarm.Render(fmt.Sprintf("UNSAFE: %d violation(s)", s.violations))
+	}
+	return th.OK.Render("ok")
+}
+
+// gauge renders the stock box content: sold against the stock there was,
+// the counter, the lost updates, and a bar; anything the checker found
+// turns it to the alarm style.
 func gauge(th *themes.Theme, tl *timeline.Timeline, k, width int) []string {
 	if !tl.HasStock {
-		return []string{th.Muted.Render("no stock in this scenario")}
+		return nil
 	}
 	s := stockAt(tl, k)
 	over := int64(s.sold) > s.initial
 	num := th.Text
-	if over {
+	if over || s.violations > 0 {
 		num = th.Alarm
 	}
-	line1 := fmt.Sprintf("initial %s  current %s", th.Text.Render(fmt.Sprint(s.initial)), num.Render(fmt.Sprint(s.current)))
-	line2 := fmt.Sprintf("expected %s  sold %s", num.Render(fmt.Sprint(s.expected)), num.Render(fmt.Sprintf("%d of %d", s.sold, s.initial)))
-	barW := max(width-12, 4)
+	lostStyle := th.Text
+	if s.lost > 0 {
+		lostStyle = th.Alarm
+	}
+	line1 := fmt.Sprintf("sold %s  stock %s → %s", num.Render(fmt.Sprintf("%d of %d", s.sold, s.initial)),
+		th.Text.Render(fmt.Sprint(s.initial)), num.Render(fmt.Sprint(s.current)))
+	line2 := fmt.Sprintf("lost updates %s  expected %s", lostStyle.Render(fmt.Sprint(s.lost)), num.Render(fmt.Sprint(s.expected)))
+	tag := s.tag(th)
+	barW := max(width-ansiWidth(tag)-1, 4)
 	denom := max(s.initial, int64(s.sold), 1)
 	okCells := int(int64(barW) * min(int64(s.sold), s.initial) / denom)
 	overCells := 0
 	if over {
 		overCells = barW - int(int64(barW)*s.initial/denom)
 	}
-	bar := th.OK.Render(strings.Repeat("█", okCells)) + th.Alarm.Render(strings.Repeat("▓", overCells)) +
-		th.Muted.Render(strings.Repeat("░", max(barW-okCells-overCells, 0)))
-	tag := th.OK.Render(" ok")
-	if over {
-		tag = th.Alarm.Render(" OVERSOLD")
+	sold := th.OK
+	if s.violations > 0 {
+		sold = th.Warn
 	}
-	return []string{line1, line2, bar + tag}
+	bar := sold.Render(strings.Repeat("█", okCells)) + th.Alarm.Render(strings.Repeat("▓", overCells)) +
+		th.Muted.Render(strings.Repeat("░", max(barW-okCells-overCells, 0)))
+	return []string{line1, line2, bar + " " + tag}
 }
 
 // gaugeLine is the one-line stock summary of the compact layout.
@@ -60,9 +80,9 @@ func gaugeLine(th *themes.Theme, tl *timeline.Timeline, k int) string {
 		return ""
 	}
 	s := stockAt(tl, k)
-	text := fmt.Sprintf("stock %d → %d   sold %d of %d   expected %d", s.initial, s.current, s.sold, s.initial, s.expected)
-	if int64(s.sold) > s.initial {
-		return th.Alarm.Render(text + "   OVERSOLD")
+	text := fmt.Sprintf("stock %d → %d   sold %d of %d   lost updates %d   ", s.initial, s.current, s.sold, s.initial, s.lost)
+	if int64(s.sold) > s.initial || s.violations > 0 {
+		return th.Alarm.Render(text) + s.tag(th)
 	}
-	return th.Text.Render(text)
+	return th.Text.Render(text) + s.tag(th)
 }

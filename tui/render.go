@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,9 +56,29 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	}
 	bodyH := h - 1 - len(verdict) - logN - 1
 	lockRows := min(2*len(v.tl.Locks), 8)
+	nodes := slices.Contains(panelsOf(v.s.header.Scenario, v.tl), panelNodes)
+	var lockNote string
+	if nodes && len(v.tl.Locks) > 0 {
+		// Redlock's keys are named by letter: say what they are.
+		var names []string
+		for _, l := range v.tl.Locks {
+			names = append(names, strings.TrimPrefix(l.Name, "lock:"))
+		}
+		lockNote = th.Muted.Render(fmt.Sprintf("%s: one Redlock key per part of the story, each on all %d nodes", strings.Join(names, " "), len(v.tl.NodesAt(v.tl.N-1))))
+	}
 	lockH := 0
 	if lockRows > 0 {
 		lockH = lockRows + 2
+		if lockNote != "" {
+			lockH++
+		}
+	}
+	lockBox := func(w, labelW int) string {
+		lines := lockLanes(th, v.tl, k, now, w-2, labelW, lockRows)
+		if lockNote != "" {
+			lines = append([]string{lockNote}, lines...)
+		}
+		return box(th, "locks", lines, w, lockH)
 	}
 	var body string
 	if full {
@@ -66,27 +87,29 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 		labelW := labelWidth(v.tl, laneH-3)
 		left := box(th, "swimlanes", lanes(th, v.tl, k, now, leftW-2, labelW, laneH-2, v.scroll), leftW, laneH)
 		if lockH > 0 {
-			left += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, leftW-2, labelW, lockRows), leftW, lockH)
+			left += "\n" + lockBox(leftW, labelW)
 		}
-		stockH := 5
-		waitH := max(5, bodyH/4)
-		histH := bodyH - stockH - waitH
-		right := box(th, "stock", gauge(th, v.tl, k, rightW-2), rightW, stockH) + "\n" +
-			box(th, "retry delays", histogram(&v.hist, th, v.tl, k, rightW-2, histH-2), rightW, histH) + "\n" +
-			box(th, "wait-for", waitGraph(th, v.tl, k, rightW-2, waitH-2), rightW, waitH)
-		body = joinH(left, right)
+		body = joinH(left, v.rightColumn(th, k, now, rightW, bodyH))
 	} else {
+		var nodeBox string
+		if nodes {
+			// Small screens: the nodes say more than the per-key lanes.
+			rows := nodeRows(th, v.tl, k, now, w-2)
+			nodeBox = box(th, "nodes", rows, w, len(rows)+2)
+			lockH = len(rows) + 1 // its box, with the panel line dropped
+		}
 		laneH := bodyH - lockH - 1
 		labelW := labelWidth(v.tl, laneH-3)
 		body = box(th, "swimlanes", lanes(th, v.tl, k, now, w-2, labelW, laneH-2, v.scroll), w, laneH)
-		if lockH > 0 {
-			body += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, w-2, labelW, lockRows), w, lockH)
+		switch {
+		case nodeBox != "":
+			body += "\n" + nodeBox
+		case lockH > 0:
+			body += "\n" + lockBox(w, labelW)
 		}
-		line := gaugeLine(th, v.tl, k)
-		if cyc := waitGraph(th, v.tl, k, w, 1); len(cyc) > 2 {
-			line = cyc[2]
+		if nodeBox == "" {
+			body += "\n" + fit(v.panelLine(th, k, now, w), w)
 		}
-		body += "\n" + fit(line, w)
 	}
 	var b strings.Builder
 	b.WriteString(fit(v.header(th, k, now, w), w))

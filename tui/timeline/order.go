@@ -111,3 +111,8 @@ func (tl *Timeline) LostAt(k int) int {
 	}
 	return tl.Lost[n-1].N
 }
+
+// ViolationsAt is how many violations the checker found up to cursor k.
+func (tl *Timeline) ViolationsAt(k int) int {
+	return upTo(len(tl.Violations), func(i int) int64 { return tl.Violations[i] }, int64(k))
+}

@@ -188,11 +188,25 @@ type Timeline struct {
 	Backoffs []Delay
 	Markers  []Marker
 	Edges    []Edge
+	// Violations are the seqs of the checker's violations.
+	Violations []int64
 	// Overlaps are the times two or more workers were in one resource's
 	// critical section.
 	Overlaps []Interval
 	// Lost is the lost-update count (scenario.Updates) from each Seq on.
 	Lost []Count
+
+	// OnceRes are the resources whose effect is allowed once; Applied the
+	// writes to them, Entered the entries into critical sections.
+	OnceRes  []string
+	Applied  []Effect
+	Entered  []Effect
+	Finished []Effect
+	once     map[string]bool
+
+	// Nodes is every change of a Redis node, in log order.
+	Nodes []Node
+	nodes []Node // each node's latest
 
 	// Strategy is the run's lock strategy, for what the log implies.
 	Strategy string
@@ -258,6 +272,8 @@ func (tl *Timeline) Fold(e scenario.Event) {
 	tl.N++
 	tl.Last = max(tl.Last, e.T)
 	tl.lapse(seq, e.T)
+	tl.foldNode(seq, &e)
+	tl.foldEffect(seq, &e)
 	drawAt := e.T
 	w := tl.worker(e.Worker)
 	var before themes.State
@@ -404,6 +420,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		tl.leave(seq, e.T, e.Worker, "")
 	case scenario.KindViolation:
 		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerViolation})
+		tl.Violations = append(tl.Violations, seq)
 		if w != nil {
 			// A moment, not a state: it gets its cell, then the lane goes on.
 			w.add(Span{seq, e.T, themes.Violation})
