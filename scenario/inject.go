@@ -131,20 +131,20 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 	ev := Event{Node: int16(n.Index), Has: HasNode}
 	switch kind {
 	case "down":
-		err, ev.Kind, ev.Msg = n.Stop(), KindNodeDown, "node stopped"
+		err, ev.Kind, ev.Msg = n.Stop(), KindNodeDown, fmt.Sprintf("node %d stopped", n.Index)
 	case "up":
-		err, ev.Kind, ev.Msg = n.Start(true), KindNodeUp, "node back, with its data"
+		err, ev.Kind, ev.Msg = n.Start(true), KindNodeUp, fmt.Sprintf("node %d back, with its data", n.Index)
 	case "pause":
-		err, ev.Kind, ev.Msg = n.Pause(), KindNodeDown, "node paused: it holds every command until resumed"
+		err, ev.Kind, ev.Msg = n.Pause(), KindNodeDown, fmt.Sprintf("node %d paused: it holds every command until resumed", n.Index)
 	case "resume":
 		n.Resume()
-		ev.Kind, ev.Msg = KindNodeUp, "node resumed"
+		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d resumed", n.Index)
 	case "jump":
 		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
 	case "failover":
 		var lost int
 		if lost, err = n.Failover(); err == nil {
-			ev.Kind, ev.Msg = KindFailover, fmt.Sprintf("primary failed over to its replica; the %d write(s) it had not received are lost", lost)
+			ev.Kind, ev.Msg = KindFailover, fmt.Sprintf("node %d's primary failed over to its replica; the %d write(s) it had not received are lost", n.Index, lost)
 		} else {
 			ev.Kind, ev.Msg = KindBeat, "no failover"
 		}
@@ -152,7 +152,7 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 		if err = n.Stop(); err == nil {
 			err = n.Start(false)
 		}
-		ev.Kind, ev.Msg = KindNodeUp, "node restarted, empty: it had no persistence"
+		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d restarted, empty: it had no persistence", n.Index)
 	}
 	if errors.Is(err, store.ErrUnsupported) {
 		ev.Kind, ev.Msg = KindBeat, fmt.Sprintf("not available on a real server: %s on node %d", kind, n.Index)
