@@ -66,6 +66,8 @@ type Summary struct {
 	Entries        []Entry `json:"-"`
 	// Notes are the scenario's own findings, label and value.
 	Notes [][2]string `json:"notes,omitempty"`
+	// nodesDown are what the faults that took a node away said.
+	nodesDown []string
 }
 
 type workerFold struct {
@@ -127,6 +129,8 @@ func Summarize(h Header, events Events) *Summary {
 			s.FenceRejected++
 		case KindCrash:
 			s.Crashes++
+		case KindNodeDown:
+			s.nodesDown = append(s.nodesDown, e.Msg)
 		case KindLockLost:
 			s.LocksLost++
 		case KindReleaseFailed:
@@ -249,6 +253,10 @@ func (s *Summary) verdict() {
 	case s.FailedError > 0:
 		s.Verdict = fmt.Sprintf("INCOMPLETE — %d worker(s) stopped by an error", s.FailedError)
 		s.Detail = "No safety violation among the workers that finished."
+		if len(s.nodesDown) > 0 {
+			s.Detail = fmt.Sprintf("A fault took the run's data away (%s): %d worker(s) could not reach Redis and stopped. %s",
+				strings.Join(s.nodesDown, "; "), s.FailedError, s.Detail)
+		}
 	case s.HasStock && s.Successes < int(s.InitialStock) && s.FailedLock > 0:
 		s.Verdict = fmt.Sprintf("CORRECT, UNDERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
 		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: add --retry full-jitter.", s.FailedLock)
