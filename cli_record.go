@@ -210,7 +210,7 @@ func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strate
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
 		PoolSize: min(max(p.Workers, 10), 256)})
 	if err != nil {
-		return nil, runtimeError{err}
+		return nil, storeError(err)
 	}
 	defer st.Close()
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}

@@ -194,11 +194,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
 		PoolSize: min(max(p.Workers, 10), 256)})
 	if err != nil {
-		var ce *store.ConnectError
-		if errors.As(err, &ce) {
-			return nil, runtimeError{fmt.Errorf("%v — is the server running? Start one with `docker compose up -d redis`, or leave out --redis to use the embedded store", err)}
-		}
-		return nil, runtimeError{err}
+		return nil, storeError(err)
 	}
 	defer st.Close()
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
@@ -232,6 +228,9 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 		}
 		fmt.Fprintf(out, "  json: %s\n", path)
 	}
+	if err := st.Refused(); err != nil {
+		return sum, runtimeError{fmt.Errorf("the server refused some of the run's commands, so its verdict is not the lock's: %w", err)}
+	}
 	if runErr != nil {
 		if ctx.Err() != nil {
 			return sum, runtimeError{errors.New("interrupted; the run's keys were deleted")}
@@ -239,6 +238,16 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 		return sum, runtimeError{runErr}
 	}
 	return sum, nil
+}
+
+// storeError is a failure to open the store: a URL that does not parse is
+// a usage error, the rest (the server's own words, with a hint) a runtime one.
+func storeError(err error) error {
+	var ue *store.URLError
+	if errors.As(err, &ue) {
+		return usageError{err}
+	}
+	return runtimeError{err}
 }
 
 func writeReport(path string, r *scenario.Report) error {
@@ -338,6 +347,11 @@ func (f *runFlags) store() ([]string, error) {
 	if len(urls) == 0 {
 		if env := os.Getenv("LOCKLAB_REDIS_URL"); env != "" {
 			urls = []string{env}
+		}
+	}
+	for _, u := range urls {
+		if _, err := store.ParseURL(u); err != nil {
+			return nil, usageError{err} // never holds the password
 		}
 	}
 	if f.slowmo <= 0 || f.slowmo > 1000 {

@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +26,8 @@ type Node struct {
 	done   chan struct{}
 
 	embedded    bool
+	url         string // a real server's URL as given: for Scrub only
+	refused     atomic.Pointer[error]
 	replMu      sync.Mutex
 	repl        *replica
 	replicating atomic.Bool
@@ -81,10 +81,7 @@ func (s *Store) openEmbedded(cfg Config) error {
 func clientOptions(o *redis.Options, cfg Config) *redis.Options {
 	o.ContextTimeoutEnabled = true
 	o.MaxRetries = -1 // a lock command must never be silently re-sent
-	o.DialTimeout = cfg.ConnectTimeout
-	if o.DialTimeout <= 0 {
-		o.DialTimeout = 2 * time.Second
-	}
+	o.DialTimeout = defaultConnectTimeout(cfg)
 	if cfg.PoolSize > 0 {
 		o.PoolSize = cfg.PoolSize
 	}
@@ -93,6 +90,30 @@ func clientOptions(o *redis.Options, cfg Config) *redis.Options {
 	// peek the socket for them before every command.
 	o.Protocol = 2
 	return o
+}
+
+// urlClientOptions keeps what a URL set (pool_size, dial_timeout,
+// protocol, read_timeout, …) and fills in locklab's defaults for the rest.
+func urlClientOptions(o *redis.Options, cfg Config) *redis.Options {
+	pool, dial, proto := o.PoolSize, o.DialTimeout, o.Protocol
+	clientOptions(o, cfg)
+	if pool > 0 {
+		o.PoolSize = pool
+	}
+	if dial != 0 {
+		o.DialTimeout = dial
+	}
+	if proto != 0 {
+		o.Protocol = proto
+	}
+	return o
+}
+
+func defaultConnectTimeout(cfg Config) time.Duration {
+	if cfg.ConnectTimeout > 0 {
+		return cfg.ConnectTimeout
+	}
+	return 2 * time.Second
 }
 
 // sync brings the embedded server's time up to the clock. Time only moves
@@ -179,80 +200,31 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		slowmo = 1
 	}
 	s.clock = NewScaledClock(slowmo)
-	timeout := cfg.ConnectTimeout
-	if timeout <= 0 {
-		timeout = 2 * time.Second
-	}
 	for i, raw := range cfg.URLs {
-		opt, err := redis.ParseURL(raw)
+		opt, err := ParseURL(raw)
 		if err != nil {
-			return fmt.Errorf("invalid Redis URL %s: %s", RedactURL(raw), scrub(err.Error(), raw))
+			return err
 		}
-		addr := opt.Addr
-		if opt.DB != 0 {
-			addr = fmt.Sprintf("%s/%d", addr, opt.DB)
+		if opt.MaxRetries > 0 {
+			return &URLError{msg: fmt.Sprintf("invalid Redis URL %s: max_retries: locklab never re-sends a lock command (the lock strategy retries); leave the option out", Redact(raw))}
 		}
-		node := &Node{Index: i, Addr: addr, clock: s.clock}
-		node.Client = redis.NewClient(clientOptions(opt, Config{ConnectTimeout: timeout, PoolSize: cfg.PoolSize}))
+		addr := Scrub(Addr(opt), raw)
+		node := &Node{Index: i, Addr: addr, clock: s.clock, url: raw}
+		opt = urlClientOptions(opt, cfg)
+		tellingDialer(opt)
+		node.Client = redis.NewClient(opt)
+		node.Client.AddHook(refusalHook{&node.refused})
 		s.nodes = append(s.nodes, node)
+		timeout := node.Client.Options().DialTimeout
+		if timeout <= 0 {
+			timeout = defaultConnectTimeout(cfg)
+		}
 		pctx, cancel := context.WithTimeout(ctx, timeout)
 		err = node.Client.Ping(pctx).Err()
 		cancel()
 		if err != nil {
-			return &ConnectError{Addr: addr, Err: errors.New(scrub(err.Error(), raw))}
+			return &ConnectError{Addr: addr, Err: err, raw: raw}
 		}
 	}
 	return nil
-}
-
-// ConnectError says a real Redis server could not be reached.
-type ConnectError struct {
-	Addr string
-	Err  error
-}
-
-func (e *ConnectError) Error() string {
-	return fmt.Sprintf("cannot reach Redis at %s: %v", e.Addr, e.Err)
-}
-
-func (e *ConnectError) Unwrap() error { return e.Err }
-
-// RedactURL hides the password of a Redis URL, even one that does not parse.
-func RedactURL(raw string) string {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return raw
-	}
-	hostEnd := strings.IndexAny(rest, "/?#")
-	if hostEnd < 0 {
-		hostEnd = len(rest)
-	}
-	at := strings.LastIndex(rest[:hostEnd], "@")
-	if at < 0 {
-		return raw
-	}
-	user, _, hasPass := strings.Cut(rest[:at], ":")
-	if !hasPass {
-		user = ""
-	}
-	return scheme + "://" + user + ":xxxxx" + rest[at:]
-}
-
-// scrub removes the password of raw from a message.
-func scrub(msg, raw string) string {
-	_, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return msg
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return msg
-	}
-	info := rest[:at]
-	if _, pass, ok := strings.Cut(info, ":"); ok && pass != "" {
-		msg = strings.ReplaceAll(msg, pass, "xxxxx")
-	} else if info != "" {
-		msg = strings.ReplaceAll(msg, info, "xxxxx")
-	}
-	return strings.ReplaceAll(msg, raw, RedactURL(raw))
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -44,11 +43,7 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 	st, err := store.Open(ctx, store.Config{URLs: opts.URLs, Nodes: spec.Params.Nodes, Speed: spec.Speed,
 		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256), ReplicaLag: replicaLag})
 	if err != nil {
-		var ce *store.ConnectError
-		if errors.As(err, &ce) {
-			return nil, fmt.Errorf("%v — is the server running? (docker compose up -d redis)", err)
-		}
-		return nil, err
+		return nil, err // the server's words and a hint, never a password
 	}
 	s := &session{spec: spec, store: st, kind: st.Kind()}
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,7 +113,7 @@ func start(bin string, extra []string) (*Server, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		err = c.Ping(ctx).Err()
 		cancel()
-		if err == nil {
+		if err == nil || strings.HasPrefix(err.Error(), "NOAUTH") { // up, with a password
 			return s, nil
 		}
 		time.Sleep(10 * time.Millisecond)
