@@ -106,7 +106,3 @@ func (s scale) col(t time.Duration) int {
 	return min(max(c, 0), s.cols-1)
 }
 
-// end is the time at the right edge of column c.
-func (s scale) end(c int) time.Duration {
-	return time.Duration(int64(s.span) * int64(c+1) / int64(s.cols))
-}
