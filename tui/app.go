@@ -295,7 +295,8 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if a.run.faults.open && a.run.handleFaultKey(msg) {
+	if a.run.faults.open {
+		a.run.handleFaultKey(msg) // modal: nothing falls through
 		return a, nil
 	}
 	k := a.run.keys
@@ -368,6 +369,11 @@ func (a *App) View() string {
 	}
 	for len(lines) < height {
 		lines = append(lines, "")
+	}
+	if a.screen == screenRun && a.run.faults.open {
+		// The menu covers the bottom of the run view, above the footer.
+		panel := a.run.faultPanel(th, a.w)
+		copy(lines[max(height-len(panel), 0):], panel)
 	}
 	return strings.Join(lines, "\n") + "\n" + fit(footer, a.w)
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -9,8 +10,8 @@ import (
 	"github.com/locklab/locklab/themes"
 )
 
-// faultKeys inject faults into a live run. They are active while the fault
-// menu (f) is open, and take precedence over the run view's keys then.
+// faultKeys inject faults into a live run. The fault menu (f) is modal:
+// while it is open every key but the global ones (q, ?, t) is its own.
 type faultKeys struct {
 	Crash, Pause, NextWorker, PrevWorker               key.Binding
 	Stop, Restart, NodePause, Jump, Failover, NextNode key.Binding
@@ -39,23 +40,44 @@ type faultMenu struct {
 	keys   faultKeys
 	worker int32
 	node   int
+	resume bool // opening the menu paused the world: closing it lets it go on
 }
 
 // openFaults opens the fault menu aimed at the worker that holds a lock
-// now, or the first one still at work.
+// now, or the first one still at work. On the embedded store the world
+// stands still while the menu is open.
 func (v *runView) openFaults() {
 	if v.s.replay != "" || v.s.run == nil {
 		v.status = "a replay cannot change what happened: faults work in live runs"
 		return
 	}
-	if v.s.finished() {
+	if v.recorded() {
 		v.status = "the run has ended: nothing left to break (r runs it again)"
 		return
 	}
 	v.faults.open = true
 	v.faults.worker = v.busiestWorker()
 	v.faults.node = min(v.faults.node, max(v.s.header.Params.Nodes-1, 0))
+	v.faults.resume = false
+	if v.s.embedded() && !v.paused {
+		if v.follow {
+			v.playT = v.now()
+		}
+		v.paused, v.faults.resume = true, true
+		v.pauseWorld(true)
+	}
 	v.status = ""
+}
+
+// closeFaults closes the menu and lets the world go on if the menu
+// stopped it.
+func (v *runView) closeFaults() {
+	v.faults.open = false
+	if v.faults.resume && !v.recorded() {
+		v.paused = false
+		v.pauseWorld(false)
+	}
+	v.faults.resume = false
 }
 
 // busiestWorker is a lock holder at the newest event, else the first
@@ -75,9 +97,9 @@ func (v *runView) busiestWorker() int32 {
 	return 0
 }
 
-// handleFaultKey handles a key while the fault menu is open; false lets the
-// run view have it.
-func (v *runView) handleFaultKey(msg tea.KeyMsg) bool {
+// handleFaultKey handles a key while the fault menu is open. Every key
+// stops here: one the menu does not know is explained, never passed on.
+func (v *runView) handleFaultKey(msg tea.KeyMsg) {
 	k, f := v.faults.keys, &v.faults
 	workers, nodes := int32(len(v.tl.Workers)), v.s.header.Params.Nodes
 	var inject *scenario.Fault
@@ -96,7 +118,8 @@ func (v *runView) handleFaultKey(msg tea.KeyMsg) bool {
 	switch {
 	case inject != nil:
 	case key.Matches(msg, k.Close):
-		f.open = false
+		v.closeFaults()
+		return
 	case key.Matches(msg, k.NextWorker):
 		f.worker = (f.worker + 1) % max(workers, 1)
 	case key.Matches(msg, k.PrevWorker):
@@ -104,32 +127,98 @@ func (v *runView) handleFaultKey(msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.NextNode):
 		f.node = (f.node + 1) % max(nodes, 1)
 	default:
-		return false
+		v.status = fmt.Sprintf("%q is not a fault key — esc closes the fault menu", msg.String())
+		return
 	}
-	if inject != nil {
-		what, err := v.s.run.Inject(*inject)
-		if err != nil {
-			v.status = "fault not injected: " + err.Error()
-		} else {
-			v.status = what
-		}
+	v.status = ""
+	if inject == nil {
+		return
 	}
-	return true
+	if v.recorded() {
+		v.status = "the run has ended: nothing left to break — esc closes the menu"
+		return
+	}
+	what, err := v.s.run.Inject(*inject)
+	switch {
+	case err != nil:
+		v.status = "fault not injected: " + err.Error()
+	case f.resume:
+		v.status = what + " — esc lets the run go on"
+	default:
+		v.status = what
+	}
 }
 
-// faultHelp is the footer while the fault menu is open: every binding says
-// what it would hit.
+// faultHelp is the footer while the fault menu is open: the menu itself
+// says what each key does.
 func (v *runView) faultHelp() helpMap {
-	k, f := v.faults.keys, v.faults
-	w, n := scenario.WorkerName(f.worker), fmt.Sprintf("node %d", f.node)
-	with := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
+	k := v.faults.keys
+	all := []key.Binding{k.Crash, k.Pause, k.NextWorker, k.PrevWorker, k.Stop, k.NodePause, k.Restart, k.Jump, k.Failover, k.NextNode, k.Close}
+	return helpMap{short: []key.Binding{k.Close}, full: [][]key.Binding{all[:4], all[4:9], all[9:]}}
+}
+
+// faultPanel is the open fault menu: what each key would hit and what it
+// would do to it, w cells wide.
+func (v *runView) faultPanel(th *themes.Theme, w int) []string {
+	f, p := v.faults, v.s.header.Params
+	wn, n := scenario.WorkerName(f.worker), fmt.Sprintf("node %d", f.node)
+	stop, pause := "stop "+n, "pause "+n
+	stopWhat, pauseWhat := "it refuses every connection until s starts it", "it holds every command until z resumes it"
+	if st := v.s.store; st != nil && f.node < len(st.Nodes()) {
+		if nd := st.Nodes()[f.node]; nd.Down() {
+			stop, stopWhat = "start "+n, "it comes back with its data"
+		} else if nd.Paused() {
+			pause, pauseWhat = "resume "+n, "it answers the commands it held"
+		}
 	}
-	short := []key.Binding{
-		with(k.Crash, "crash "+w), with(k.Pause, "pause "+w), k.NextWorker,
-		with(k.Stop, "stop/start "+n), with(k.NodePause, "pause "+n), with(k.Failover, "fail over "+n),
-		with(k.Jump, "jump "+n+"'s clock"), with(k.Restart, "restart "+n+" empty"), k.NextNode, k.Close,
+	rows := [][3]string{
+		{"c", "crash " + wn, "dies now; its lock stays until the TTL lapses"},
+		{"p", "pause " + wn, fmt.Sprintf("freezes %v (1.5 × TTL), then goes on unaware", p.TTL.D()*3/2)},
+		{"tab", "next worker", v.workerNote(f.worker)},
+		{"s", stop, stopWhat},
+		{"z", pause, pauseWhat},
+		{"e", "restart " + n + " empty", "it comes back at once without its data"},
+		{"j", "jump " + n + "'s clock", fmt.Sprintf("its TTLs lapse as if %v had passed", p.TTL.D())},
+		{"o", "fail over " + n, fmt.Sprintf("its replica (%v behind) takes over", replicaLag)},
+		{"n", "next node", v.nodeNote(f.node)},
 	}
-	return helpMap{short: short, full: [][]key.Binding{short[:3], short[3:8], short[8:]}}
+	title := "faults — the run stands still while this menu is open"
+	switch {
+	case v.recorded():
+		title = "faults — the run has ended"
+	case !v.s.embedded():
+		title = "faults — the real Redis server keeps running"
+	}
+	lines := make([]string, 0, len(rows)+1)
+	for _, r := range rows {
+		lines = append(lines, th.Key.Render(fmt.Sprintf(" %-4s", r[0]))+th.Text.Render(fmt.Sprintf("%-21s", r[1]))+th.Muted.Render(r[2]))
+	}
+	lines = append(lines, th.Muted.Render(" esc closes the menu; q quits"))
+	if v.status != "" {
+		lines = append(lines, th.Accent.Render(" "+v.status))
+	}
+	return strings.Split(box(th, title, lines, w, len(lines)+2), "\n")
+}
+
+// workerNote says what worker w is doing now.
+func (v *runView) workerNote(w int32) string {
+	k := v.tl.N - 1
+	for _, l := range v.tl.Locks {
+		if spans, _ := v.tl.LockAt(l, k); len(spans) > 0 && spans[len(spans)-1].Holder == w {
+			return fmt.Sprintf("%s holds %s", scenario.WorkerName(w), l.Name)
+		}
+	}
+	if int(w) < len(v.tl.Workers) {
+		return fmt.Sprintf("%s is %s", scenario.WorkerName(w), v.tl.StateAt(int(w), k))
+	}
+	return scenario.WorkerName(w) + " has not started"
+}
+
+// nodeNote says what node i holds.
+func (v *runView) nodeNote(i int) string {
+	nodes := max(v.s.header.Params.Nodes, 1)
+	if i == 0 {
+		return fmt.Sprintf("node 0 of %d holds the data: stopping it ends the run", nodes)
+	}
+	return fmt.Sprintf("node %d of %d holds only locks", i, nodes)
 }

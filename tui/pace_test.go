@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,4 +172,48 @@ func (s *terminal) waitForLong(t *testing.T, what string, cond func([]byte) bool
 		return cond(s.all)
 	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 	return s.all
+}
+
+// The fault menu is modal: the world stands still while it is open, and
+// none of its keys reaches the run view (s would save the log, n rerun).
+func TestFaultMenuIsModal(t *testing.T) {
+	sc, _ := scenario.Lookup("ttl-expiry")
+	p := sc.Defaults
+	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Params: &p, Seed: 1, SeedSet: true, Start: true,
+		Speed: 1, SpeedSet: true})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(80, 24))
+	scr := &terminal{tm: tm}
+	scr.waitFor(t, "holder", func(b []byte) bool { return bytes.Contains(b, []byte("enters critical section")) })
+	tm.Send(keyRunes("f"))
+	scr.waitFor(t, "menu", func(b []byte) bool { return bytes.Contains(b, []byte("stands still")) })
+	clk := app.run.s.clock()
+	frozen := clk.Now()
+	for _, k := range []string{"s", "n", "s", "n", "x"} {
+		tm.Send(keyRunes(k))
+	}
+	scr.waitFor(t, "wrong key", func(b []byte) bool { return bytes.Contains(b, []byte(`"x" is not a fault key`)) })
+	if clk.Now() != frozen {
+		t.Fatal("the world went on while the fault menu was open")
+	}
+	mark := len(scr.all)
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	scr.waitFor(t, "resumed", since(mark, func(b []byte) bool { return bytes.Contains(b, []byte("LIVE")) }))
+	run := app.run
+	tm.Send(keyRunes("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	if run.s.spec.Seed != 1 {
+		t.Fatalf("a fault key reran the scenario with seed %d", run.s.spec.Seed)
+	}
+	if strings.HasPrefix(run.status, "saved") {
+		t.Fatalf("a fault key saved the log: %q", run.status)
+	}
+	stopped := 0
+	for _, e := range run.s.log.Events() {
+		if e.Kind == scenario.KindNodeDown || e.Kind == scenario.KindNodeUp {
+			stopped++
+		}
+	}
+	if stopped != 2 {
+		t.Fatalf("s twice made %d node event(s), want a stop and a start", stopped)
+	}
 }

@@ -75,8 +75,8 @@ func (v *runView) onFrame(now time.Time) {
 	v.lastFrame = now
 	done := v.s.finished() // before the fold: a finished run's last events are all in it
 	v.tl.Catch(v.s.log)
-	if done && (v.faults.open || v.stepping) {
-		v.faults.open, v.stepping = false, false
+	if done {
+		v.stepping = false // an open fault menu stays open (and modal) until esc
 	}
 	if done && v.follow {
 		if !v.paused && v.presentFrame(v.tl.N-1) {
