@@ -114,8 +114,10 @@ func (p Params) Validate() error {
 		return &ParamError{"ttl", fmt.Sprintf("must be between 1ms and 24h (got %v)", p.TTL.D())}
 	case p.MaxRetries < 0 || p.MaxRetries > MaxRetryCount:
 		return &ParamError{"max-retries", fmt.Sprintf("must be between 0 and %d (got %d)", MaxRetryCount, p.MaxRetries)}
-	case p.RetryBase.D() < time.Microsecond:
-		return &ParamError{"retry-base", fmt.Sprintf("must be at least 1µs (got %v)", p.RetryBase.D())}
+	case p.RetryBase.D() < time.Microsecond || p.RetryBase.D() > time.Hour:
+		return &ParamError{"retry-base", fmt.Sprintf("must be between 1µs and 1h (got %v)", p.RetryBase.D())}
+	case p.RetryCap.D() > time.Hour:
+		return &ParamError{"retry-cap", fmt.Sprintf("must be at most 1h (got %v)", p.RetryCap.D())}
 	case p.RetryCap < p.RetryBase:
 		return &ParamError{"retry-cap", fmt.Sprintf("must be at least --retry-base %v (got %v)", p.RetryBase.D(), p.RetryCap.D())}
 	case p.Nodes < 1 || p.Nodes > MaxNodes:
