@@ -16,7 +16,11 @@ import (
 // runAll runs every scenario with every strategy, a few at a time, and
 // prints one verdict table.
 func (f *runFlags) runAll(cmd *cobra.Command) error {
-	urls, err := f.store()
+	if extra := notApplying(cmd, runAllFlags...); len(extra) > 0 {
+		return usagef("run all runs every scenario with its own defaults: %s %s not apply (it takes %s; to set parameters, run one scenario: locklab run SCENARIO %s …)",
+			flagList(extra), doesOrDo(extra), flagList(dashed(runAllFlags)), extra[0])
+	}
+	urls, err := f.store(cmd)
 	if err != nil {
 		return err
 	}
@@ -31,10 +35,18 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 		err      error
 	}
 	var jobs []*job
+	skipped := 0
 	for _, sc := range scenario.Catalogue() {
 		for _, st := range sc.Strategies {
+			if st == "redlock" && len(urls) > 0 && len(urls) < minRedlockNodes {
+				skipped++
+				continue
+			}
 			jobs = append(jobs, &job{sc: sc, strategy: st})
 		}
+	}
+	if skipped > 0 {
+		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, minRedlockNodes, len(urls))
 	}
 	// The slow runs first, then the catalogue's order: the long poles do
 	// not start last.
@@ -94,6 +106,19 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 		return runtimeError{fmt.Errorf("%d of %d runs failed", failed, len(jobs))}
 	}
 	return nil
+}
+
+// runAllFlags are the flags run all takes; the rest set one scenario's
+// parameters or outputs.
+var runAllFlags = []string{"seed", "quiet", "redis", "speed", "slowmo"}
+
+// dashed is names as flags: --name.
+func dashed(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "--" + n
+	}
+	return out
 }
 
 // runQuiet runs one scenario with its defaults and returns its summary.

@@ -62,7 +62,20 @@ func newReplayCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if summary || !interactive() {
+				why := "--summary opens none"
+				if !summary {
+					why = "which needs a terminal"
+				}
+				if castFile != "" {
+					return usagef("replay --cast records the view, %s: use locklab record --from %s --cast %s", why, args[0], castFile)
+				}
+				if extra := notApplying(cmd, "summary"); len(extra) > 0 {
+					note(cmd, "%s %s not apply to the summary; ignored", flagList(extra), doesOrDo(extra))
+				}
 				return replaySummary(cmd.Context(), cmd.OutOrStdout(), args[0])
+			}
+			if err := checkOutputPath("cast", castFile); err != nil {
+				return err
 			}
 			return replayTUI(cmd.Context(), args[0], theme, present, castFile)
 		},

@@ -15,9 +15,9 @@ type outputFile struct {
 	done bool
 }
 
-// newOutputFile creates the temporary file beside path.
-func newOutputFile(path, what string) (*outputFile, error) {
-	if err := checkOutputPath(path, what); err != nil {
+// newOutputFile creates the temporary file beside path, the value of --flag.
+func newOutputFile(flag, path, what string) (*outputFile, error) {
+	if err := checkOutputPath(flag, path); err != nil {
 		return nil, err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
@@ -52,19 +52,22 @@ func (o *outputFile) discard() {
 	}
 }
 
-// checkOutputPath fails when path cannot become a file: its directory is
-// missing or it names a directory. Nothing is created.
-func checkOutputPath(path, what string) error {
+// checkOutputPath refuses a --flag whose path cannot become a file: its
+// directory is missing or it names a directory. Nothing is created.
+func checkOutputPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return runtimeError{fmt.Errorf("cannot write the %s to %s: it is a directory", what, path)}
+		return usagef("--%s %s: that is a directory; give a file name", flag, path)
 	}
 	dir := filepath.Dir(path)
 	fi, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return runtimeError{fmt.Errorf("cannot write the %s to %s: no directory %s", what, path, dir)}
+		return usagef("--%s %s: there is no directory %s", flag, path, dir)
 	case !fi.IsDir():
-		return runtimeError{fmt.Errorf("cannot write the %s to %s: %s is not a directory", what, path, dir)}
+		return usagef("--%s %s: %s is not a directory", flag, path, dir)
 	}
 	return nil
 }

@@ -58,6 +58,15 @@ func newRecordCmd() *cobra.Command {
 	return cmd
 }
 
+// recordFlagNames are the flags of record that apply with --from.
+var recordFlagNames = []string{"cast", "size", "from", "present", "theme", "fps", "hold", "play-speed"}
+
+// Limits of --hold.
+const (
+	minHold = 100 * time.Millisecond
+	maxHold = time.Minute
+)
+
 func parseSize(s string) (int, int, error) {
 	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
 	w, err1 := strconv.Atoi(ws)
@@ -76,12 +85,19 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 		return usagef("record takes scenarios or --from logs, not both")
 	case len(f.from) == 0 && len(args) == 0:
 		return usagef("record needs a scenario (locklab record ttl-expiry --cast out.cast) or --from FILE.jsonl")
+	case len(f.from) > 0 && len(notApplying(cmd, recordFlagNames...)) > 0:
+		extra := notApplying(cmd, recordFlagNames...)
+		return usagef("--from records logs that already ran: %s %s not apply (record takes %s with --from)",
+			flagList(extra), doesOrDo(extra), flagList(dashed(recordFlagNames)))
 	case f.fps < 1 || f.fps > 60:
 		return usagef("--fps must be between 1 and 60 (got %d)", f.fps)
-	case f.play < store.MinSpeed || f.play > store.MaxSpeed:
-		return usagef("--play-speed must be between %g and %g (got %g)", store.MinSpeed, store.MaxSpeed, f.play)
-	case f.hold <= 0:
-		return usagef("--hold must be positive (got %v)", f.hold)
+	case !inRange(f.play, store.MinSpeed, store.MaxSpeed):
+		return usagef("--play-speed must be a number from %g to %g (got %g)", store.MinSpeed, store.MaxSpeed, f.play)
+	case f.hold < minHold || f.hold > maxHold:
+		return usagef("--hold must be between %v and %v (got %v)", minHold, maxHold, f.hold)
+	}
+	if f.hold != 3*time.Second && !f.present {
+		note(cmd, "--hold is how long a caption stays in presenter mode; without --present it changes nothing")
 	}
 	w, h, err := parseSize(f.size)
 	if err != nil {
@@ -91,10 +107,13 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkOutputPath("events", f.events); err != nil {
+		return err
+	}
 	// The recording streams to a file beside FILE, renamed to it once
 	// complete: a wrong path fails before anything runs, and an
 	// interrupted recording leaves nothing behind.
-	out, err := newOutputFile(f.cast, "recording")
+	out, err := newOutputFile("cast", f.cast, "recording")
 	if err != nil {
 		return err
 	}
@@ -167,7 +186,7 @@ func loadLogFile(ctx context.Context, path string) (*scenario.Loaded, error) {
 // runForRecording runs each SCENARIO[:STRATEGY] on the embedded store and
 // keeps its log.
 func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*scenario.Loaded, []string, error) {
-	urls, err := f.store()
+	urls, err := f.store(cmd)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -116,6 +116,12 @@ func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy st
 	case strategy == "redlock":
 		p.Nodes = 5
 	}
+	if strategy == "redlock" && p.Nodes < minRedlockNodes {
+		if len(urls) > 0 {
+			return p, usagef("redlock needs at least %d independent Redis nodes for a quorum, got %d URL(s): give --redis once per node, or leave it out for 5 embedded nodes", minRedlockNodes, len(urls))
+		}
+		return p, usagef("--nodes %d: redlock needs at least %d nodes for a quorum (default 5)", p.Nodes, minRedlockNodes)
+	}
 	if err := p.Validate(); err != nil {
 		return p, usageError{err}
 	}
@@ -130,7 +136,7 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	urls, err := f.store()
+	urls, err := f.store(cmd)
 	if err != nil {
 		return err
 	}
@@ -145,6 +151,13 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 			return usagef("--lock %q is not a strategy of %s: want one of %s", f.lock, sc.Name, sc.StrategyNames())
 		}
 		strategies = []string{f.lock}
+	}
+	for _, strategy := range strategies { // before anything runs
+		for _, o := range [][2]string{{"json", f.jsonFile}, {"events", f.events}} {
+			if err := checkOutputPath(o[0], fileFor(o[1], strategy, len(strategies) > 1)); err != nil {
+				return err
+			}
+		}
 	}
 	seed := f.seed
 	if !cmd.Flags().Changed("seed") {
@@ -342,23 +355,21 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 
 // store returns the Redis URLs (flags, else $LOCKLAB_REDIS_URL) after
 // checking --slowmo and --speed.
-func (f *runFlags) store() ([]string, error) {
-	urls := f.redis
-	if len(urls) == 0 {
-		if env := os.Getenv("LOCKLAB_REDIS_URL"); env != "" {
-			urls = []string{env}
-		}
+func (f *runFlags) store(cmd *cobra.Command) ([]string, error) {
+	urls := redisURLs(f.redis)
+	if err := checkFloat("slowmo", f.slowmo, minSlowmo, maxSlowmo); err != nil {
+		return nil, err
 	}
 	for _, u := range urls {
 		if _, err := store.ParseURL(u); err != nil {
 			return nil, usageError{err} // never holds the password
 		}
 	}
-	if f.slowmo <= 0 || f.slowmo > 1000 {
-		return nil, usagef("--slowmo must be between 0 and 1000 (got %g)", f.slowmo)
+	if err := checkFloat("speed", f.speed, store.MinSpeed, store.MaxSpeed); err != nil {
+		return nil, err
 	}
-	if f.speed < store.MinSpeed || f.speed > store.MaxSpeed {
-		return nil, usagef("--speed must be between %g and %g (got %g)", store.MinSpeed, store.MaxSpeed, f.speed)
+	if err := checkStoreFlags(cmd, urls); err != nil {
+		return nil, err
 	}
 	return urls, nil
 }

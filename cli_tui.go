@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
@@ -52,9 +53,14 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	urls, err := f.store()
+	urls, err := f.store(cmd)
 	if err != nil {
 		return err
+	}
+	for _, o := range [][2]string{{"cast", f.cast}, {"events", f.events}} {
+		if err := checkOutputPath(o[0], o[1]); err != nil {
+			return err
+		}
 	}
 	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Speed: f.speed, SpeedSet: cmd.Flags().Changed("speed"), Events: f.events,
 		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Present: f.present, Cast: f.cast}
@@ -76,8 +82,8 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 			return err
 		}
 		opts.Params = &p
-	} else if f.lock != "" {
-		return usagef("--lock needs --scenario (for example --scenario oversell --lock none)")
+	} else if extra := paramFlagsSet(cmd); len(extra) > 0 {
+		return usagef("%s %s to one scenario: add --scenario NAME (one of %s)", flagList(extra), applyOrApplies(extra), scenario.Names())
 	}
 	if !interactive() {
 		return usagef("the interactive view needs a terminal; for a headless run use: locklab run %s", firstNonEmpty(opts.Scenario, "oversell"))
@@ -90,4 +96,25 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// paramFlagsSet lists the set flags that are a scenario's parameters.
+func paramFlagsSet(cmd *cobra.Command) []string {
+	var out []string
+	for _, n := range changed(cmd) {
+		if slices.Contains(paramFlags, n) {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
+}
+
+// paramFlags are the run flags that set a scenario's parameters.
+var paramFlags = []string{"lock", "stock", "workers", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes", "order", "work"}
+
+func applyOrApplies(names []string) string {
+	if len(names) == 1 {
+		return "applies"
+	}
+	return "apply"
 }
