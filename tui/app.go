@@ -383,9 +383,7 @@ func (a *App) helpView(th *themes.Theme, keys helpMap) string {
 	full := a.help.FullHelpView(keys.full)
 	a.help.ShowAll = false
 	text := th.Title.Render("keys") + "\n\n" + full + "\n\n" +
-		th.Muted.Render("lanes: ") + legend(th) + "\n" +
-		th.Muted.Render("locks: ━ held (holder's colour)  ┿ renewal  ✖ TTL lapsed under a working holder  × expired  ⊘ foreign delete  ! refused") + "\n" +
-		th.Muted.Render("time axis ([ and ] jump): ◆ beat  ✖ violation  × TTL lapse under a working holder  ↻ deadlock  † crash") +
+		legendHelp(th, max(a.w-8, 20)) +
 		"\n\n" + th.Muted.Render("esc or ? closes this help")
 	return lipgloss.Place(a.w, a.h, lipgloss.Center, lipgloss.Center,
 		lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Border.GetForeground()).Padding(1, 2).Render(text))
