@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +59,11 @@ func short(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'g', 3, 64) + "s"
 }
 
+// binOf is the bin of delay d.
+func binOf(d time.Duration) int {
+	return sort.Search(len(delayBins)-1, func(i int) bool { return d < delayBins[i].upTo })
+}
+
 // histCache keeps the last drawn chart: it is drawn again only when a bar's
 // visible height (in eighths of a cell), the bins, the size or the theme
 // change.
@@ -77,12 +83,7 @@ func (hc *histCache) tally(delays []timeline.Delay) {
 	}
 	for _, d := range delays[hc.n:] {
 		hc.total += d.Delay
-		for i, b := range delayBins {
-			if d.Delay < b.upTo {
-				hc.counts[i]++
-				break
-			}
-		}
+		hc.counts[binOf(d.Delay)]++
 	}
 	hc.n = len(delays)
 }

@@ -131,6 +131,8 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 			return strings.Join(credits(th, v.tl, k), "  ")
 		case panelJob:
 			return strings.Join(jobState(th, v.tl, k, now)[:2], "  ")
+		case panelRetries:
+			return retryLine(&v.hist, th, v.tl, k)
 		}
 	}
 	return ""
@@ -235,4 +237,21 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 		out = append(out, row)
 	}
 	return append(out, legendLine(th, themes.InNodes))
+}
+
+// retryLine is the histogram in one line: "retry delays 100–200ms ×89 · …".
+func retryLine(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k int) string {
+	delays := tl.BackoffsAt(k)
+	if len(delays) == 0 {
+		return th.Muted.Render("retry delays: none yet")
+	}
+	hc.tally(delays)
+	counts := hc.counts
+	parts := []string{th.Muted.Render("retry delays")}
+	for i, c := range counts {
+		if c > 0 {
+			parts = append(parts, th.Text.Render(delayBins[i].label)+th.Muted.Render(fmt.Sprintf(" ×%d", c)))
+		}
+	}
+	return strings.Join(parts, "  ")
 }

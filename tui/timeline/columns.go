@@ -75,8 +75,8 @@ func (w *Worker) states(a, b int) uint16 {
 // Columns fills dst (one entry per column) with the set of states worker w
 // was in during each column's time, as of cursor k, up to time now: column
 // c covers [c·span/cols, (c+1)·span/cols). A column before the worker's first event
-// or after its outcome is 0; the outcome counts in the column where it
-// happened only. Each entry is a bit mask of themes.State.
+// or after its outcome (or its crash) is 0; the outcome counts in the
+// column where it happened only. Each entry is a bit mask of themes.State.
 func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 	for c := range dst {
 		dst[c] = 0
@@ -96,7 +96,7 @@ func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 	first := col(spans[0].T)
 	lastSp := spans[n-1]
 	end := col(now)
-	if lastSp.State == themes.DoneOK || lastSp.State == themes.DoneFail {
+	if lastSp.State == themes.DoneOK || lastSp.State == themes.DoneFail || lastSp.State == themes.Crashed {
 		end = col(lastSp.T)
 	}
 	a := 0

@@ -296,7 +296,9 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.pending = themes.Waiting
 			w.asked = ""
 			l, _ := tl.lock(e.Res)
-			tl.inferHolder(l, seq, e.T)
+			if e.Msg == "held" { // the key exists: someone holds it
+				tl.inferHolder(l, seq, e.T)
+			}
 			if l.current() != nil && l.current().Holder >= 0 && l.current().Holder != e.Worker {
 				tl.waitFor(seq, e.Worker, l.current().Holder, e.Res)
 			}
