@@ -9,22 +9,22 @@ type Symbol uint8
 
 // The marks after the states.
 const (
-	SymHeld       Symbol = Symbol(StateCount) + iota // a lock held, in the holder's colour
-	SymHeldNoTTL                                     // a lock held that never expires
-	SymRenewal                                       // the holder extended the TTL
-	SymLapse                                         // the TTL ran out while the holder still worked
-	SymExpired                                       // the TTL ran out, the holder not working
-	SymForeign                                       // a release deleted someone else's lock
-	SymRefused                                       // a release was refused
-	SymLost                                          // a watchdog gave the lock up
-	SymOverlap                                       // two or more workers in the critical section
-	SymDeadlock                                      // a wait-for cycle closed
-	SymBeat                                          // a beat of the story
-	SymNodeUp                                        // a Redis node answering
-	SymNodeDown                                      // a Redis node stopped
-	SymNodeClock                                     // a node whose clock was moved
-	SymFailover                                      // a replica promoted in a node's place
-	SymVoteNone                                      // a node has not answered yet
+	SymHeld      Symbol = Symbol(StateCount) + iota // a lock held, in the holder's colour
+	SymHeldNoTTL                                    // a lock held that never expires
+	SymRenewal                                      // the holder extended the TTL
+	SymLapse                                        // the TTL ran out while the holder still worked
+	SymExpired                                      // the TTL ran out, the holder not working
+	SymForeign                                      // a release deleted someone else's lock
+	SymRefused                                      // a release was refused
+	SymLost                                         // a watchdog gave the lock up
+	SymOverlap                                      // two or more workers in the critical section
+	SymDeadlock                                     // a wait-for cycle closed
+	SymBeat                                         // a beat of the story
+	SymNodeUp                                       // a Redis node answering
+	SymNodeDown                                     // a Redis node stopped
+	SymNodeClock                                    // a node whose clock was moved
+	SymFailover                                     // a replica promoted in a node's place
+	SymVoteNone                                     // a node has not answered yet
 	SymbolCount
 )
 
