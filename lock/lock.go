@@ -128,6 +128,24 @@ func (b *base) ms(ttl time.Duration) int64 {
 	return max(b.clock.ToServer(ttl).Milliseconds(), 1)
 }
 
+// fail records that op on key (sent at call) answered err, and returns err
+// as an *OpError that is never contention.
+func (b *base) fail(op, key string, attempt, node int, call time.Duration, err error) error {
+	err = opError(op, key, err)
+	b.emit(Step{Kind: StepError, Key: key, Attempt: attempt, Node: node, Call: call, Op: op,
+		Outcome: Classify(err), Msg: unwrapOp(err).Error()})
+	return err
+}
+
+// unwrapOp is the server's own error inside an *OpError.
+func unwrapOp(err error) error {
+	var oe *OpError
+	if errors.As(err, &oe) {
+		return oe.Err
+	}
+	return err
+}
+
 // tryFunc is one attempt, told its attempt number.
 type tryFunc func(ctx context.Context, key string, ttl time.Duration, attempt int) (*Lease, error)
 

@@ -17,13 +17,14 @@ const (
 	StepLockLost                          // watchdog: the lock is gone; the holder's context is cancelled
 	StepRelease                           // the lock was released
 	StepReleaseFailed                     // release found the lock expired or foreign
+	StepError                             // a command answered with an error, or not at all (Op, Outcome, Msg)
 )
 
 var stepNames = [...]string{
 	StepAttempt: "attempt", StepAcquired: "acquired", StepDenied: "denied",
 	StepBackoff: "backoff", StepVote: "vote", StepRenewed: "renewed",
 	StepRenewFailed: "renew_failed", StepLockLost: "lock_lost",
-	StepRelease: "release", StepReleaseFailed: "release_failed",
+	StepRelease: "release", StepReleaseFailed: "release_failed", StepError: "error",
 }
 
 func (k StepKind) String() string {
@@ -45,6 +46,13 @@ type Step struct {
 	OK      bool          // vote: granted; release: deleted
 	Attempt int
 	Msg     string // why, in words: "expired", "held by another owner", an error
+	// Call is the clock's time when the command this step answers was
+	// sent (zero for steps that answer none: attempt, backoff, lock_lost).
+	Call time.Duration
+	// Op names the operation of an error step: acquire, release, renew, vote.
+	Op string
+	// Outcome of the command: OK unless the server failed it or did not answer.
+	Outcome Outcome
 }
 
 // Observer sees each step. It is called on the lock's goroutine, and for

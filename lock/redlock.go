@@ -60,8 +60,34 @@ func (e *QuorumError) Error() string {
 	return b.String()
 }
 
-// Is makes a QuorumError match ErrNotObtained.
-func (e *QuorumError) Is(target error) bool { return target == ErrNotObtained }
+// Is makes a QuorumError match ErrNotObtained when the algorithm said no:
+// some node granted or answered that another owner holds the key (too few
+// for a quorum, or the validity ran out). When no node granted or answered
+// (every node failed: error reply, timeout, unreachable) it is no
+// contention and matches nothing.
+func (e *QuorumError) Is(target error) bool {
+	if target != ErrNotObtained {
+		return false
+	}
+	if e.Granted > 0 {
+		return true
+	}
+	for _, n := range e.Nodes {
+		if errors.Is(n.Err, errTaken) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverError is the first node's own error, named: what failed the
+// acquire when no node answered "taken".
+func (e *QuorumError) serverError() error {
+	for _, n := range e.Nodes {
+		return n
+	}
+	return e
+}
 
 // Drift is the clock-drift allowance Redlock subtracts from a TTL.
 func Drift(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Millisecond }
@@ -87,6 +113,7 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	// node cannot eat the validity.
 	timeout := min(max(r.clock.Real(ttl/10), 5*time.Millisecond), time.Second)
 	errs := r.each(ctx, timeout, func(ctx context.Context, i int, c Client) error {
+		call := r.clock.Now()
 		cmd := redis.NewBoolCmd(ctx, "set", key, tok, "px", r.ms(ttl), "nx")
 		err := c.Process(ctx, cmd)
 		switch {
@@ -96,9 +123,12 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 		default:
 			err = errTaken
 		}
-		step := Step{Kind: StepVote, Key: key, Token: tok, TTL: ttl, Node: i, OK: err == nil, Attempt: attempt}
+		step := Step{Kind: StepVote, Key: key, Token: tok, TTL: ttl, Node: i, OK: err == nil, Attempt: attempt, Call: call}
 		if err != nil {
 			step.Msg = err.Error()
+			if err != errTaken {
+				step.Op, step.Outcome = "vote", classify(err)
+			}
 		}
 		r.emit(step)
 		return err
@@ -115,7 +145,7 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	validity := ttl - (r.clock.Now() - start) - Drift(ttl)
 	if granted >= r.Quorum() && validity > 0 {
 		r.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: validity, Attempt: attempt, Node: -1,
-			Msg: fmt.Sprintf("%d/%d nodes", granted, len(r.nodes))})
+			Msg: fmt.Sprintf("%d/%d nodes", granted, len(r.nodes)), Call: start})
 		l := newLease(ctx, key, tok, ttl, attempt)
 		l.Validity = validity
 		l.release = func(ctx context.Context) error { return r.releaseAll(ctx, key, tok) }
@@ -126,7 +156,11 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	quiet.observer = nil
 	_ = quiet.releaseAll(context.WithoutCancel(ctx), key, tok)
 	qe := &QuorumError{Granted: granted, Quorum: r.Quorum(), Validity: validity, Nodes: failed}
-	r.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: qe.Error()})
+	if !qe.Is(ErrNotObtained) {
+		// No node said "taken": every refusal was a server's failure.
+		return nil, r.fail("acquire", key, attempt, -1, start, qe.serverError())
+	}
+	r.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: qe.Error(), Call: start})
 	return nil, qe
 }
 

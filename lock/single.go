@@ -94,35 +94,36 @@ func (n *Naive) try(ctx context.Context, key string, ttl time.Duration, attempt 
 	if err != nil {
 		return nil, err
 	}
+	call := n.clock.Now()
 	n.emit(Step{Kind: StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	ok, err := n.c.SetNX(ctx, key, tok, 0).Result()
 	if err != nil {
-		return nil, err
+		return nil, n.fail("acquire", key, attempt, -1, call, err)
 	}
 	if !ok {
-		n.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held"})
+		n.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
 		return nil, ErrNotObtained
 	}
 	if n.crash != nil && n.crash(key) {
 		return nil, ErrCrashed
 	}
 	if err := n.c.PExpire(ctx, key, time.Duration(n.ms(ttl))*time.Millisecond).Err(); err != nil {
-		return nil, err
+		return nil, n.fail("acquire", key, attempt, -1, call, err)
 	}
-	n.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
+	n.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Call: call})
 	l := newLease(ctx, key, tok, ttl, attempt)
 	l.release = func(ctx context.Context) error {
+		call := n.clock.Now()
 		deleted, err := n.c.Del(ctx, key).Result()
 		switch {
 		case err != nil:
-			n.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error()})
-			return err
+			return n.fail("release", key, 0, -1, call, err)
 		case deleted == 0:
-			n.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "expired"})
+			n.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "expired", Call: call})
 			return ErrNotHeld
 		}
 		// DEL does not ask whose lock it deletes: it may well be another's.
-		n.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: -1, OK: true})
+		n.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: -1, OK: true, Call: call})
 		return nil
 	}
 	return l, nil
@@ -155,16 +156,17 @@ func (s *Safe) try(ctx context.Context, key string, ttl time.Duration, attempt i
 	if err != nil {
 		return nil, err
 	}
+	call := s.clock.Now()
 	s.emit(Step{Kind: StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	cmd := redis.NewBoolCmd(ctx, "set", key, tok, "px", s.ms(ttl), "nx")
 	if err := s.c.Process(ctx, cmd); err != nil && err != redis.Nil {
-		return nil, err
+		return nil, s.fail("acquire", key, attempt, -1, call, err)
 	}
 	if !cmd.Val() {
-		s.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held"})
+		s.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
 		return nil, ErrNotObtained
 	}
-	s.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
+	s.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Call: call})
 	l := newLease(ctx, key, tok, ttl, attempt)
 	l.release = func(ctx context.Context) error { return compareAndDelete(ctx, &s.base, s.c, key, tok, -1) }
 	return l, nil
@@ -172,18 +174,23 @@ func (s *Safe) try(ctx context.Context, key string, ttl time.Duration, attempt i
 
 // compareAndDelete releases key if it still holds tok, and says what happened.
 func compareAndDelete(ctx context.Context, b *base, c redis.Scripter, key, tok string, node int) error {
+	call := b.clock.Now()
 	n, err := releaseScript.Run(ctx, c, []string{key}, tok).Int64()
 	switch {
+	case err != nil && node >= 0:
+		// One Redlock node out of several: the quorum decides, not this error.
+		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: err.Error(), Call: call,
+			Op: "release", Outcome: classify(err)})
+		return opError("release", key, err)
 	case err != nil:
-		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: err.Error()})
-		return err
+		return b.fail("release", key, 0, node, call, err)
 	case n == 1:
-		b.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: node, OK: true})
+		b.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: node, OK: true, Call: call})
 		return nil
 	case n == 0:
-		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "held by another owner"})
+		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "held by another owner", Call: call})
 	default:
-		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "expired"})
+		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "expired", Call: call})
 	}
 	return ErrNotHeld
 }
@@ -221,16 +228,17 @@ func (f *Fenced) try(ctx context.Context, key string, ttl time.Duration, attempt
 	if err != nil {
 		return nil, err
 	}
+	call := f.clock.Now()
 	f.emit(Step{Kind: StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	fence, err := fencedScript.Run(ctx, f.c, []string{key, FenceKey(key)}, tok, f.ms(ttl)).Int64()
 	if err != nil {
-		return nil, err
+		return nil, f.fail("acquire", key, attempt, -1, call, err)
 	}
 	if fence == 0 {
-		f.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held"})
+		f.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
 		return nil, ErrNotObtained
 	}
-	f.emit(Step{Kind: StepAcquired, Key: key, Token: tok, Fence: fence, TTL: ttl, Attempt: attempt, Node: -1})
+	f.emit(Step{Kind: StepAcquired, Key: key, Token: tok, Fence: fence, TTL: ttl, Attempt: attempt, Node: -1, Call: call})
 	l := newLease(ctx, key, tok, ttl, attempt)
 	l.Fence = fence
 	l.release = func(ctx context.Context) error { return compareAndDelete(ctx, &f.base, f.c, key, tok, -1) }

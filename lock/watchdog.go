@@ -103,6 +103,7 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 		// A renewal may take at most what is left of the lock's life.
 		left := l.TTL - (w.clock.Now() - lastOK)
 		rctx, rcancel := context.WithTimeout(ctx, max(w.clock.Real(left), time.Millisecond))
+		call := w.clock.Now()
 		n, err := renewScript.Run(rctx, w.c, []string{l.Key}, l.Token, w.ms(l.TTL)).Int64()
 		rcancel()
 		if ctx.Err() != nil {
@@ -111,7 +112,7 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 		switch {
 		case err == nil && n == 1:
 			lastOK = w.clock.Now()
-			w.emit(Step{Kind: StepRenewed, Key: l.Key, Token: l.Token, TTL: l.TTL, Node: -1})
+			w.emit(Step{Kind: StepRenewed, Key: l.Key, Token: l.Token, TTL: l.TTL, Node: -1, Call: call})
 			continue
 		case err == nil && n == 0:
 			w.lost(l, "held by another owner", true)
@@ -120,7 +121,7 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 			w.lost(l, "expired", true)
 			return
 		}
-		w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: err.Error()})
+		w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: err.Error(), Call: call, Op: "renew", Outcome: classify(err)})
 		left = l.TTL - (w.clock.Now() - lastOK)
 		if left <= 0 {
 			w.lost(l, "no renewal for a whole TTL", true)
