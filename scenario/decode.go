@@ -49,6 +49,19 @@ func (d *decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 			var us int64
 			us, ok = d.int()
 			e.T, hasT = durationOf(us), ok
+		case "call":
+			var us int64
+			us, ok = d.int()
+			e.Call, e.Has = durationOf(us), e.Has|HasCall
+		case "outcome":
+			var o []byte
+			o, ok = d.plainBytes()
+			switch string(o) {
+			case "failed":
+				e.Outcome = OutcomeFailed
+			case "indeterminate":
+				e.Outcome = OutcomeIndeterminate
+			}
 		case "worker":
 			var w int64
 			w, ok = d.intIn(32)
@@ -113,7 +126,7 @@ func (d *decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 	}
 }
 
-var knownKeys = []string{"seq", "t", "worker", "kind", "res", "token", "code", "msg", "fence", "stock",
+var knownKeys = []string{"seq", "t", "call", "outcome", "worker", "kind", "res", "token", "code", "msg", "fence", "stock",
 	"ttl_ms", "delay_ms", "node", "peer", "attempt", "ok", "summary"}
 
 func knownKey(k string) bool {

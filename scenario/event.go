@@ -38,6 +38,7 @@ const (
 	KindViolation          // the checker found a safety violation (Code, Msg)
 	KindBeat               // narration for talks (Msg)
 	KindDone               // a worker's outcome (OK, Msg)
+	KindError              // an operation answered with an error (Outcome, Code = the operation, Msg = the server's words)
 	kindCount
 )
 
@@ -50,7 +51,7 @@ var kindNames = [kindCount]string{
 	KindFenceRejected: "fence_rejected", KindCrash: "crash", KindPause: "pause",
 	KindResume: "resume", KindWait: "wait", KindDeadlock: "deadlock", KindNodeDown: "node_down",
 	KindNodeUp: "node_up", KindFailover: "failover", KindVote: "vote", KindViolation: "violation",
-	KindBeat: "beat", KindDone: "done",
+	KindBeat: "beat", KindDone: "done", KindError: "error",
 }
 
 var kindByName = func() map[string]Kind {
@@ -84,7 +85,39 @@ const (
 	HasDelay
 	HasPeer
 	HasAttempt
+	HasCall // Call is set: the event is the answer to an operation sent at Call
 )
+
+// Outcome is how an operation on a server ended.
+type Outcome uint8
+
+// The outcomes. The zero value is ok, so events that are not answers to
+// operations need not say.
+const (
+	OutcomeOK            Outcome = iota // the server did it
+	OutcomeFailed                       // the server said no (OOM, NOPERM, READONLY, …): it did not happen
+	OutcomeIndeterminate                // timeout or lost connection: it may or may not have happened
+	outcomeCount
+)
+
+var outcomeNames = [outcomeCount]string{"ok", "failed", "indeterminate"}
+
+func (o Outcome) String() string {
+	if o < outcomeCount {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// ParseOutcome returns the outcome named s; false if s names none.
+func ParseOutcome(s string) (Outcome, bool) {
+	for i, n := range outcomeNames {
+		if n == s {
+			return Outcome(i), true
+		}
+	}
+	return OutcomeOK, false
+}
 
 // System is the Worker of events that no worker emitted.
 const System = -1
@@ -92,7 +125,9 @@ const System = -1
 // Event is one step of a run. The log stamps Seq and T.
 type Event struct {
 	Seq     int64
-	T       time.Duration // virtual time since the run started, µs precision
+	T       time.Duration // virtual time since the run started, µs precision: when the answer arrived
+	Call    time.Duration // with HasCall: when the operation was sent (invoke; T is its return)
+	Outcome Outcome       // of the operation this event answers
 	Worker  int32         // worker index, or System
 	Kind    Kind
 	Has     Field
@@ -121,3 +156,18 @@ func (e Event) WithFence(f int64) Event { e.Fence = f; e.Has |= HasFence; return
 
 // WithPeer sets Peer.
 func (e Event) WithPeer(p int32) Event { e.Peer = p; e.Has |= HasPeer; return e }
+
+// WithCall sets Call, the time the operation this event answers was sent.
+func (e Event) WithCall(t time.Duration) Event {
+	e.Call = t.Truncate(time.Microsecond)
+	e.Has |= HasCall
+	return e
+}
+
+// Start is when the operation began: Call if stamped, else T.
+func (e *Event) Start() time.Duration {
+	if e.Has&HasCall != 0 {
+		return e.Call
+	}
+	return e.T
+}

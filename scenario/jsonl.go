@@ -14,7 +14,7 @@ import (
 // Format and Version identify a locklab event log.
 const (
 	Format  = "locklab-events"
-	Version = 1
+	Version = 2 // 2: operations carry "call" (when sent) and "outcome"; version 1 logs still read
 )
 
 // Header is the first line of an event log.
@@ -38,6 +38,10 @@ func AppendJSON(b []byte, e *Event) []byte {
 	b = strconv.AppendInt(b, e.Seq, 10)
 	b = append(b, `,"t":`...)
 	b = strconv.AppendInt(b, e.T.Microseconds(), 10)
+	if e.Has&HasCall != 0 {
+		b = append(b, `,"call":`...)
+		b = strconv.AppendInt(b, e.Call.Microseconds(), 10)
+	}
 	b = append(b, `,"worker":`...)
 	b = strconv.AppendInt(b, int64(e.Worker), 10)
 	b = append(b, `,"kind":"`...)
@@ -77,6 +81,9 @@ func AppendJSON(b []byte, e *Event) []byte {
 		b = append(b, `,"ok":`...)
 		b = strconv.AppendBool(b, e.OK)
 	}
+	if e.Outcome != OutcomeOK {
+		b = appendStr(b, "outcome", e.Outcome.String())
+	}
 	b = appendStr(b, "code", e.Code)
 	b = appendStr(b, "msg", e.Msg)
 	return append(b, '}')
@@ -96,6 +103,8 @@ func appendStr(b []byte, name, v string) []byte {
 type wireEvent struct {
 	Seq     int64    `json:"seq"`
 	T       *int64   `json:"t"`
+	Call    *int64   `json:"call"`
+	Outcome string   `json:"outcome"`
 	Worker  *int32   `json:"worker"`
 	Kind    string   `json:"kind"`
 	Res     string   `json:"res"`
@@ -121,6 +130,10 @@ func (w *wireEvent) event() Event {
 	if w.Worker != nil {
 		e.Worker = *w.Worker
 	}
+	if w.Call != nil {
+		e.Call, e.Has = durationOf(*w.Call), e.Has|HasCall
+	}
+	e.Outcome, _ = ParseOutcome(w.Outcome)
 	if w.Fence != nil {
 		e.Fence, e.Has = *w.Fence, e.Has|HasFence
 	}

@@ -19,6 +19,7 @@ type chunk [chunkSize]record
 // string table.
 type record struct {
 	T       time.Duration
+	Call    time.Duration
 	Fence   int64
 	Stock   int64
 	TTL     time.Duration
@@ -34,6 +35,7 @@ type record struct {
 	Node    int16
 	Kind    Kind
 	OK      bool
+	Outcome Outcome
 }
 
 const strChunk = 1 << 10
@@ -155,7 +157,10 @@ func (l *Log) appendLocked(e *Event, stamp bool) *record {
 		dir = grown
 	}
 	p := &dir[ci][l.n&chunkMask]
-	*p = record{T: e.T, Fence: e.Fence, Stock: e.Stock, TTL: e.TTL, Delay: e.Delay,
+	if e.Has&HasCall != 0 && e.Call > e.T {
+		e.Call = e.T // an answer never arrives before its question was sent
+	}
+	*p = record{T: e.T, Call: e.Call, Outcome: e.Outcome, Fence: e.Fence, Stock: e.Stock, TTL: e.TTL, Delay: e.Delay,
 		Worker: e.Worker, Peer: e.Peer, Attempt: e.Attempt, Res: l.strs.intern(e.Res),
 		Token: l.strs.intern(e.Token), Code: l.strs.intern(e.Code), Msg: l.strs.intern(e.Msg),
 		Has: e.Has, Node: e.Node, Kind: e.Kind, OK: e.OK}
@@ -164,7 +169,7 @@ func (l *Log) appendLocked(e *Event, stamp bool) *record {
 }
 
 func (l *Log) event(i int, r *record) Event {
-	return Event{Seq: int64(i), T: r.T, Fence: r.Fence, Stock: r.Stock, TTL: r.TTL, Delay: r.Delay,
+	return Event{Seq: int64(i), T: r.T, Call: r.Call, Outcome: r.Outcome, Fence: r.Fence, Stock: r.Stock, TTL: r.TTL, Delay: r.Delay,
 		Worker: r.Worker, Peer: r.Peer, Attempt: r.Attempt, Res: l.strs.get(r.Res),
 		Token: l.strs.get(r.Token), Code: l.strs.get(r.Code), Msg: l.strs.get(r.Msg),
 		Has: r.Has, Node: r.Node, Kind: r.Kind, OK: r.OK}
