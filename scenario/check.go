@@ -25,15 +25,27 @@ const LimitOnce = "once"
 // Violation events in its input are ignored, so a recorded log can be
 // checked again.
 type Checker struct {
-	res  map[string]*resState
-	read map[readKey]int64 // write count of Res when Worker last read it
-	out  []Event
+	res map[string]*resState
+	out []Event
+	pos int64 // events folded
 
-	Overlaps    int
-	Oversold    int // units sold beyond the initial stock
+	Overlaps     int // entries into an occupied critical section
+	OverlapPairs int // pairs of workers that were inside together
+	Oversold     int // units sold beyond the initial stock
+	// LostUpdates counts writes computed from a read that another write
+	// surely overtook: one that was sent after the read's answer came and
+	// answered before the write was sent. Writes whose intervals overlap
+	// are never ordered by where the log happens to put them.
 	LostUpdates int
 	Duplicates  int
 	Deadlocks   int
+
+	// Operations the server failed (said no to) or did not answer.
+	Failed, Indeterminate int
+	// IndeterminateWrites are writes among them; Landed counts those the
+	// final read of their resource shows applied.
+	IndeterminateWrites, Landed int
+	FailedMsg, IndeterminateMsg string // the first of each, in the server's words
 
 	waits map[int32]waitEdge // who waits for whom (wait events)
 }
@@ -50,6 +62,10 @@ type resState struct {
 	stocked bool
 	once    bool
 	sold    int64
+	reg     register
+	last    int64 // value of the last applied write (hasLast)
+	hasLast bool
+	unknown []int64 // values of writes that may or may not have landed
 }
 
 type readKey struct {
@@ -59,7 +75,7 @@ type readKey struct {
 
 // NewChecker returns an empty checker.
 func NewChecker() *Checker {
-	return &Checker{res: map[string]*resState{}, read: map[readKey]int64{}, waits: map[int32]waitEdge{}}
+	return &Checker{res: map[string]*resState{}, waits: map[int32]waitEdge{}}
 }
 
 func (c *Checker) state(res string) *resState {
@@ -75,6 +91,7 @@ func (c *Checker) state(res string) *resState {
 // call).
 func (c *Checker) Fold(e Event) []Event {
 	c.out = c.out[:0]
+	c.pos++
 	switch e.Kind {
 	case KindInit:
 		s := c.state(e.Res)
@@ -100,6 +117,7 @@ func (c *Checker) Fold(e Event) []Event {
 		s := c.state(e.Res)
 		if len(s.inside) > 0 {
 			c.Overlaps++
+			c.OverlapPairs += len(s.inside)
 			other := s.inside[0]
 			c.violation(&e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", WorkerName(e.Worker), e.Res, WorkerName(other)))
 		}
@@ -120,19 +138,25 @@ func (c *Checker) Fold(e Event) []Event {
 			}
 		}
 	case KindRead:
-		c.read[readKey{e.Res, e.Worker}] = c.state(e.Res).writes
+		s := c.state(e.Res)
+		if e.Worker == System {
+			c.finalRead(s, &e)
+			break
+		}
+		s.reg.read(e.Worker, spanOf(&e, c.pos))
+	case KindError:
+		c.opError(&e)
 	case KindWrite:
 		if e.Has&HasOK != 0 && !e.OK {
 			break
 		}
 		s := c.state(e.Res)
-		k := readKey{e.Res, e.Worker}
-		if seen, ok := c.read[k]; ok {
-			if stale := s.writes - seen; stale > 0 {
-				c.LostUpdates++
-				c.violation(&e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) since were lost", WorkerName(e.Worker), e.Res, stale))
-			}
-			delete(c.read, k)
+		if stale, _ := s.reg.write(e.Worker, spanOf(&e, c.pos)); stale > 0 {
+			c.LostUpdates++
+			c.violation(&e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) surely landed between its read and its write, and were lost", WorkerName(e.Worker), e.Res, stale))
+		}
+		if e.Has&HasStock != 0 {
+			s.last, s.hasLast = e.Stock, true
 		}
 		s.writes++
 		if s.once && s.writes > 1 {
@@ -156,6 +180,43 @@ func (c *Checker) violation(e *Event, code string, peer int32, msg string) {
 		v = v.WithPeer(peer)
 	}
 	c.out = append(c.out, v)
+}
+
+// opError counts an operation the server failed or did not answer.
+func (c *Checker) opError(e *Event) {
+	switch e.Outcome {
+	case OutcomeFailed:
+		c.Failed++
+		if c.FailedMsg == "" {
+			c.FailedMsg = e.Msg
+		}
+	case OutcomeIndeterminate:
+		c.Indeterminate++
+		if c.IndeterminateMsg == "" {
+			c.IndeterminateMsg = e.Msg
+		}
+		if e.Code == "write" {
+			c.IndeterminateWrites++
+			if e.Has&HasStock != 0 {
+				s := c.state(e.Res)
+				s.unknown = append(s.unknown, e.Stock)
+			}
+		}
+	}
+}
+
+// finalRead is the run's own read of a resource after every worker is
+// done: it shows whether a write that was never answered landed.
+func (c *Checker) finalRead(s *resState, e *Event) {
+	if e.Has&HasStock == 0 || len(s.unknown) == 0 || (s.hasLast && s.last == e.Stock) {
+		return
+	}
+	for _, v := range s.unknown {
+		if v == e.Stock {
+			c.Landed++
+			return
+		}
+	}
 }
 
 // cycle returns "w00 → w01 → w00" when the wait-for edges from w close a

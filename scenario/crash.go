@@ -35,7 +35,7 @@ func runCrash(ctx context.Context, env *Env) error {
 		if w.ID == 0 {
 			lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
 			if err != nil {
-				w.Done(false, FailLock, "lock not obtained")
+				w.Fail(ctx, err, "lock not obtained")
 				return
 			}
 			w.Emit(Event{Kind: KindWorkStart, Res: "stock"})

@@ -91,7 +91,7 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 	deadline := env.Clock().Now() + limit
 	a, err := w.Lock.Acquire(ctx, st.Key("lock:"+first), ttl)
 	if err != nil {
-		w.Done(false, FailLock, "could not take "+first)
+		w.Fail(ctx, err, "could not take "+first)
 		return
 	}
 	defer releaseQuietly(ctx, a)
@@ -121,7 +121,7 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 				return
 			}
 		default:
-			w.Done(false, FailError, err.Error())
+			w.Fail(ctx, err, "")
 			return
 		}
 	}
@@ -149,16 +149,20 @@ func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit tim
 		for _, k := range names {
 			w.Emit(Event{Kind: KindAttempt, Res: "lock:" + k, Attempt: attempt, Has: HasAttempt})
 		}
+		call := w.Now()
 		ok, err := acquireAllScript.Run(ctx, st.Client(), keys, tok, max(st.Clock().ToServer(ttl).Milliseconds(), 1)).Int()
 		if err != nil {
-			w.Done(false, FailError, err.Error())
+			if ctx.Err() == nil {
+				w.OpError("acquire", Event{Res: "lock:" + names[0]}, call, err)
+			}
+			w.Fail(ctx, err, "")
 			return
 		}
 		if ok == 1 {
 			break
 		}
 		for _, k := range names {
-			w.Emit(Event{Kind: KindDenied, Res: "lock:" + k, Msg: "not all free"})
+			w.Emit(Event{Kind: KindDenied, Res: "lock:" + k, Msg: "not all free"}.WithCall(call))
 		}
 		if env.Clock().Now() > deadline || w.Sleep(ctx, env.Params.RetryBase.D()) != nil {
 			w.Done(false, FailLock, "gave up")
@@ -173,11 +177,15 @@ func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit tim
 	rctx, cancel := cleanup(ctx)
 	defer cancel()
 	for i, k := range keys {
+		call := w.Now()
 		n, err := lock.CompareAndDelete(rctx, st.Client(), k, tok)
-		if err == nil && n == 1 {
-			w.Emit(Event{Kind: KindRelease, Res: "lock:" + names[i], Token: tok}.WithOK(true))
-		} else {
-			w.Emit(Event{Kind: KindReleaseFailed, Res: "lock:" + names[i], Token: tok, Msg: "expired or not owner"}.WithOK(false))
+		switch {
+		case err != nil:
+			w.OpError("release", Event{Res: "lock:" + names[i], Token: tok}, call, err)
+		case n == 1:
+			w.Emit(Event{Kind: KindRelease, Res: "lock:" + names[i], Token: tok}.WithOK(true).WithCall(call))
+		default:
+			w.Emit(Event{Kind: KindReleaseFailed, Res: "lock:" + names[i], Token: tok, Msg: "expired or not owner"}.WithOK(false).WithCall(call))
 		}
 	}
 }

@@ -80,7 +80,7 @@ func crashGap(ctx context.Context, env *Env, w *Worker, ttl time.Duration) {
 	switch {
 	case errors.Is(err, lock.ErrCrashed):
 	case err != nil:
-		w.Done(false, FailError, err.Error())
+		w.Fail(ctx, err, "lock A was taken")
 		return
 	}
 	w.Crash("crashed right after taking lock A")
@@ -108,11 +108,7 @@ func holdFor(ctx context.Context, env *Env, w *Worker, name string, wait, work, 
 		lease, err = w.Lock.TryAcquire(ctx, key, ttl)
 	}
 	if err != nil {
-		if errors.Is(err, lock.ErrNotObtained) && ctx.Err() == nil {
-			w.Done(false, FailLock, "gave up: lock "+name+" never came free")
-		} else {
-			w.Done(false, FailCancel, "interrupted")
-		}
+		w.Fail(ctx, err, "gave up: lock "+name+" never came free")
 		return
 	}
 	w.Emit(Event{Kind: KindWorkStart, Res: name})

@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	_ "embed"
-	"errors"
 
 	"github.com/locklab/locklab/lock"
 	"github.com/redis/go-redis/v9"
@@ -54,48 +53,39 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 	st := env.Store
 	c := st.Client()
 	stock := st.Key("stock")
-	fail := func(err error) {
-		if ctx.Err() != nil {
-			w.Done(false, FailCancel, "interrupted")
-			return
-		}
-		w.Done(false, FailError, err.Error())
-	}
 	if w.Lock == nil { // atomic: the check and the decrement are one script
+		call := w.Now()
 		res, err := buyScript.Run(ctx, c, []string{stock}).Int64Slice()
 		if err != nil {
-			fail(err)
+			if ctx.Err() == nil {
+				w.OpError("write", Event{Res: "stock"}, call, err)
+			}
+			w.Fail(ctx, err, "")
 			return
 		}
 		if res[0] == 0 {
-			w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(res[1]))
+			w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(res[1]).WithCall(call))
 			w.Done(false, FailStock, "out of stock")
 			return
 		}
-		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(res[1]).WithOK(true))
+		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(res[1]).WithOK(true).WithCall(call))
 		w.Done(true, "", "")
 		return
 	}
 
 	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
 	if err != nil {
-		if errors.Is(err, lock.ErrNotObtained) && ctx.Err() == nil {
-			w.Done(false, FailLock, "lock not obtained")
-		} else {
-			fail(err)
-		}
+		w.Fail(ctx, err, "lock not obtained")
 		return
 	}
 	release := func() { releaseQuietly(ctx, lease) }
 	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
-	v, err := c.Get(ctx, stock).Int64()
-	if err != nil {
+	v, ok := readStock(ctx, env, w)
+	if !ok {
 		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
 		release()
-		fail(err)
 		return
 	}
-	w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
 	if v < 1 {
 		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
 		release()
@@ -105,10 +95,27 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 	if err := env.Clock().Sleep(lease.Context(), env.Params.Delay.D()); err != nil {
 		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
 		release()
-		fail(context.Cause(lease.Context()))
+		w.Fail(ctx, context.Cause(lease.Context()), "")
 		return
 	}
 	writeAndLeave(ctx, env, w, lease, v-1)
+}
+
+// readStock reads the stock counter as w; on an error it records the
+// operation's outcome and w's end, and returns false.
+func readStock(ctx context.Context, env *Env, w *Worker) (int64, bool) {
+	st := env.Store
+	call := w.Now()
+	v, err := st.Client().Get(ctx, st.Key("stock")).Int64()
+	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("read", Event{Res: "stock"}, call, err)
+		}
+		w.Fail(ctx, err, "")
+		return 0, false
+	}
+	w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v).WithCall(call))
+	return v, true
 }
 
 // writeAndLeave writes the new stock, leaves the critical section, releases
@@ -118,10 +125,8 @@ func writeAndLeave(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, 
 	w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
 	releaseQuietly(ctx, lease)
 	switch {
-	case err != nil && ctx.Err() != nil:
-		w.Done(false, FailCancel, "interrupted")
 	case err != nil:
-		w.Done(false, FailError, err.Error())
+		w.Fail(ctx, err, "")
 	case !ok:
 		w.Done(false, FailLock, "write rejected: stale fence")
 	default:
@@ -133,23 +138,30 @@ func writeAndLeave(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, 
 // fence and may reject the write.
 func write(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64) (bool, error) {
 	st := env.Store
+	call := w.Now()
 	if lease.Fence == 0 {
 		if err := st.Client().Set(ctx, st.Key("stock"), v, 0).Err(); err != nil {
+			if ctx.Err() == nil {
+				w.OpError("write", Event{Res: "stock"}.WithStock(v), call, err)
+			}
 			return false, err
 		}
-		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true))
+		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true).WithCall(call))
 		return true, nil
 	}
 	n, err := fencedWriteScript.Run(ctx, st.Client(), []string{st.Key("stock"), st.Key("stock:fence")}, lease.Fence, v).Int64()
 	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("write", Event{Res: "stock"}.WithStock(v).WithFence(lease.Fence), call, err)
+		}
 		return false, err
 	}
 	if n == 0 {
-		w.Emit(Event{Kind: KindFenceRejected, Res: "stock"}.WithFence(lease.Fence))
-		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(false))
+		w.Emit(Event{Kind: KindFenceRejected, Res: "stock"}.WithFence(lease.Fence).WithCall(call))
+		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(false).WithCall(call))
 		return false, nil
 	}
-	w.Emit(Event{Kind: KindFenceOK, Res: "stock"}.WithFence(lease.Fence))
-	w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true))
+	w.Emit(Event{Kind: KindFenceOK, Res: "stock"}.WithFence(lease.Fence).WithCall(call))
+	w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true).WithCall(call))
 	return true, nil
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"time"
 
@@ -78,9 +79,17 @@ func runQueue(ctx context.Context, env *Env) error {
 		}
 		limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
 		for {
+			call := w.Now()
 			id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:")}, w.ID, max(ttlMs(reservation).Milliseconds(), 1)).Text()
 			if err == nil {
 				runJob(ctx, env, w, id, reservation, ttlMs)
+				return
+			}
+			if !errors.Is(err, redis.Nil) { // not "the queue is empty": the server failed
+				if ctx.Err() == nil {
+					w.OpError("acquire", Event{Res: "reserved:job:42"}, call, err)
+				}
+				w.Fail(ctx, err, "")
 				return
 			}
 			if env.Clock().Now() > limit {
@@ -130,10 +139,15 @@ func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation tim
 	if err == nil {
 		apply := true
 		if env.Strategy == "idempotency" {
-			first, _ := c.SetNX(ctx, st.Key("done:job:"+id), w.ID, 0).Result()
+			call := w.Now()
+			first, serr := c.SetNX(ctx, st.Key("done:job:"+id), w.ID, 0).Result()
+			if serr != nil && ctx.Err() == nil {
+				w.OpError("write", Event{Res: "done:job:" + id}, call, serr)
+				err = serr
+			}
 			apply = first
-			if !first {
-				w.Emit(Event{Kind: KindRead, Res: "done:job:" + id, Msg: "effect already applied: skipped"})
+			if !first && serr == nil {
+				w.Emit(Event{Kind: KindRead, Res: "done:job:" + id, Msg: "effect already applied: skipped"}.WithCall(call))
 			}
 		}
 		if apply {
@@ -144,11 +158,21 @@ func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation tim
 	<-hbDone
 	w.Emit(Event{Kind: KindWorkEnd, Res: "job:" + id})
 	if err != nil {
-		w.Done(false, FailCancel, "interrupted")
+		w.Fail(ctx, err, "")
 		return
 	}
-	n, _ := c.Del(ctx, job).Result()
-	c.Del(ctx, reserved)
+	call := w.Now()
+	n, err := c.Del(ctx, job).Result()
+	if err == nil {
+		err = c.Del(ctx, reserved).Err()
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("release", Event{Res: "job:" + id}, call, err)
+		}
+		w.Fail(ctx, err, "")
+		return
+	}
 	if n == 0 {
 		w.Emit(Event{Kind: KindReleaseFailed, Res: "job:" + id, Msg: "delete failed: not found / not reserved"}.WithOK(false))
 		w.Done(false, FailError, fmt.Sprintf("job %s: delete failed, not found / not reserved", id))

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -109,7 +108,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 		ctx := w.ctx
 		l, err := redlockFor(w, full, once).Acquire(ctx, env.Store.Key("lock:P"), ttl)
 		if err != nil {
-			w.Done(false, FailLock, "lock not obtained")
+			w.Fail(ctx, err, "lock not obtained")
 			return
 		}
 		w.Emit(Event{Kind: KindWorkStart, Res: "P"})
@@ -133,12 +132,7 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 		g <- err == nil
 	}
 	if err != nil {
-		var qe *lock.QuorumError
-		if errors.As(err, &qe) {
-			w.Done(false, FailLock, qe.Error())
-		} else {
-			w.Done(false, FailLock, "lock not obtained")
-		}
+		w.Fail(ctx, err, "lock not obtained")
 		return
 	}
 	w.Emit(Event{Kind: KindWorkStart, Res: res})

@@ -93,6 +93,16 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	if err == nil {
 		s := Summarize(r.Header, r.Log)
 		env.Emit(Event{Kind: KindBeat, Code: BeatVerdict, Msg: s.Verdict + ". " + s.Detail})
+		err = serverFailure(s)
+	} else if !errors.Is(err, context.Canceled) {
+		// The run could not go on (its setup, or its final read, failed):
+		// the log says so, so no view can take it for a verdict on locking.
+		o := outcomeOf(err)
+		if o == OutcomeOK {
+			o = OutcomeFailed
+		}
+		env.Emit(Event{Kind: KindError, Code: "run", Outcome: o, Msg: serverMessage(err)})
+		err = serverFailure(Summarize(r.Header, r.Log))
 	}
 	r.cancel()
 	r.bg.Wait()
@@ -266,8 +276,15 @@ var stepKinds = [...]Kind{
 	lock.StepAttempt: KindAttempt, lock.StepAcquired: KindAcquired, lock.StepDenied: KindDenied,
 	lock.StepBackoff: KindBackoff, lock.StepVote: KindVote, lock.StepRenewed: KindRenewed,
 	lock.StepRenewFailed: KindRenewFailed, lock.StepLockLost: KindLockLost,
-	lock.StepRelease: KindRelease, lock.StepReleaseFailed: KindReleaseFailed,
+	lock.StepRelease: KindRelease, lock.StepReleaseFailed: KindReleaseFailed, lock.StepError: KindError,
 }
+
+// answers are the steps that are a server's answer to a command the lock
+// sent at the step's Call.
+var answers = [...]bool{lock.StepAcquired: true, lock.StepDenied: true, lock.StepVote: true,
+	lock.StepRenewed: true, lock.StepRelease: true, lock.StepReleaseFailed: true, lock.StepError: true}
+
+var stepOutcomes = [...]Outcome{lock.OK: OutcomeOK, lock.Failed: OutcomeFailed, lock.Indeterminate: OutcomeIndeterminate}
 
 // observe turns a lock step into an event.
 func (w *Worker) observe(s lock.Step) {
@@ -293,8 +310,42 @@ func (w *Worker) observe(s lock.Step) {
 	if s.Kind == lock.StepVote || s.Kind == lock.StepRelease || s.Kind == lock.StepReleaseFailed {
 		e = e.WithOK(s.OK)
 	}
+	if answers[s.Kind] || s.Op != "" {
+		e = e.WithCall(s.Call)
+	}
+	if int(s.Outcome) < len(stepOutcomes) {
+		e.Outcome = stepOutcomes[s.Outcome]
+	}
+	if s.Kind == lock.StepError {
+		e.Code = s.Op
+	}
 	if s.Kind == lock.StepAcquired {
 		w.env.run.holders.set(s.Token, w.ID)
 	}
 	w.Emit(e)
+}
+
+// ServerError says a server failed the run: it refused operations, or left
+// them unanswered. The run's verdict is then about the server, not locking.
+type ServerError struct {
+	Failed, Unanswered int
+	Msg                string // the server's own words (the first refusal, else the first silence)
+}
+
+func (e *ServerError) Error() string {
+	if e.Failed > 0 {
+		return fmt.Sprintf("the server refused %d operation(s): %s", e.Failed, e.Msg)
+	}
+	return fmt.Sprintf("the server left %d operation(s) unanswered (%s): whether they happened is unknown", e.Unanswered, e.Msg)
+}
+
+// serverFailure is the run's error when a server failed it, else nil.
+func serverFailure(s *Summary) error {
+	switch {
+	case s.FailedOps > 0:
+		return &ServerError{Failed: s.FailedOps, Unanswered: s.UnansweredOps, Msg: s.ServerError}
+	case s.UnansweredOps > 0:
+		return &ServerError{Unanswered: s.UnansweredOps, Msg: s.UnansweredError}
+	}
+	return nil
 }

@@ -112,19 +112,17 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode) {
 	st := env.Store
 	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
 	if err != nil {
-		w.Done(false, FailLock, "lock not obtained")
+		w.Fail(ctx, err, "lock not obtained")
 		return
 	}
 	release := func() { releaseQuietly(ctx, lease) }
 	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
-	v, err := st.Client().Get(ctx, st.Key("stock")).Int64()
-	if err != nil {
+	v, ok := readStock(ctx, env, w)
+	if !ok {
 		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
 		release()
-		w.Done(false, FailError, err.Error())
 		return
 	}
-	w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
 	work := env.Params.Work.D()
 	switch mode {
 	case staleWork:

@@ -51,8 +51,21 @@ type Summary struct {
 	// contention, is LockDenied ÷ LockCalls.
 	LockDenied     int     `json:"lock_calls_denied"`
 	DenialRate     float64 `json:"denial_rate"`
-	Overlaps       int     `json:"overlaps"`
+	Overlaps       int     `json:"overlaps"`      // entries into an occupied critical section
+	OverlapPairs   int     `json:"overlap_pairs"` // pairs of workers inside together
 	LostUpdates    int     `json:"lost_updates"`
+	LostUpdatesMax int     `json:"lost_updates_max,omitempty"` // when unanswered writes make it a bound
+	// Operations the server refused, or did not answer (their effect is
+	// unknown); the first error of each in the server's words.
+	FailedOps        int    `json:"failed_ops,omitempty"`
+	UnansweredOps    int    `json:"indeterminate_ops,omitempty"`
+	UnansweredWrites int    `json:"indeterminate_writes,omitempty"`
+	LandedWrites     int    `json:"indeterminate_writes_landed,omitempty"`
+	ServerError      string `json:"server_error,omitempty"`
+	UnansweredError  string `json:"indeterminate_error,omitempty"`
+	// Mismatch says how the derived events a log recorded differ from what
+	// its events show; the verdict is always the one its events show.
+	Mismatch       string  `json:"mismatch,omitempty"`
 	Duplicates     int     `json:"duplicates"`
 	Deadlocks      int     `json:"deadlocks"`
 	FenceRejected  int     `json:"fence_rejected"`
@@ -112,19 +125,8 @@ func Summarize(h Header, events Events) *Summary {
 			s.Duration = Millis(e.T)
 		}
 		switch e.Kind {
-		case KindViolation:
-			s.Violations++
-			switch e.Code {
-			case CodeOverlap:
-				s.Overlaps++
-			case CodeOversold:
-				s.Oversold = true
-			case CodeDuplicate:
-				s.Duplicates++
-			}
-			continue
-		case KindDeadlock:
-			s.Deadlocks++
+		case KindViolation, KindDeadlock:
+			continue // derived again below, from the primary events
 		case KindFenceRejected:
 			s.FenceRejected++
 		case KindCrash:
@@ -216,37 +218,65 @@ func Summarize(h Header, events Events) *Summary {
 		s.DenialRate = float64(s.LockDenied) / float64(s.LockCalls)
 	}
 	s.LostUpdates = upd.Lost()
+	if m := upd.LostMax(); m > s.LostUpdates {
+		s.LostUpdatesMax = m
+	}
+	c, mismatch := rederive(events)
+	s.Overlaps, s.OverlapPairs, s.Duplicates, s.Deadlocks = c.Overlaps, c.OverlapPairs, c.Duplicates, c.Deadlocks
+	s.Oversold = c.Oversold > 0
+	s.Violations = c.Overlaps + c.LostUpdates + c.Oversold + c.Duplicates
+	s.FailedOps, s.UnansweredOps, s.ServerError, s.UnansweredError = c.Failed, c.Indeterminate, c.FailedMsg, c.IndeterminateMsg
+	s.UnansweredWrites, s.LandedWrites, s.Mismatch = c.IndeterminateWrites, c.Landed, mismatch
 	s.ExpectedStock = s.InitialStock - int64(s.Successes)
 	if sc, err := Lookup(h.Scenario); err == nil && sc.notes != nil {
 		s.Notes = sc.notes(h, events)
 	}
 	s.verdict()
+	if s.Mismatch != "" {
+		s.Detail = s.Mismatch + " " + s.Detail
+	}
 	return s
 }
 
 func (s *Summary) verdict() {
+	if s.serverVerdict() {
+		return
+	}
 	lost := s.ExpectedStock != s.FinalStock
+	nolock := s.Strategy == "none" || !lockStrategies[s.Strategy]
 	switch {
 	case s.HasStock && int64(s.Successes) > s.InitialStock:
 		s.Oversold = true
 		s.Verdict = fmt.Sprintf("OVERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
-		s.Detail = fmt.Sprintf("The counter reads %d, yet %d sales went through: %d update(s) were lost because workers read the stock before others wrote it.",
-			s.FinalStock, s.Successes, s.LostUpdates)
+		s.Detail = fmt.Sprintf("The counter reads %d, yet %d sales went through: %s update(s) were lost because workers read the stock before others wrote it.",
+			s.FinalStock, s.Successes, s.lostWords())
 	case s.Duplicates > 0:
 		s.Verdict = fmt.Sprintf("DUPLICATE — applied %d times, once allowed", s.Duplicates+1)
 		s.Detail = "Two workers passed the \"already done?\" check before either recorded it."
 	case s.Deadlocks > 0 && s.Overlaps > 0:
-		s.Verdict = fmt.Sprintf("DEADLOCK, then %d OVERLAP(S)", s.Overlaps)
+		s.Verdict = fmt.Sprintf("DEADLOCK, then %s", s.overlapWords())
 		s.Detail = "The workers waited in a circle until the TTLs broke it; then each took the other's expired lock and both were inside at once."
 	case s.Deadlocks > 0:
 		s.Verdict = "DEADLOCK"
 		s.Detail = "The workers waited for each other in a circle."
 	case s.Overlaps > 0 && s.LostUpdates == 0 && s.FenceRejected > 0 && !lost:
-		s.Verdict = fmt.Sprintf("SAVED BY FENCING — %d overlap(s), %d stale write(s) rejected", s.Overlaps, s.FenceRejected)
+		s.Verdict = fmt.Sprintf("SAVED BY FENCING — %s; %d stale write(s) rejected", s.overlapWords(), s.FenceRejected)
 		s.Detail = "Two workers were inside at once, but the resource refused the older fence: the data is right."
-	case s.Overlaps > 0 || s.LostUpdates > 0 || (s.HasStock && lost):
-		s.Verdict = fmt.Sprintf("UNSAFE — %d overlap(s), %d lost update(s)", s.Overlaps, s.LostUpdates)
-		s.Detail = "Two workers were inside the critical section at once: the lock did not keep them apart."
+	case s.Overlaps > 0 || s.LostUpdates > 0:
+		s.Verdict = fmt.Sprintf("UNSAFE — %s; %s lost update(s)", s.overlapWords(), s.lostWords())
+		switch {
+		case s.Overlaps == 0:
+			s.Detail = "Writes were computed from stale reads: their updates were lost."
+		case nolock && s.Duplicates == 0 && s.LostUpdates == 0:
+			s.Detail = "Two workers ran it at once — there is no lock here to keep them apart; the effect still happened only once."
+		case nolock:
+			s.Detail = "Two workers ran it at once — there is no lock here to keep them apart."
+		default:
+			s.Detail = "Two workers were inside the critical section at once: the lock did not keep them apart."
+		}
+	case s.HasStock && lost:
+		s.Verdict = fmt.Sprintf("UNSAFE — the stock reads %d, %d sale(s) say %d", s.FinalStock, s.Successes, s.ExpectedStock)
+		s.Detail = "No overlap and no lost update were seen, yet the counter disagrees with the sales: something wrote it outside the workers' view."
 	case s.Cancelled > 0:
 		s.Verdict = fmt.Sprintf("INTERRUPTED — %d worker(s) stopped before they finished", s.Cancelled)
 		s.Detail = "No safety violation up to the moment the run was stopped."
@@ -299,7 +329,7 @@ func (s *Summary) Box(h Header) string {
 		{"Lock Calls", fmt.Sprint(s.LockCalls)},
 		{"Contention", fmt.Sprintf("%.0f%% of lock calls denied (%d)", s.DenialRate*100, s.LockDenied)},
 		{"Never Got Lock", fmt.Sprintf("%.0f%% of workers (lab: contention_rate)", s.ContentionRate*100)},
-		{"Overlaps", fmt.Sprint(s.Overlaps)}, {"Lost Updates", fmt.Sprint(s.LostUpdates)}})
+		{"Overlap Entries", thousands(s.Overlaps)}, {"Overlap Pairs", thousands(s.OverlapPairs)}, {"Lost Updates", s.lostWords()}})
 	last := len(sections) - 1
 	for _, kv := range []struct {
 		label string

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,17 +39,35 @@ func runWebhook(ctx context.Context, env *Env) error {
 			if err := w.Sleep(ctx, env.Params.Delay.D()); err != nil { // calling the bank
 				return err
 			}
+			call := w.Now()
 			bal, err := st.Client().IncrBy(ctx, account, 100).Result()
 			if err != nil {
+				if ctx.Err() == nil {
+					w.OpError("write", Event{Res: "credit"}, call, err)
+				}
 				return err
 			}
-			w.Emit(Event{Kind: KindWrite, Res: "credit", Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true))
-			return st.Client().Set(ctx, processed, "1", 0).Err()
+			w.Emit(Event{Kind: KindWrite, Res: "credit", Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true).WithCall(call))
+			call = w.Now()
+			if err := st.Client().Set(ctx, processed, "1", 0).Err(); err != nil {
+				if ctx.Err() == nil {
+					w.OpError("write", Event{Res: "processed"}, call, err)
+				}
+				return err
+			}
+			return nil
 		}
 		checkAndCredit := func() {
 			w.Emit(Event{Kind: KindWorkStart, Res: "pay_42"})
+			call := w.Now()
 			n, err := st.Client().Exists(ctx, processed).Result()
-			w.Emit(Event{Kind: KindRead, Res: "processed", Msg: fmt.Sprintf("processed=%v", n == 1)})
+			if err != nil {
+				if ctx.Err() == nil {
+					w.OpError("read", Event{Res: "processed"}, call, err)
+				}
+			} else {
+				w.Emit(Event{Kind: KindRead, Res: "processed", Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
+			}
 			switch {
 			case err != nil:
 			case n == 1:
@@ -60,7 +79,7 @@ func runWebhook(ctx context.Context, env *Env) error {
 			}
 			w.Emit(Event{Kind: KindWorkEnd, Res: "pay_42"})
 			if err != nil {
-				w.Done(false, FailError, err.Error())
+				w.Fail(ctx, err, "")
 				return
 			}
 			w.Done(true, "", "200 credited")
@@ -69,16 +88,20 @@ func runWebhook(ctx context.Context, env *Env) error {
 		case "none":
 			checkAndCredit()
 		case "idempotency":
+			call := w.Now()
 			first, err := st.Client().SetNX(ctx, st.Key("idem:pay_42"), w.ID, 0).Result()
 			switch {
 			case err != nil:
-				w.Done(false, FailError, err.Error())
+				if ctx.Err() == nil {
+					w.OpError("write", Event{Res: "idem:pay_42"}, call, err)
+				}
+				w.Fail(ctx, err, "")
 			case !first:
-				w.Emit(Event{Kind: KindRead, Res: "idem:pay_42", Msg: "key taken: a duplicate"})
+				w.Emit(Event{Kind: KindRead, Res: "idem:pay_42", Msg: "key taken: a duplicate"}.WithCall(call))
 				w.Done(true, "", "200 duplicate, ignored")
 			default:
 				if err := credit(); err != nil {
-					w.Done(false, FailError, err.Error())
+					w.Fail(ctx, err, "")
 				} else {
 					w.Done(true, "", "200 credited")
 				}
@@ -95,6 +118,10 @@ func runWebhook(ctx context.Context, env *Env) error {
 			}
 			key := st.Key("lock:pay_42")
 			lease, err := l.Acquire(ctx, key, env.Params.TTL.D())
+			if err != nil && !errors.Is(err, lock.ErrNotObtained) {
+				w.Fail(ctx, err, "")
+				return
+			}
 			if err != nil {
 				pttl, perr := st.Client().PTTL(ctx, key).Result()
 				if perr != nil || pttl < 0 {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -137,4 +138,67 @@ func (w *Worker) Sleep(ctx context.Context, d time.Duration) error {
 			return err
 		}
 	}
+}
+
+// FailIndeterminate is the outcome code of a worker stopped by an
+// operation the server did not answer: it may or may not have happened.
+const FailIndeterminate = "indeterminate"
+
+// Now is the run's virtual time. Take it right before sending an
+// operation and stamp the event of its answer WithCall: the log then holds
+// when each operation was sent and when its answer came (invoke, return).
+func (w *Worker) Now() time.Duration { return w.env.Clock().Now() }
+
+// OpError records that operation op (read, write, …), sent at call, was
+// answered by err instead: the server refused it (failed) or did not answer
+// (indeterminate). ev carries what the operation meant to do (Res, a
+// write's Stock). It returns the outcome.
+func (w *Worker) OpError(op string, ev Event, call time.Duration, err error) Outcome {
+	o := outcomeOf(err)
+	ev.Kind, ev.Code, ev.Msg, ev.Outcome = KindError, op, serverMessage(err), o
+	w.Emit(ev.WithCall(call))
+	return o
+}
+
+// Fail ends w after err: interrupted if the run is stopping; denied (with
+// denied as its words) only if the lock said it is held; otherwise the
+// server failed it, and w says so in the server's own words.
+func (w *Worker) Fail(ctx context.Context, err error, denied string) {
+	switch {
+	case ctx.Err() != nil:
+		w.Done(false, FailCancel, "interrupted")
+	case errors.Is(err, lock.ErrNotObtained):
+		var qe *lock.QuorumError
+		if errors.As(err, &qe) {
+			denied = qe.Error()
+		}
+		w.Done(false, FailLock, denied)
+	case outcomeOf(err) == OutcomeIndeterminate:
+		w.Done(false, FailIndeterminate, serverMessage(err))
+	default:
+		w.Done(false, FailError, serverMessage(err))
+	}
+}
+
+// outcomeOf classifies an operation's error.
+func outcomeOf(err error) Outcome {
+	switch lock.Classify(err) {
+	case lock.Failed:
+		return OutcomeFailed
+	case lock.Indeterminate:
+		return OutcomeIndeterminate
+	}
+	return OutcomeOK
+}
+
+// serverMessage is err in the server's words, without the lock's wrapping.
+func serverMessage(err error) string {
+	var oe *lock.OpError
+	if errors.As(err, &oe) {
+		err = oe.Err
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

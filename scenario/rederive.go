@@ -1,0 +1,198 @@
+package scenario
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A log read from disk is untrusted: its verdict is derived again from its
+// primary events (what workers and the system did), and the derived events
+// it carries (violations, deadlocks) are only compared with what the
+// checker derives from them.
+
+// derived reports whether events of kind k are the checker's, not primary.
+func derived(k Kind) bool { return k == KindViolation || k == KindDeadlock }
+
+// derivation is one derived event, placed after the primary events before it.
+type derivation struct {
+	after  int // primary events before it
+	kind   Kind
+	code   string
+	worker int32
+	res    string
+}
+
+func (d derivation) String() string {
+	what := d.code
+	if d.kind == KindDeadlock {
+		what = "deadlock"
+	}
+	return fmt.Sprintf("%s by %s on %s after event %d", what, WorkerName(d.worker), d.res, d.after)
+}
+
+// Rederiver runs the checker over a log's primary events and compares the
+// derived events the log recorded with those the checker derives.
+type Rederiver struct {
+	Checker           *Checker
+	primary           int
+	recorded, derived []derivation
+}
+
+// NewRederiver returns a rederiver with a fresh checker.
+func NewRederiver() *Rederiver { return &Rederiver{Checker: NewChecker()} }
+
+// Add takes the log's next event. A primary event is passed to keep,
+// followed by whatever the checker derives from it; a recorded derived
+// event is only noted.
+func (r *Rederiver) Add(e Event, keep func(Event)) {
+	if derived(e.Kind) {
+		r.recorded = append(r.recorded, derivation{r.primary, e.Kind, e.Code, e.Worker, e.Res})
+		return
+	}
+	if keep != nil {
+		keep(e)
+	}
+	r.primary++
+	for _, d := range r.Checker.Fold(e) {
+		r.derived = append(r.derived, derivation{r.primary, d.Kind, d.Code, d.Worker, d.Res})
+		if keep != nil {
+			d.T = e.T
+			keep(d)
+		}
+	}
+}
+
+// Mismatch says how the recorded derived events differ from the derived
+// ones, in words, or "" when they agree.
+func (r *Rederiver) Mismatch() string {
+	count := func(ds []derivation) map[string]int {
+		m := map[string]int{}
+		for _, d := range ds {
+			m[d.String()[:strings.Index(d.String(), " by ")]]++
+		}
+		return m
+	}
+	rec, der := count(r.recorded), count(r.derived)
+	var diffs []string
+	for _, code := range []string{CodeOverlap, CodeLostUpdate, CodeOversold, CodeDuplicate, "deadlock"} {
+		if rec[code] != der[code] {
+			diffs = append(diffs, fmt.Sprintf("it records %d %s event(s), its events show %d", rec[code], code, der[code]))
+		}
+	}
+	if len(diffs) > 0 {
+		return "this log's verdict differs from what its events show: " + strings.Join(diffs, "; ") + ". The verdict here is the one its events show."
+	}
+	for i := range r.recorded {
+		if r.recorded[i] != r.derived[i] {
+			return fmt.Sprintf("this log's verdict differs from what its events show: it records a %s where its events show a %s. The verdict here is the one its events show.",
+				r.recorded[i], r.derived[i])
+		}
+	}
+	return ""
+}
+
+// rederive runs the checker over events' primary events.
+func rederive(events Events) (*Checker, string) {
+	r := NewRederiver()
+	for i := range events.Len() {
+		r.Add(events.At(i), nil)
+	}
+	if m, ok := events.(interface{ Mismatch() string }); ok && m.Mismatch() != "" {
+		return r.Checker, m.Mismatch()
+	}
+	return r.Checker, r.Mismatch()
+}
+
+// serverVerdict gives the verdict of a run that a server failed (it said
+// no) or left in doubt (it did not answer); false if neither happened.
+func (s *Summary) serverVerdict() bool {
+	var found string
+	if s.Overlaps > 0 || s.LostUpdates > 0 || s.Duplicates > 0 || s.Oversold {
+		found = fmt.Sprintf(" Before that the checker found %s.", s.violationWords())
+	}
+	switch {
+	case s.FailedOps > 0:
+		s.Verdict = "SERVER FAILED — " + s.ServerError
+		s.Detail = fmt.Sprintf("The server refused %d operation(s): this run says nothing about locking.%s", s.FailedOps, found)
+		if s.UnansweredOps > 0 {
+			s.Detail += fmt.Sprintf(" %d more went unanswered.", s.UnansweredOps)
+		}
+	case s.UnansweredOps > 0:
+		var parts []string
+		if s.UnansweredWrites > 0 {
+			w := fmt.Sprintf("%d write(s) timed out or lost their connection", s.UnansweredWrites)
+			switch {
+			case s.LandedWrites > 0:
+				w += "; the stock shows one of them landed after its worker gave up"
+			case s.HasStock:
+				w += "; the stock cannot tell whether they landed"
+			default:
+				w += "; they may or may not have happened"
+			}
+			parts = append(parts, w)
+		}
+		if n := s.UnansweredOps - s.UnansweredWrites; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d other operation(s) got no answer (%s)", n, s.UnansweredError))
+		}
+		s.Verdict = fmt.Sprintf("INDETERMINATE — %d operation(s) unanswered", s.UnansweredOps)
+		s.Detail = "INDETERMINATE: " + strings.Join(parts, "; ") + ". Whether locking held cannot be told from this run." + found
+	default:
+		return false
+	}
+	return true
+}
+
+// violationWords names what the checker found.
+func (s *Summary) violationWords() string {
+	var p []string
+	if s.Overlaps > 0 {
+		p = append(p, s.overlapWords())
+	}
+	if s.LostUpdates > 0 {
+		p = append(p, fmt.Sprintf("%s lost update(s)", s.lostWords()))
+	}
+	if s.Duplicates > 0 {
+		p = append(p, fmt.Sprintf("%d duplicate(s)", s.Duplicates))
+	}
+	if s.Oversold {
+		p = append(p, "an oversell")
+	}
+	return strings.Join(p, ", ")
+}
+
+// overlapWords names both overlap counts.
+func (s *Summary) overlapWords() string {
+	return fmt.Sprintf("%s %s into an occupied section, %s overlapping %s", thousands(s.Overlaps), plural(s.Overlaps, "entry", "entries"),
+		thousands(s.OverlapPairs), plural(s.OverlapPairs, "pair", "pairs"))
+}
+
+// lostWords is the lost-update count, or its bound.
+func (s *Summary) lostWords() string {
+	if s.LostUpdatesMax > s.LostUpdates {
+		return fmt.Sprintf("%d to %d", s.LostUpdates, s.LostUpdatesMax)
+	}
+	return fmt.Sprint(s.LostUpdates)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// thousands writes n with thousands separators: 1,225.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 || len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
