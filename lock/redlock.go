@@ -60,11 +60,11 @@ func (e *QuorumError) Error() string {
 	return b.String()
 }
 
-// Is makes a QuorumError match ErrNotObtained when the algorithm said no:
-// some node granted or answered that another owner holds the key (too few
-// for a quorum, or the validity ran out). When no node granted or answered
-// (every node failed: error reply, timeout, unreachable) it is no
-// contention and matches nothing.
+// Is makes a QuorumError match ErrNotObtained: the algorithm said no —
+// too few nodes granted in time, and whatever a node that timed out may
+// have done was undone on every node. Only when no node granted and every
+// node refused with a server's error (OOM, NOPERM, unreachable…) is it no
+// contention, and it matches nothing.
 func (e *QuorumError) Is(target error) bool {
 	if target != ErrNotObtained {
 		return false
@@ -73,7 +73,7 @@ func (e *QuorumError) Is(target error) bool {
 		return true
 	}
 	for _, n := range e.Nodes {
-		if errors.Is(n.Err, errTaken) {
+		if errors.Is(n.Err, errTaken) || classify(n.Err) != Failed {
 			return true
 		}
 	}
