@@ -157,3 +157,41 @@ func checkReadInvariants(t *testing.T, data []byte) {
 		t.Fatalf("the error is not one line: %q", err)
 	}
 }
+
+// benchLog is an event log of n retry events among 100 workers.
+func benchLog(n int) []byte {
+	var buf bytes.Buffer
+	lanes := make([]string, 100)
+	w, _ := scenario.NewWriter(&buf, scenario.Header{Scenario: "retry", Strategy: "safe", Params: scenario.Params{Workers: 100, Nodes: 1}, Lanes: lanes})
+	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff}
+	evs := make([]scenario.Event, n)
+	for i := range evs {
+		evs[i] = scenario.Event{T: time.Duration(i) * 10 * time.Microsecond, Worker: int32(i / 3 % 100), Kind: kinds[i%3], Res: "lock:stock"}
+	}
+	w.Write(evs)
+	w.Close(nil)
+	return buf.Bytes()
+}
+
+// BenchmarkReplaySummary is replay --summary of a 100,000-event log: read
+// into the compact log and folded there (what the command does) …
+func BenchmarkReplaySummary(b *testing.B) {
+	data := benchLog(100000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l, _ := scenario.LoadLog(bytes.NewReader(data))
+		scenario.Summarize(l.Header, l.Log)
+	}
+}
+
+// BenchmarkReplaySummaryDecoded … and decoded into events first, as it was.
+func BenchmarkReplaySummaryDecoded(b *testing.B) {
+	data := benchLog(100000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rec, _ := scenario.ReadRecording(bytes.NewReader(data))
+		scenario.Summarize(rec.Header, scenario.Slice(rec.Events))
+	}
+}
