@@ -69,6 +69,10 @@ type Theme struct {
 	States [StateCount]lipgloss.Style
 	// Workers colour each worker (lock holders, the wait-for graph), cycled.
 	Workers []lipgloss.Style
+	// OwnBackground paints the theme's Terminal colours under every cell,
+	// so the theme reads the same on a dark or a light terminal. Mono has
+	// none: it is drawn in the terminal's own colours.
+	OwnBackground bool
 	// Terminal is the terminal the theme is made for: its foreground and
 	// background, for recordings' players.
 	Terminal Terminal
@@ -147,7 +151,7 @@ type palette struct {
 func fg(c string) lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color(c)) }
 
 func fromPalette(p palette, bold bool) *Theme {
-	t := &Theme{Name: p.name, Terminal: darkTerminal}
+	t := &Theme{Name: p.name, Terminal: darkTerminal, OwnBackground: true}
 	t.Text = fg(p.text)
 	t.Muted = fg(p.muted)
 	t.Title = fg(p.accent).Bold(true)
