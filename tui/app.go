@@ -63,6 +63,9 @@ type frameMsg time.Time
 
 const frameEvery = time.Second / 30
 
+// flashFor is how long a footer message stays.
+const flashFor = 2 * time.Second
+
 func frame() tea.Cmd {
 	return tea.Tick(frameEvery, func(t time.Time) tea.Msg { return frameMsg(t) })
 }
@@ -87,6 +90,10 @@ type App struct {
 	showHelp bool
 	keys     globalKeys
 	err      string
+	// A message the footer shows for a moment (the theme's name), until
+	// the first frame after flashUntil.
+	flash                 string
+	flashUntil, lastFrame time.Time
 	// The recording, with --cast, and the size it last recorded.
 	rec        *cast.Writer
 	recW, recH int
@@ -221,6 +228,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return a, nil
 	case frameMsg:
+		a.lastFrame = time.Time(msg)
+		if a.flash != "" && a.lastFrame.After(a.flashUntil) {
+			a.flash = ""
+		}
 		if a.run != nil && a.screen == screenRun {
 			a.run.onFrame(time.Time(msg))
 		}
@@ -268,6 +279,7 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return a, nil
 		case key.Matches(msg, a.keys.Theme):
 			a.theme = themes.Next(a.theme)
+			a.flash, a.flashUntil = "theme: "+a.theme.Name+" (t for the next one)", a.lastFrame.Add(flashFor)
 			return a, nil
 		}
 	}
@@ -323,12 +335,17 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	return a, nil
 }
 
-// View draws the current screen with the help footer.
+// View draws the current screen with the help footer, on the theme's own
+// background.
 func (a *App) View() string {
 	th := a.theme
 	if a.screen == screenRun && a.run != nil && a.run.pr.on && th.Name != "mono" {
 		th = presentTheme // reads from the back of the room
 	}
+	return backdrop(th, a.view(th), a.w)
+}
+
+func (a *App) view(th *themes.Theme) string {
 	if a.w < minW || a.h < minH {
 		return th.Warn.Render(fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, a.w, a.h))
 	}
@@ -359,6 +376,8 @@ func (a *App) View() string {
 	footer := a.help.ShortHelpView(keys.short)
 	if a.err != "" {
 		footer = th.Alarm.Render(a.err)
+	} else if a.flash != "" {
+		footer = th.Accent.Render(a.flash)
 	} else if a.starting {
 		footer = th.Accent.Render("starting…")
 	}

@@ -1,0 +1,34 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/locklab/locklab/themes"
+)
+
+// backdrop paints the theme's own background and text colour under a
+// whole screen of w cells per line: every line is filled to the width, and
+// the colours come back after every reset an inner style ends with. A
+// theme without its own background, or a terminal without colour, leaves
+// the screen as it is.
+func backdrop(th *themes.Theme, screen string, w int) string {
+	if !th.OwnBackground {
+		return screen
+	}
+	p := paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color(th.Terminal.FG)).Background(lipgloss.Color(th.Terminal.BG)))
+	if p.pre == "" {
+		return screen
+	}
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines {
+		if pad := w - ansi.StringWidth(l); pad > 0 {
+			l += strings.Repeat(" ", pad)
+		}
+		l = strings.ReplaceAll(l, "\x1b[0m", "\x1b[0m"+p.pre)
+		l = strings.ReplaceAll(l, "\x1b[m", "\x1b[m"+p.pre)
+		lines[i] = p.pre + l + "\x1b[0m"
+	}
+	return strings.Join(lines, "\n")
+}
