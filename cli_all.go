@@ -36,8 +36,15 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	}
 	var jobs []*job
 	skipped := 0
+	var needs []string // what the strategies left out need
 	for _, sc := range scenario.Catalogue() {
 		for _, st := range sc.Strategies {
+			if need := scenario.NeedsServer(st, f.servers()); need != "" {
+				if !slices.Contains(needs, need) {
+					needs = append(needs, need)
+				}
+				continue
+			}
 			if st == "redlock" && len(urls) > 0 && len(urls) < minRedlockNodes {
 				skipped++
 				continue
@@ -102,6 +109,9 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d runs in %v (seed %d)\n", len(jobs), time.Since(start).Round(100*time.Millisecond), seed)
+	for _, need := range needs {
+		note(cmd, "left out: %s", need)
+	}
 	if failed > 0 {
 		return runtimeError{fmt.Errorf("%d of %d runs failed", failed, len(jobs))}
 	}
@@ -131,7 +141,7 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 		p.Nodes = len(urls)
 	}
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256)})
+		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
 	if err != nil {
 		return nil, err
 	}

@@ -227,7 +227,7 @@ func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*sce
 func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strategy string, p scenario.Params,
 	seed uint64, urls []string, i int, many bool) (*scenario.Loaded, error) {
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256)})
+		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
 	if err != nil {
 		return nil, storeError(err)
 	}

@@ -41,6 +41,7 @@ type runFlags struct {
 	redis      []string
 	slowmo     float64
 	speed      float64
+	serverFlags
 }
 
 func newRunCmd() *cobra.Command { return newRunCmdFor(&runFlags{}) }
@@ -152,6 +153,9 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 		}
 		strategies = []string{f.lock}
 	}
+	if strategies, err = f.usable(cmd, strategies, f.all); err != nil {
+		return err
+	}
 	for _, strategy := range strategies { // before anything runs
 		for _, o := range [][2]string{{"json", f.jsonFile}, {"events", f.events}} {
 			if err := checkOutputPath(o[0], fileFor(o[1], strategy, len(strategies) > 1)); err != nil {
@@ -205,7 +209,7 @@ func fileFor(path, strategy string, many bool) string {
 func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scenario, strategy string,
 	p scenario.Params, seed uint64, urls []string, many bool) (*scenario.Summary, error) {
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256)})
+		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -351,6 +355,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
 	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
 	fl.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("embedded only: virtual clock speed, %g to %g (the view opens each scenario at its own)", store.MinSpeed, store.MaxSpeed))
+	addServerFlags(fl, &f.serverFlags)
 }
 
 // store returns the Redis URLs (flags, else $LOCKLAB_REDIS_URL) after

@@ -63,7 +63,8 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 		}
 	}
 	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Speed: f.speed, SpeedSet: cmd.Flags().Changed("speed"), Events: f.events,
-		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Present: f.present, Cast: f.cast}
+		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Present: f.present, Cast: f.cast,
+		Servers: f.servers()}
 	if f.scenario != "" {
 		sc, err := scenario.Lookup(f.scenario)
 		if err != nil {
@@ -74,6 +75,9 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 		if f.lock != "" {
 			if !sc.Supports(f.lock) {
 				return usagef("--lock %q is not a strategy of %s: want one of %s", f.lock, sc.Name, sc.StrategyNames())
+			}
+			if _, err := f.usable(cmd, []string{f.lock}, false); err != nil {
+				return err
 			}
 			opts.Strategy, opts.Start = f.lock, true
 		}

@@ -176,6 +176,9 @@ type Lease struct {
 	TTL      time.Duration // as asked
 	Validity time.Duration // Redlock: ttl − elapsed − drift; otherwise TTL
 	Attempt  int           // the attempt that obtained it
+	// Cell, for strategies that keep the protected value (Info.Cell), is
+	// that value under this lease.
+	Cell Cell
 
 	ctx     context.Context
 	cancel  context.CancelCauseFunc

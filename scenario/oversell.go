@@ -28,7 +28,7 @@ var oversell = &Scenario{
 		"for one item and the counter never notices: the updates are lost, the stock never goes negative. " +
 		"A correct lock sells exactly the stock; without --retry it may undersell, because the losers give up.",
 	Source:     "the PHP + Redis locking lab, §1–3",
-	Strategies: []string{"none", "naive", "safe", "fenced", "watchdog", "redlock", "atomic"},
+	Strategies: withBeyond("none", "naive", "safe", "fenced", "watchdog", "redlock", "atomic"),
 	Defaults:   baseDefaults,
 	Uses:       []string{"workers", "stock", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes"},
 	run:        runOversell,
@@ -36,16 +36,18 @@ var oversell = &Scenario{
 }
 
 func runOversell(ctx context.Context, env *Env) error {
-	st := env.Store
-	stock := st.Key("stock")
-	if err := st.Client().Set(ctx, stock, env.Params.Stock, 0).Err(); err != nil {
+	cells, err := env.cellsOf(env.Strategy)
+	if err != nil {
+		return err
+	}
+	if err := env.putStock(ctx, cells, env.Params.Stock); err != nil {
 		return err
 	}
 	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
-	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
+	err = env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		buy(ctx, env, w)
 	})
-	return finalStock(ctx, env, err)
+	return finalCellStock(ctx, env, cells, err)
 }
 
 // buy is one worker's purchase attempt.
@@ -70,6 +72,10 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 		}
 		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(res[1]).WithOK(true).WithCall(call))
 		w.Done(true, "", "")
+		return
+	}
+	if info := lockInfo(env.Strategy); info.Cell {
+		buyCell(ctx, env, w, info)
 		return
 	}
 

@@ -55,6 +55,9 @@ func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
 	if err := cfg.Params.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkServers(st, cfg.Strategy); err != nil {
+		return nil, err
+	}
 	h := Header{Format: Format, Version: Version, Scenario: sc.Name, Strategy: cfg.Strategy,
 		Params: cfg.Params, Seed: cfg.Seed, Store: st.Describe(), Tool: cfg.Tool,
 		StartedAt: time.Now().UTC().Truncate(time.Second), Lanes: make([]string, cfg.Params.Workers)}
@@ -177,6 +180,9 @@ type Env struct {
 	Params   Params
 	Strategy string
 	Seed     uint64
+	// serial orders the single operations of lock-free strategies with
+	// their events, so the log's order is the server's.
+	serial sync.Mutex
 }
 
 // Emit appends a system event.
@@ -222,7 +228,7 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 // idempotency keys).
 var lockStrategies = func() map[string]bool {
 	m := map[string]bool{}
-	for _, s := range lock.Strategies {
+	for _, s := range lock.All() {
 		m[s.Name] = true
 	}
 	return m

@@ -50,14 +50,19 @@ type Strategy struct {
 	Name, Short string
 }
 
-// Strategies are the lock strategies plus "atomic", the lock-free answer for a
-// plain counter.
+// Strategies are the lock strategies on Redis, "atomic" (the lock-free
+// answer for a plain counter), then the strategies beyond Redis.
 var Strategies = func() []Strategy {
 	var ss []Strategy
 	for _, s := range lock.Strategies {
 		ss = append(ss, Strategy{s.Name, s.Doc})
 	}
-	return append(ss, Strategy{"atomic", "no lock: one Lua script checks and decrements"})
+	ss = append(ss, Strategy{"atomic", "no lock: one Lua script checks and decrements"})
+	for _, name := range beyondRedis() {
+		info, _ := lock.Lookup(name)
+		ss = append(ss, Strategy{info.Name, info.Doc})
+	}
+	return ss
 }()
 
 var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario}

@@ -47,7 +47,7 @@ func (e *Env) HolderOf(ctx context.Context, name string) int32 {
 // NewLock gives w a lock of the named strategy (crash: the naive crash
 // point), observed as w's events and paused with w.
 func (e *Env) NewLock(w *Worker, strategy string, retry lock.Retry, crash func(string) bool) (lock.Locker, error) {
-	return lock.New(strategy, lock.Clients(e.Store.Clients()), lock.Options{Clock: e.Clock(),
+	return lock.NewOn(strategy, e.lockServers(), lock.Options{Clock: e.Clock(),
 		Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold}, crash)
 }
 

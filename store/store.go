@@ -40,6 +40,8 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// PoolSize is the connection pool size per node (default: go-redis's).
 	PoolSize int
+	// Servers are the servers beyond Redis the run may use.
+	Servers Servers
 	// ReplicaLag, if set, gives every embedded node an asynchronous replica
 	// trailing it by this much, so Failover can be injected at any time.
 	ReplicaLag time.Duration
@@ -53,6 +55,7 @@ type Store struct {
 	nodes  []*Node
 	runID  string
 	prefix string
+	extra  extras
 }
 
 // Open connects to the servers in cfg, or starts the embedded ones.
@@ -66,6 +69,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		err = s.openEmbedded(cfg)
 	} else {
 		err = s.openReal(ctx, cfg)
+	}
+	if err == nil {
+		err = s.openServers(ctx, cfg.Servers)
 	}
 	if err != nil {
 		s.Close()
@@ -120,15 +126,15 @@ func (s *Store) Name(key string) string { return strings.TrimPrefix(key, s.prefi
 func (s *Store) Describe() string {
 	if s.kind == Embedded {
 		if len(s.nodes) == 1 {
-			return "embedded"
+			return "embedded" + s.describeServers()
 		}
-		return fmt.Sprintf("embedded ×%d", len(s.nodes))
+		return fmt.Sprintf("embedded ×%d", len(s.nodes)) + s.describeServers()
 	}
 	addrs := make([]string, len(s.nodes))
 	for i, n := range s.nodes {
 		addrs[i] = n.Addr
 	}
-	return "redis " + strings.Join(addrs, ",")
+	return "redis " + strings.Join(addrs, ",") + s.describeServers()
 }
 
 // Cleanup deletes every key of the run on every reachable node, and nothing
@@ -174,6 +180,7 @@ func (s *Store) Close() error {
 	if s.clock != nil {
 		errs = append(errs, s.Cleanup(ctx))
 	}
+	errs = append(errs, s.closeServers(ctx))
 	for _, n := range s.nodes {
 		errs = append(errs, n.close())
 	}

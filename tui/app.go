@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 )
@@ -43,8 +44,9 @@ type Options struct {
 	Replay   *scenario.Loaded
 	Name     string // the replayed file
 	Tool     string
-	Present  bool   // presenter mode from the start
-	Cast     string // record the session as an asciicast v2 file here
+	Present  bool          // presenter mode from the start
+	Cast     string        // record the session as an asciicast v2 file here
+	Servers  store.Servers // servers beyond Redis (--postgres, …)
 }
 
 // presentTheme is presenter mode's theme.
@@ -106,6 +108,7 @@ func New(opts Options) *App {
 	}
 	a := &App{opts: &opts, theme: opts.Theme, keys: defaultGlobalKeys(), help: help.New(), w: fullW, h: fullH}
 	a.picker = newPicker(opts.Scenario, opts.Strategy)
+	a.picker.servers = opts.Servers
 	if opts.Replay != nil {
 		a.run = newRunView(replaySession(opts.Name, opts.Replay), opts.Speed)
 		a.run.pr.on = opts.Present
@@ -290,6 +293,10 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	switch a.screen {
 	case screenPicker:
 		if a.picker.handleKey(msg) {
+			if need := a.picker.need(); need != "" {
+				a.err = need + " (quit and start locklab with it)"
+				return a, nil
+			}
 			a.form = newForm(a.picker.scenario(), a.picker.strategy(), a.opts)
 			a.screen, a.err = screenForm, ""
 		}

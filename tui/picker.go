@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
 )
 
@@ -16,7 +17,12 @@ type picker struct {
 	keys  pickerKeys
 	sc    int
 	strat []int // the chosen strategy of each scenario
+	// servers are the servers beyond Redis the user gave.
+	servers store.Servers
 }
+
+// need says what to pass for the chosen strategy's server, if it is missing.
+func (p *picker) need() string { return scenario.NeedsServer(p.strategy(), p.servers) }
 
 func newPicker(scenarioName, strategy string) picker {
 	p := picker{keys: defaultPickerKeys(), strat: make([]int, len(scenario.Catalogue()))}
@@ -85,7 +91,11 @@ func (p *picker) View(th *themes.Theme, w, h int) string {
 			b.WriteString(th.Text.Render(" "+st+" ") + " ")
 		}
 	}
-	b.WriteString("\n  " + th.Muted.Render(strategyDoc(p.strategy())) + "\n\n")
+	b.WriteString("\n  " + th.Muted.Render(strategyDoc(p.strategy())) + "\n")
+	if need := p.need(); need != "" {
+		b.WriteString("  " + th.Accent.Render(need) + "\n")
+	}
+	b.WriteString("\n")
 	wrap := lipgloss.NewStyle().Width(min(w-4, 100))
 	b.WriteString(th.Title.Render(s.Title) + "\n")
 	b.WriteString(th.Text.Render(wrap.Render(s.Explain)) + "\n\n")

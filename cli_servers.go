@@ -1,0 +1,48 @@
+package main
+
+import (
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// serverFlags name the servers beyond Redis.
+type serverFlags struct {
+	postgres, mysql, memcached string
+}
+
+func addServerFlags(fl *pflag.FlagSet, f *serverFlags) {
+	fl.StringVar(&f.postgres, "postgres", "", "PostgreSQL URL for the pg-* strategies, postgres://user:password@host:port/db (default $"+store.ServerEnv.Postgres+")")
+	fl.StringVar(&f.mysql, "mysql", "", "MySQL/MariaDB URL for mysql-get-lock, mysql://user:password@host:port/db (default $"+store.ServerEnv.MySQL+")")
+	fl.StringVar(&f.memcached, "memcached", "", "memcached address for memcached-add, host:port (default $"+store.ServerEnv.Memcached+")")
+}
+
+// servers are the servers the flags (else the environment) name.
+func (f *serverFlags) servers() store.Servers {
+	return store.Servers{Postgres: f.postgres, MySQL: f.mysql, Memcached: f.memcached}.FromEnv()
+}
+
+// usable keeps the strategies whose servers are configured. A strategy
+// asked for by name without its server is a usage error; --all leaves such
+// strategies out and says so.
+func (f *serverFlags) usable(cmd *cobra.Command, strategies []string, all bool) ([]string, error) {
+	have := f.servers()
+	var keep, left []string
+	for _, s := range strategies {
+		need := scenario.NeedsServer(s, have)
+		switch {
+		case need == "":
+			keep = append(keep, s)
+		case !all:
+			return nil, usagef("--lock %s", need)
+		default:
+			left = append(left, need)
+		}
+	}
+	for _, need := range left {
+		note(cmd, "left out: %s", need)
+	}
+	return keep, nil
+}

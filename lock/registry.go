@@ -1,0 +1,192 @@
+package lock
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server names the kind of server a strategy runs on.
+type Server string
+
+// The servers strategies run on. Redis, File and IPC need no setup: the
+// run's Redis (embedded by default), its temp directory, this machine's
+// kernel. The others are servers the user names (or, for etcd, embedded).
+const (
+	ServerRedis     Server = "redis"
+	ServerFile      Server = "file"
+	ServerIPC       Server = "ipc"
+	ServerPostgres  Server = "postgres"
+	ServerMySQL     Server = "mysql"
+	ServerMemcached Server = "memcached"
+	ServerEtcd      Server = "etcd"
+)
+
+// Info describes a strategy.
+type Info struct {
+	Name, Doc string
+	Server    Server
+	// Cell says the strategy keeps the protected value itself: its leases
+	// carry a Cell (a row read FOR UPDATE, a value under optimistic
+	// concurrency), and a caller keeps its counter there.
+	Cell bool
+	// Optimistic says the strategy takes no lock at all: it reads a value
+	// and writes it back only if nobody wrote it since. Its leases exclude
+	// nobody; a conflicting write is refused (Cell.Store returns false).
+	Optimistic bool
+}
+
+// Servers are the connections a run offers to the strategies.
+type Servers struct {
+	// Redis are the run's Redis nodes (the first for single-node strategies).
+	Redis []Client
+	// Dir is a directory of the run's own (flock's lock files).
+	Dir func() (string, error)
+	// Conn returns the run's connection to a server of the kind: what the
+	// strategy's package expects (a *pgxpool.Pool, a *sql.DB, …), or an
+	// error saying how to configure it.
+	Conn func(kind Server) (any, error)
+	// Cleanup, if set, is given what to undo when the run ends (a
+	// semaphore to remove).
+	Cleanup func(func())
+}
+
+// Factory builds a strategy's Locker on a run's servers.
+type Factory func(s Servers, o Options) (Locker, error)
+
+var registry struct {
+	mu    sync.RWMutex
+	infos []Info
+	by    map[string]Factory
+}
+
+// Register adds a strategy. Packages that bring a client library (lock/pg,
+// lock/etcd, …) register theirs when imported. A name may be registered once.
+func Register(info Info, f Factory) {
+	registry.mu.Lock()
+	defer registry.mu.Unlock()
+	if registry.by == nil {
+		registry.by = map[string]Factory{}
+	}
+	if _, dup := registry.by[info.Name]; dup || slices.ContainsFunc(Strategies, func(s struct{ Name, Doc string }) bool { return s.Name == info.Name }) {
+		panic("lock: strategy " + info.Name + " registered twice")
+	}
+	registry.infos = append(registry.infos, info)
+	registry.by[info.Name] = f
+}
+
+// All lists every strategy: the Redis ones, then the registered ones in
+// the order they were registered.
+func All() []Info {
+	var out []Info
+	for _, s := range Strategies {
+		out = append(out, Info{Name: s.Name, Doc: s.Doc, Server: ServerRedis})
+	}
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	return append(out, registry.infos...)
+}
+
+// Lookup finds a strategy's description.
+func Lookup(name string) (Info, bool) {
+	for _, s := range All() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Info{}, false
+}
+
+// AllNames lists every strategy, comma-separated.
+func AllNames() string {
+	var names []string
+	for _, s := range All() {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// NewOn returns the named strategy on the run's servers: a Redis one as New
+// does, or a registered one through its Factory.
+func NewOn(strategy string, s Servers, o Options, crash func(key string) bool) (Locker, error) {
+	registry.mu.RLock()
+	f, ok := registry.by[strategy]
+	registry.mu.RUnlock()
+	if !ok {
+		if _, known := Lookup(strategy); !known {
+			return nil, fmt.Errorf("unknown lock strategy %q: want one of %s", strategy, AllNames())
+		}
+		return New(strategy, s.Redis, o, crash)
+	}
+	return f(s, o)
+}
+
+// Cell is the protected value itself, kept by a strategy that owns it.
+type Cell interface {
+	// Load reads the value.
+	Load(ctx context.Context) (int64, error)
+	// Store writes it; false (and no error) means an optimistic write found
+	// the value changed since it was loaded, and wrote nothing.
+	Store(ctx context.Context, v int64) (bool, error)
+}
+
+// Cells is the store of a strategy that keeps the protected values: a
+// caller puts a value there before the workers start and reads it after.
+type Cells interface {
+	Put(ctx context.Context, key string, v int64) error
+	Get(ctx context.Context, key string) (int64, error)
+}
+
+// CellKeeper is a Locker whose protected values live on its own server
+// (pg-row's stock row): a caller puts them there before the run.
+type CellKeeper interface {
+	Cells() Cells
+}
+
+// Kit is what a strategy written outside this package shares with the
+// ones inside: the clock, the observer, the retry loop, the tokens.
+type Kit struct{ b base }
+
+// NewKit returns the kit of a strategy configured by o.
+func NewKit(o Options) *Kit { return &Kit{newBase(o)} }
+
+// Emit reports a step to the observer.
+func (k *Kit) Emit(s Step) { k.b.emit(s) }
+
+// Token returns 16 random bytes, hex-encoded.
+func (k *Kit) Token() (string, error) { return k.b.token() }
+
+// Real is how long a virtual duration lasts on a server that keeps its
+// own time (Postgres, memcached, etcd): at the clock's current speed, or
+// scaled by --slowmo on real servers.
+func (k *Kit) Real(d time.Duration) time.Duration { return k.b.clock.Real(d) }
+
+// Sleep waits d of the run's time.
+func (k *Kit) Sleep(ctx context.Context, d time.Duration) error { return k.b.clock.Sleep(ctx, d) }
+
+// Try is one attempt, told its attempt number.
+type Try func(ctx context.Context, key string, ttl time.Duration, attempt int) (*Lease, error)
+
+// Acquire runs try, then retries per the retry policy while it returns
+// ErrNotObtained, emitting the backoffs.
+func (k *Kit) Acquire(ctx context.Context, key string, ttl time.Duration, try Try) (*Lease, error) {
+	return k.b.acquire(ctx, key, ttl, tryFunc(try))
+}
+
+// LeaseFuncs are what a lease does on release, and on abandon (its holder
+// died: whatever keeps the lock alive stops, and a lock tied to a
+// connection is freed with it).
+type LeaseFuncs struct {
+	Release func(ctx context.Context) error
+	Abandon func()
+}
+
+// NewLease returns a held lock.
+func NewLease(ctx context.Context, key, token string, ttl time.Duration, attempt int, f LeaseFuncs) *Lease {
+	l := newLease(ctx, key, token, ttl, attempt)
+	l.release, l.abandon = f.Release, f.Abandon
+	return l
+}

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Postgres is a run's connection to a PostgreSQL server. Everything the run
+// creates there lives in its own schema, dropped when the store closes.
+type Postgres struct {
+	Pool   *pgxpool.Pool
+	Schema string // locklab_<run-id>
+	Addr   string // host:port/db, never a password
+}
+
+// maxPostgresConns bounds the pool (a server allows 100 connections by
+// default); pool_max_conns in the URL overrides it.
+const maxPostgresConns = 64
+
+func openPostgres(ctx context.Context, raw, runID string) (*Postgres, error) {
+	cfg, err := pgxpool.ParseConfig(raw)
+	if err != nil {
+		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", Redact(raw), Scrub(pgMessage(err), raw))}
+	}
+	if !strings.Contains(raw, "pool_max_conns") {
+		cfg.MaxConns = maxPostgresConns
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > 2*time.Second {
+		cfg.ConnConfig.ConnectTimeout = 2 * time.Second
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = "locklab"
+	p := &Postgres{Schema: "locklab_" + runID,
+		Addr: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
+	if strings.HasPrefix(cfg.ConnConfig.Host, "/") {
+		p.Addr = fmt.Sprintf("%s/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Database)
+	}
+	fail := func(err error) error {
+		se := &ServerError{Kind: "Postgres", Addr: p.Addr, Err: errors.New(Scrub(pgMessage(err), raw))}
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			se.Hint = "is the server running? Start one with `docker compose up -d postgres`"
+		}
+		return se
+	}
+	p.Pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fail(err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if _, err := p.Pool.Exec(cctx, "CREATE SCHEMA "+p.Ident()); err != nil {
+		p.Pool.Close()
+		return nil, fail(err)
+	}
+	return p, nil
+}
+
+// Ident is the run's schema, quoted for SQL.
+func (p *Postgres) Ident() string { return pgx.Identifier{p.Schema}.Sanitize() }
+
+// Table is a table of the run's schema, quoted for SQL.
+func (p *Postgres) Table(name string) string { return pgx.Identifier{p.Schema, name}.Sanitize() }
+
+// close drops the run's schema (and only it) and closes the pool.
+func (p *Postgres) close(ctx context.Context) error {
+	defer p.Pool.Close()
+	if _, err := p.Pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+p.Ident()+" CASCADE"); err != nil {
+		return fmt.Errorf("store: cleanup on Postgres %s: %s", p.Addr, pgMessage(err))
+	}
+	return nil
+}
+
+// pgMessage is the heart of a pgx error, on one line: the server's
+// message, the network's, or the first line of the rest (pgx repeats the
+// URL and every address it tried).
+func pgMessage(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe.Error()
+	}
+	var de *net.DNSError
+	if errors.As(err, &de) {
+		return de.Error()
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if strings.HasPrefix(msg, "cannot parse `") {
+		if i := strings.Index(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		}
+	}
+	return strings.TrimSuffix(msg, ":")
+}
+
+// ServerError says a server beyond Redis could not be reached or refused
+// what the run asked of it.
+type ServerError struct {
+	Kind string // "Postgres", "MySQL", "memcached"
+	Addr string
+	Err  error
+	Hint string // what to do, when the server did not answer for itself
+}
+
+func (e *ServerError) Error() string {
+	msg := fmt.Sprintf("cannot use %s at %s: %v", e.Kind, e.Addr, e.Err)
+	if e.Hint != "" {
+		msg += " — " + e.Hint
+	}
+	return msg
+}
+
+func (e *ServerError) Unwrap() error { return e.Err }
