@@ -36,12 +36,12 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	}
 	var jobs []*job
 	skipped := 0
-	var needs []string // what the strategies left out need
+	var needs []string // the strategies left out for want of their server
 	for _, sc := range scenario.Catalogue() {
 		for _, st := range sc.Strategies {
-			if need := scenario.NeedsServer(st, f.servers()); need != "" {
-				if !slices.Contains(needs, need) {
-					needs = append(needs, need)
+			if scenario.NeedsServer(st, f.servers()) != "" {
+				if !slices.Contains(needs, st) {
+					needs = append(needs, st)
 				}
 				continue
 			}
@@ -109,8 +109,8 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(out, "\n%d runs in %v (seed %d)\n", len(jobs), time.Since(start).Round(100*time.Millisecond), seed)
-	for _, need := range needs {
-		note(cmd, "left out: %s", need)
+	if _, err := f.usable(cmd, needs, true); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return runtimeError{fmt.Errorf("%d of %d runs failed", failed, len(jobs))}

@@ -153,15 +153,15 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 		}
 		strategies = []string{f.lock}
 	}
-	if strategies, err = f.usable(cmd, strategies, f.all); err != nil {
-		return err
-	}
 	for _, strategy := range strategies { // before anything runs
 		for _, o := range [][2]string{{"json", f.jsonFile}, {"events", f.events}} {
 			if err := checkOutputPath(o[0], fileFor(o[1], strategy, len(strategies) > 1)); err != nil {
 				return err
 			}
 		}
+	}
+	if strategies, err = f.usable(cmd, strategies, f.all); err != nil {
+		return err
 	}
 	seed := f.seed
 	if !cmd.Flags().Changed("seed") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -26,10 +27,12 @@ func (f *serverFlags) servers() store.Servers {
 
 // usable keeps the strategies whose servers are configured. A strategy
 // asked for by name without its server is a usage error; --all leaves such
-// strategies out and says so.
+// strategies out and says so in one note per server.
 func (f *serverFlags) usable(cmd *cobra.Command, strategies []string, all bool) ([]string, error) {
 	have := f.servers()
-	var keep, left []string
+	var keep []string
+	left := map[string][]string{} // by server
+	var kinds []string
 	for _, s := range strategies {
 		need := scenario.NeedsServer(s, have)
 		switch {
@@ -38,11 +41,15 @@ func (f *serverFlags) usable(cmd *cobra.Command, strategies []string, all bool) 
 		case !all:
 			return nil, usagef("--lock %s", need)
 		default:
-			left = append(left, need)
+			k := scenario.ServerOf(s)
+			if left[k] == nil {
+				kinds = append(kinds, k)
+			}
+			left[k] = append(left[k], s)
 		}
 	}
-	for _, need := range left {
-		note(cmd, "left out: %s", need)
+	for _, k := range kinds {
+		note(cmd, "left out %s: they need %s", strings.Join(left[k], ", "), store.Needs(k))
 	}
 	return keep, nil
 }
