@@ -63,7 +63,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 	once, poll := lock.Retry{}, env.Params.RetryPolicy()
 
 	// Beat 1: the quorum.
-	env.Emit(Event{Kind: KindBeat, Code: "part-1", Msg: "Part 1 of 4: two of five nodes down — a quorum of three still grants"})
+	env.Emit(Event{Kind: KindBeat, Code: "part-1", Msg: "Part 1 of 4: two of five nodes go down — does a quorum of three still grant?"})
 	_, _ = fault(env, nodes[3], "down", 0)
 	_, _ = fault(env, nodes[4], "down", 0)
 	hold(env, ws[0], redlockFor(ws[0], full, once), "Q", ttl, env.Params.Work.D())
@@ -99,7 +99,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 	}
 
 	// Beat 4: a pause past the validity.
-	env.Emit(Event{Kind: KindBeat, Code: "part-4", Msg: "Part 4 of 4: w06 pauses past its lock's validity"})
+	env.Emit(Event{Kind: KindBeat, Code: "part-4", Msg: "Part 4 of 4: w06 takes the lock on all five nodes, then pauses past its validity"})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -115,7 +115,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 		w.Pause(ctx, ttl+ttl/2, "stop-the-world pause past the validity")
 		w.Emit(Event{Kind: KindWorkEnd, Res: "P"})
 		releaseQuietly(ctx, l)
-		w.Done(true, "", "woke up believing it still held the lock")
+		w.Done(true, "", "woke up a stale holder: its validity had ended, yet it acted as if it held the lock")
 	}()
 	env.Clock().Sleep(ctx, ttl/4)
 	hold(env, ws[7], redlockFor(ws[7], full, poll), "P", ttl, env.Params.Work.D())
