@@ -19,7 +19,6 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/term"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -372,15 +371,12 @@ func (a *App) view(th *themes.Theme) string {
 		g.Theme.SetEnabled(false)
 		g.Help.SetEnabled(false)
 	}
-	keys.short = append(keys.short, g.Theme, g.Help, g.Quit)
+	short := append(keys.short, g.Theme) // the theme goes first when room is short
 	keys.full = append(keys.full, []key.Binding{g.Theme, g.Help, g.Quit})
 	if a.showHelp {
 		return a.helpView(th, keys)
 	}
-	a.help.Styles.ShortKey, a.help.Styles.ShortDesc = th.Key, th.KeyDesc
-	a.help.Styles.FullKey, a.help.Styles.FullDesc = th.Key, th.KeyDesc
-	a.help.Styles.ShortSeparator, a.help.Styles.FullSeparator = th.Muted, th.Muted
-	footer := a.help.ShortHelpView(keys.short)
+	footer := footerView(th, short, []key.Binding{g.Help, g.Quit}, a.w)
 	if a.err != "" {
 		footer = th.Alarm.Render(a.err)
 	} else if a.flash != "" {
@@ -402,17 +398,6 @@ func (a *App) view(th *themes.Theme) string {
 		copy(lines[max(height-len(panel), 0):], panel)
 	}
 	return strings.Join(lines, "\n") + "\n" + fit(footer, a.w)
-}
-
-func (a *App) helpView(th *themes.Theme, keys helpMap) string {
-	a.help.ShowAll = true
-	full := a.help.FullHelpView(keys.full)
-	a.help.ShowAll = false
-	text := th.Title.Render("keys") + "\n\n" + full + "\n\n" +
-		legendHelp(th, max(a.w-8, 20)) +
-		"\n\n" + th.Muted.Render("esc or ? closes this help")
-	return lipgloss.Place(a.w, a.h, lipgloss.Center, lipgloss.Center,
-		lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Border.GetForeground()).Padding(1, 2).Render(text))
 }
 
 func newSeed() uint64 {

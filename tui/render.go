@@ -202,7 +202,7 @@ func (v *runView) verdict(th *themes.Theme, k, w int) []string {
 		fields += fmt.Sprintf(" · stock %d→%d (expected %d)", s.InitialStock, s.FinalStock, s.ExpectedStock)
 	}
 	fields += fmt.Sprintf(" · overlaps %d · lost updates %d · %s", s.Overlaps, s.LostUpdates, dur(s.Duration.D()))
-	return []string{style.Render(s.Verdict) + " " + th.Muted.Render(fields), th.Text.Render(s.Detail)}
+	return wrapLines([]string{style.Render(s.Verdict) + " " + th.Muted.Render(fields), th.Text.Render(s.Detail)}, w)
 }
 
 // markerName names a marker kind for the status line.

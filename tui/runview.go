@@ -56,7 +56,7 @@ func (v *runView) setKeys() {
 	v.keys.Rerun.SetEnabled(live)
 	v.keys.NewSeed.SetEnabled(live)
 	if v.recorded() {
-		v.keys.Live.SetHelp("end", "end")
+		v.keys.Live.SetHelp("end", "to the end")
 	}
 	v.keys.Faults.SetEnabled(live)
 }
@@ -73,7 +73,8 @@ func (v *runView) helpKeys() helpMap {
 		}
 	}
 	return helpMap{
-		short: []key.Binding{k.Pause, k.StepBack, k.StepFwd, k.SeekBack, k.SeekFwd, k.PrevMark, k.NextMark, p.Toggle, k.Faults, k.Faster, k.Slower, k.Rerun, k.Back},
+		// Most important first: the footer drops from the end.
+		short: []key.Binding{k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekFwd, k.Faults, k.StepFwd, k.StepBack, k.PrevMark, k.NextMark, k.Start, p.Toggle, k.Rerun, k.Back},
 		full: [][]key.Binding{
 			{k.Pause, k.StepFwd, k.StepBack, k.SeekBack, k.SeekFwd},
 			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Start, k.Live},
