@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/locklab/locklab/scenario"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -100,4 +101,16 @@ func redisURLs(flags []string) []string {
 		return []string{env}
 	}
 	return nil
+}
+
+// noteIgnored notes the parameter flags sc has no use for: --workers of a
+// scenario whose workers each play a part, --order outside deadlock.
+func (f *runFlags) noteIgnored(cmd *cobra.Command, sc *scenario.Scenario) {
+	set := cmd.Flags().Changed
+	if set("workers") && sc.Cast > 0 {
+		note(cmd, "--workers does not apply to %s: each of its %d workers plays a part; ignored", sc.Name, sc.Cast)
+	}
+	if set("order") && !slices.Contains(sc.Uses, "order") {
+		note(cmd, "--order is deadlock's lock order; %s does not use it; ignored", sc.Name)
+	}
 }

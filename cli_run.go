@@ -41,6 +41,7 @@ type runFlags struct {
 	redis      []string
 	slowmo     float64
 	speed      float64
+	noted      bool // the notes on flags a scenario ignores are out
 	serverFlags
 }
 
@@ -76,6 +77,10 @@ func newRunCmdFor(f *runFlags) *cobra.Command {
 func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy string, urls []string) (scenario.Params, error) {
 	p := sc.Defaults
 	set := cmd.Flags().Changed
+	if !f.noted {
+		f.noted = true
+		f.noteIgnored(cmd, sc)
+	}
 	if set("workers") {
 		p.Workers = f.workers
 	}

@@ -69,3 +69,19 @@ func TestRunAllLeavesOutRedlockOnOneServer(t *testing.T) {
 		t.Fatalf("exit %d: %q", code, stderr)
 	}
 }
+
+// A parameter the scenario has no use for is named in a note; the run goes on.
+func TestIgnoredParameterGetsANote(t *testing.T) {
+	code, out, stderr := cli(t, "run", "naive-flaws", "--workers", "50", "--order", "sorted", "-q", "--seed", "1")
+	if code != 0 || !strings.Contains(out, "naive-flaws (5 workers") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{
+		"locklab: note: --workers does not apply to naive-flaws: each of its 5 workers plays a part; ignored\n",
+		"locklab: note: --order is deadlock's lock order; naive-flaws does not use it; ignored\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+}
