@@ -23,7 +23,7 @@ func TestFlagsThatCannotWork(t *testing.T) {
 		{[]string{"run", "oversell", "--redis", "redis://127.0.0.1:1", "--slowmo", "NaN"}, "--slowmo must be a number from 0.1 to 1000 (got NaN)"},
 		{[]string{"run", "oversell", "--slowmo", "2"}, "--slowmo stretches a real Redis's time (with --redis URL); the embedded store's clock takes --speed"},
 		{[]string{"run", "oversell", "--redis", "redis://127.0.0.1:1", "--speed", "2"}, "--speed drives the embedded store's clock; a real Redis (--redis) keeps its own time"},
-		{[]string{"run", "all", "--lock", "safe"}, "run all runs every scenario with its own defaults: --lock does not apply (it takes --seed, --quiet, --redis, --speed and --slowmo"},
+		{[]string{"run", "all", "--lock", "safe"}, "run all runs every scenario with its own defaults: --lock does not apply (it takes --seed, --quiet, --redis, --speed, --slowmo"},
 		{[]string{"run", "all", "--workers", "3", "--json", "x.json"}, "--json and --workers do not apply"},
 		{[]string{"run", "redlock", "--redis", "redis://127.0.0.1:1"}, "redlock needs at least 3 independent Redis nodes for a quorum, got 1 URL(s)"},
 		{[]string{"run", "oversell", "--lock", "redlock", "--nodes", "2"}, "--nodes 2: redlock needs at least 3 nodes for a quorum (default 5)"},
