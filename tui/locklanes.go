@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -31,34 +32,50 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 		for c := range holders {
 			holders[c] = -1
 		}
+		// Column by column, from the spans active at each column's start
+		// and end (binary searches): the cost does not grow with the log.
+		n := sort.Search(len(spans), func(i int) bool { return spans[i].T > now })
 		var cur timeline.LockSpan
 		cur.Holder = -1
-		for i, sp := range spans {
-			if sp.T > now {
+		if n > 0 {
+			cur = spans[n-1]
+		}
+		heldIn := func(sp timeline.LockSpan, t0 time.Duration) bool {
+			return sp.Holder != -1 && (sp.TTL <= 0 || sp.Deadline >= t0) // lapsed before anything said so
+		}
+		i0 := 0
+		for c := 0; c < cols && n > 0; c++ {
+			t0, t1 := colEnd(sc, c-1), min(colEnd(sc, c), now)
+			if c == 0 {
+				t0 = 0
+			}
+			if t0 > now {
 				break
 			}
-			cur = sp
-			if sp.Holder == -1 {
+			// The span active at the column's end, and the one at its start.
+			i1 := i0 + sort.Search(n-i0, func(i int) bool { return spans[i0+i].T > t1 })
+			if i1 == 0 {
 				continue
 			}
-			end := now
-			if i+1 < len(spans) && spans[i+1].T <= now {
-				end = spans[i+1].T
+			// The latest holding in the column (held and free alternate:
+			// a few steps back find it).
+			for i := i1 - 1; i >= max(i0-1, 0, i1-32); i-- {
+				if sp := spans[i]; heldIn(sp, t0) {
+					holders[c], forever[c] = sp.Holder, sp.TTL <= 0
+					break
+				}
 			}
-			if sp.TTL > 0 && sp.Deadline < end {
-				end = sp.Deadline // lapsed before anything said so
-			}
-			for c, last := sc.col(sp.T), sc.col(end); c <= last; c++ {
-				holders[c], forever[c] = sp.Holder, sp.TTL <= 0
-			}
+			i0 = i1
 		}
 		markAt := make([]timeline.MarkKind, cols)
-		for _, m := range marks {
-			if m.T <= now {
-				c := sc.col(m.T)
-				if markRank[m.Kind] >= markRank[markAt[c]] {
+		m0 := sort.Search(len(marks), func(i int) bool { return marks[i].T >= 0 })
+		for c := 0; c < cols; c++ {
+			t1 := colEnd(sc, c)
+			for seen := 0; m0 < len(marks) && marks[m0].T < t1; m0++ {
+				if m := marks[m0]; m.T <= now && seen < 64 && markRank[m.Kind] >= markRank[markAt[c]] {
 					markAt[c] = m.Kind
 				}
+				seen++
 			}
 		}
 		info := th.Muted.Render("free")
@@ -179,4 +196,9 @@ func labelWidth(tl *timeline.Timeline, laneRows int) int {
 		w = max(w, min(len(strings.TrimPrefix(l.Name, "lock:")), 10))
 	}
 	return w
+}
+
+// colEnd is the time at the right edge of column c.
+func colEnd(s scale, c int) time.Duration {
+	return time.Duration(int64(s.span) * int64(c+1) / int64(s.cols))
 }

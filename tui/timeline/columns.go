@@ -14,6 +14,9 @@ import (
 
 const fan = 16
 
+// every is the stride of a worker's sparse index of span times.
+const every = 32
+
 // stateIndex is the block summaries of one worker's spans.
 type stateIndex struct {
 	levels [][]uint16 // levels[L][j]: states of spans [j·16^(L+1), (j+1)·16^(L+1))
@@ -44,28 +47,33 @@ func (x *stateIndex) push(i int, s themes.State) {
 // states returns the states of spans [a, b).
 func (w *Worker) states(a, b int) uint16 {
 	var m uint16
-	size := 1
-	for L := -1; a < b; L++ {
-		block := func(j int) uint16 {
-			if L < 0 {
-				return bit(w.Spans[j].State)
-			}
-			return w.index.levels[L][j]
-		}
+	spans := w.Spans
+	// Single spans up to a block boundary on each side.
+	for a < b && a%fan != 0 {
+		m |= bit(spans[a].State)
+		a++
+	}
+	for a < b && b%fan != 0 {
+		b--
+		m |= bit(spans[b].State)
+	}
+	size := fan
+	for L := 0; a < b; L++ {
+		lvl := w.index.levels[L]
 		if L+1 >= len(w.index.levels) {
 			for ; a < b; a += size {
-				m |= block(a / size)
+				m |= lvl[a/size]
 			}
 			break
 		}
 		next := size * fan
 		for a < b && a%next != 0 {
-			m |= block(a / size)
+			m |= lvl[a/size]
 			a += size
 		}
 		for a < b && b%next != 0 {
 			b -= size
-			m |= block(b / size)
+			m |= lvl[b/size]
 		}
 		size = next
 	}
@@ -102,8 +110,15 @@ func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 	a := 0
 	for c := first; c <= end; c++ {
 		t1 := time.Duration(int64(span) * int64(c+1) / int64(cols))
-		// b: the first span that starts at or after the column's end.
-		b := a + sort.Search(n-a, func(i int) bool { return spans[a+i].T >= t1 })
+		// b: the first span that starts at or after the column's end:
+		// first among every 32nd span's time (a small array, in cache),
+		// then among the 32.
+		blk := sort.Search(len(wk.every), func(i int) bool { return wk.every[i] >= t1 })
+		lo, hi := max((blk-1)*every, a), min(blk*every, n)
+		b := lo // a short forward scan: the block's memory is contiguous
+		for b < hi && spans[b].T < t1 {
+			b++
+		}
 		if c == cols-1 || c == end {
 			b = n
 		}

@@ -68,14 +68,36 @@ func (tl *Timeline) MarkersAt(k int) []Marker {
 }
 
 // WaitsAt returns, for each worker, whom it waits for at cursor k (−1: nobody).
+// It starts from the nearest snapshot (one every 4096 edges, made as they
+// are first needed), so its cost does not grow with the log.
 func (tl *Timeline) WaitsAt(k int) []int32 {
+	n := upTo(len(tl.Edges), func(i int) int64 { return tl.Edges[i].Seq }, int64(k))
+	for len(tl.waitSnaps)*snapEvery+snapEvery <= n {
+		at := len(tl.waitSnaps) * snapEvery
+		tl.waitSnaps = append(tl.waitSnaps, tl.applyEdges(tl.snapAt(at), at, at+snapEvery))
+	}
+	from := min(n/snapEvery, len(tl.waitSnaps)) * snapEvery
+	return tl.applyEdges(tl.snapAt(from), from, n)
+}
+
+const snapEvery = 4096
+
+// snapAt is a copy of the waits after the first at edges (at a multiple
+// of snapEvery).
+func (tl *Timeline) snapAt(at int) []int32 {
 	waits := make([]int32, len(tl.Workers))
 	for i := range waits {
 		waits[i] = -1
 	}
-	n := upTo(len(tl.Edges), func(i int) int64 { return tl.Edges[i].Seq }, int64(k))
-	for _, e := range tl.Edges[:n] {
-		if int(e.From) < len(waits) {
+	if at > 0 {
+		copy(waits, tl.waitSnaps[at/snapEvery-1])
+	}
+	return waits
+}
+
+func (tl *Timeline) applyEdges(waits []int32, from, to int) []int32 {
+	for _, e := range tl.Edges[from:to] {
+		if e.From >= 0 && int(e.From) < len(waits) {
 			waits[e.From] = e.To
 		}
 	}

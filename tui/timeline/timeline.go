@@ -24,6 +24,7 @@ type Span struct {
 type Worker struct {
 	Spans []Span
 	index stateIndex
+	every []time.Duration // the time of every 32nd span
 
 	holds    int
 	crashed  bool
@@ -181,13 +182,15 @@ type Timeline struct {
 	waiters map[string][]int32 // who may be waiting on each lock
 	armed   []int              // locks with a holder, to check for TTL lapses
 
-	HasStock bool
-	Initial  int64
-	Stock    []Point
-	Sales    []int64 // seqs of successful writes to the stock
-	Backoffs []Delay
-	Markers  []Marker
-	Edges    []Edge
+	HasStock  bool
+	Initial   int64
+	Stock     []Point
+	Sales     []int64 // seqs of successful writes to the stock
+	Backoffs  []Delay
+	Markers   []Marker
+	Edges     []Edge
+	waitSnaps [][]int32 // waits after every snapEvery edges
+
 	// Violations are the seqs of the checker's violations.
 	Violations []int64
 	// Overlaps are the times two or more workers were in one resource's
@@ -454,6 +457,9 @@ func (w *Worker) add(sp Span) {
 		sp.T = w.Spans[n-1].T
 	}
 	w.index.push(len(w.Spans), sp.State)
+	if len(w.Spans)%every == 0 {
+		w.every = append(w.every, sp.T)
+	}
 	w.Spans = append(w.Spans, sp)
 }
 
