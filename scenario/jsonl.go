@@ -204,9 +204,27 @@ type Loaded struct {
 func LoadLog(r io.Reader) (*Loaded, error) {
 	rec := &Recording{}
 	l := NewLog(nil, nil)
-	err := readLog(r, rec, l.Append)
+	// The file's derived events are not trusted: the checker derives them
+	// again from its primary events, and the two are compared.
+	// So is its closing verdict beat: the verdict said is the one its
+	// events show.
+	rd := NewRederiver()
+	var verdict *Event
+	err := readLog(r, rec, func(e Event) {
+		if e.Kind == KindBeat && e.Code == BeatVerdict {
+			verdict = &e
+			return
+		}
+		rd.Add(e, l.Append)
+	})
 	if err == ErrNotEventLog || (err != nil && rec.Header.Format == "") {
 		return nil, err
+	}
+	l.mismatch = rd.Mismatch()
+	if verdict != nil {
+		s := Summarize(rec.Header, l)
+		verdict.Msg = s.Verdict + ". " + s.Detail
+		l.Append(*verdict)
 	}
 	return &Loaded{Header: rec.Header, Log: l, Summary: rec.Summary}, err
 }

@@ -105,7 +105,14 @@ type Log struct {
 	strs   strtab
 	dir    atomic.Pointer[[]*chunk]
 	pub    atomic.Int64 // published: readable by anyone
+
+	mismatch string // a loaded log: how its recorded derived events differ from its events'
 }
+
+// Mismatch says how the derived events recorded in a loaded log's file
+// differ from those its primary events give (which the log holds instead),
+// or "" when they agree.
+func (l *Log) Mismatch() string { return l.mismatch }
 
 // NewLog returns an empty log stamped by clock. derive may be nil.
 func NewLog(clock Now, derive Deriver) *Log {
