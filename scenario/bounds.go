@@ -93,6 +93,8 @@ func checkEvent(h *Header, line int, e *Event) error {
 		return bad("node %d is out of range: the header says %d node(s) (0 to %d)", e.Node, nodes, nodes-1)
 	case e.T < 0 || e.T > MaxSpan:
 		return bad("t %s is outside a run: a log spans 0 to %v", micros(e.T), MaxSpan)
+	case e.Has&HasCall != 0 && (e.Call < 0 || e.Call > MaxSpan):
+		return bad("call %s is outside a run: a log spans 0 to %v", micros(e.Call), MaxSpan)
 	case e.Has&HasTTL != 0 && (e.TTL < -MaxSpan || e.TTL > MaxSpan):
 		return bad("ttl_ms %d is beyond %v, the longest a log spans", e.TTL.Milliseconds(), MaxSpan)
 	case e.Has&HasDelay != 0 && (e.Delay < 0 || e.Delay > MaxSpan):

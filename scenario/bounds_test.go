@@ -69,6 +69,9 @@ func TestHostileLogs(t *testing.T) {
 		"a year long": {func() io.Reader {
 			return strings.NewReader(header + "\n" + event + `{"seq":2,"t":31536000000000,"worker":0,"kind":"done","ok":true}` + "\n")
 		}, "line 3: t 31536000000000 is outside a run: a log spans 0 to 168h0m0s"},
+		"call a year in": {func() io.Reader {
+			return strings.NewReader(header + "\n" + `{"seq":2,"t":5,"call":31536000000000,"worker":0,"kind":"acquired"}` + "\n")
+		}, "line 2: call 31536000000000 is outside a run"},
 		"t beyond int64": {func() io.Reader {
 			return strings.NewReader(header + "\n" + `{"seq":2,"t":9223372036854775807,"worker":0,"kind":"done"}` + "\n")
 		}, "line 2: t beyond ±292 years is outside a run"},
