@@ -47,7 +47,7 @@ var hints = map[string]string{
 	"retry-base": "base delay, e.g. 100ms", "retry-cap": "cap, e.g. 5s", "nodes": "Redis nodes (Redlock)",
 	"seed": "same seed, same story", "work": "time inside the critical section, e.g. 3s",
 	"order": "opposite, sorted or all-at-once",
-	"speed": fmt.Sprintf("virtual seconds per real second, %g to %g", store.MinSpeed, store.MaxSpeed),
+	"speed": fmt.Sprintf("clock speed, %g to %g (× real time)", store.MinSpeed, store.MaxSpeed),
 }
 
 // paramText is a parameter's current value as the form shows it.

@@ -73,7 +73,7 @@ func defaultRunKeys() runKeys {
 		Save:       bind([]string{"s"}, "s", "save log"),
 		ScrollUp:   bind([]string{"up", "k"}, "↑", "scroll"),
 		ScrollDown: bind([]string{"down", "j"}, "↓", "scroll"),
-		Back:       bind([]string{"esc"}, "esc", "picker"),
+		Back:       bind([]string{"esc"}, "esc", "parameters"),
 		Faults:     bind([]string{"f"}, "f", "faults"),
 	}
 }

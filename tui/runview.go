@@ -58,7 +58,10 @@ func (v *runView) setKeys() {
 	if v.recorded() {
 		v.keys.Live.SetHelp("end", "to the end")
 	}
-	v.keys.Faults.SetEnabled(live)
+	v.keys.Faults.SetEnabled(live && !v.recorded())
+	if v.s.replay != "" {
+		v.keys.Back.SetHelp("esc", "quit")
+	}
 }
 
 func (v *runView) helpKeys() helpMap {
