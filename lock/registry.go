@@ -87,7 +87,15 @@ func All() []Info {
 	}
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()
-	return append(out, registry.infos...)
+	reg := slices.Clone(registry.infos)
+	slices.SortStableFunc(reg, func(a, b Info) int { return serverRank(a.Server) - serverRank(b.Server) })
+	return append(out, reg...)
+}
+
+// serverRank orders the registered strategies: no setup first, then the
+// servers one names.
+func serverRank(s Server) int {
+	return slices.Index([]Server{ServerFile, ServerIPC, ServerRedis, ServerPostgres, ServerMySQL, ServerMemcached, ServerEtcd}, s)
 }
 
 // Lookup finds a strategy's description.

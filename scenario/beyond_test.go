@@ -105,3 +105,19 @@ func TestStrategyWithoutItsServer(t *testing.T) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
 }
+
+func TestOversellMariaDB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts mariadbd")
+	}
+	m := storetest.StartMariaDB(t)
+	oversellSeeds(t, "mysql-get-lock", store.Servers{MySQL: m.URL}, 100)
+}
+
+func TestOversellMemcached(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts memcached")
+	}
+	m := storetest.StartMemcached(t)
+	oversellSeeds(t, "memcached-add", store.Servers{Memcached: m.Addr}, 100)
+}

@@ -6,7 +6,9 @@ import (
 	"slices"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/pg" // registers the Postgres strategies
+	_ "github.com/locklab/locklab/lock/memcached" // registers memcached-add
+	_ "github.com/locklab/locklab/lock/mysql"     // registers mysql-get-lock
+	_ "github.com/locklab/locklab/lock/pg"        // registers the Postgres strategies
 	"github.com/locklab/locklab/store"
 )
 

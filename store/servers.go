@@ -79,19 +79,31 @@ func (e *NotConfiguredError) Error() string {
 // extras are the run's resources beyond Redis: its directory, its
 // connections to other servers, and what to undo at the end.
 type extras struct {
-	mu       sync.Mutex
-	cfg      Servers
-	dir      string
-	postgres *Postgres
-	undo     []func()
+	mu        sync.Mutex
+	cfg       Servers
+	dir       string
+	postgres  *Postgres
+	mysql     *MySQL
+	memcached *Memcached
+	undo      []func()
 }
 
 // openServers connects to every configured server.
-func (s *Store) openServers(ctx context.Context, cfg Servers) error {
+func (s *Store) openServers(ctx context.Context, cfg Servers, poolSize int) error {
 	s.extra.cfg = cfg
 	var err error
 	if cfg.Postgres != "" {
 		if s.extra.postgres, err = openPostgres(ctx, cfg.Postgres, s.runID); err != nil {
+			return err
+		}
+	}
+	if cfg.MySQL != "" {
+		if s.extra.mysql, err = openMySQL(ctx, cfg.MySQL, poolSize); err != nil {
+			return err
+		}
+	}
+	if cfg.Memcached != "" {
+		if s.extra.memcached, err = openMemcached(ctx, cfg.Memcached, poolSize); err != nil {
 			return err
 		}
 	}
@@ -133,7 +145,14 @@ func (s *Store) Server(kind string) (any, error) {
 		if p := s.extra.postgres; p != nil {
 			v = p
 		}
-	case ServerMySQL, ServerMemcached:
+	case ServerMySQL:
+		if m := s.extra.mysql; m != nil {
+			v = m
+		}
+	case ServerMemcached:
+		if m := s.extra.memcached; m != nil {
+			v = m
+		}
 	default:
 		return nil, fmt.Errorf("store: no server of kind %q", kind)
 	}
@@ -160,6 +179,14 @@ func (s *Store) closeServers(ctx context.Context) error {
 		errs = append(errs, p.close(ctx))
 		s.extra.postgres = nil
 	}
+	if m := s.extra.mysql; m != nil {
+		errs = append(errs, m.close(ctx))
+		s.extra.mysql = nil
+	}
+	if m := s.extra.memcached; m != nil {
+		errs = append(errs, m.close(ctx))
+		s.extra.memcached = nil
+	}
 	if dir != "" {
 		errs = append(errs, os.RemoveAll(dir))
 	}
@@ -172,6 +199,12 @@ func (s *Store) describeServers() string {
 	out := ""
 	if p := s.extra.postgres; p != nil {
 		out += " + postgres " + p.Addr
+	}
+	if m := s.extra.mysql; m != nil {
+		out += " + mysql " + m.Addr
+	}
+	if m := s.extra.memcached; m != nil {
+		out += " + memcached " + m.Addr
 	}
 	return out
 }

@@ -71,7 +71,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		err = s.openReal(ctx, cfg)
 	}
 	if err == nil {
-		err = s.openServers(ctx, cfg.Servers)
+		err = s.openServers(ctx, cfg.Servers, cfg.PoolSize)
 	}
 	if err != nil {
 		s.Close()

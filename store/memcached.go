@@ -1,0 +1,67 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bradfitz/gomemcache/memcache"
+)
+
+// Memcached is a run's connection to a memcached server. Every key the run
+// adds there is remembered and deleted when the store closes (memcached
+// cannot list keys by prefix).
+type Memcached struct {
+	Client *memcache.Client
+	Addr   string
+
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+// Created records a key the run added, for cleanup.
+func (m *Memcached) Created(key string) {
+	m.mu.Lock()
+	m.keys[key] = true
+	m.mu.Unlock()
+}
+
+func openMemcached(_ context.Context, raw string, poolSize int) (*Memcached, error) {
+	addr := strings.TrimPrefix(raw, "memcached://")
+	addr = strings.TrimSuffix(addr, "/")
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return nil, &URLError{msg: fmt.Sprintf("invalid memcached address %s: want host:port", Redact(raw))}
+	}
+	c := memcache.New(addr)
+	c.Timeout = 2 * time.Second
+	c.MaxIdleConns = min(max(poolSize, 10), 64)
+	m := &Memcached{Client: c, Addr: addr, keys: map[string]bool{}}
+	if err := c.Ping(); err != nil {
+		se := &ServerError{Kind: "memcached", Addr: addr, Err: errors.New(firstLine(err.Error())),
+			Hint: "is the server running? Start one with `docker compose up -d memcached`"}
+		c.Close()
+		return nil, se
+	}
+	return m, nil
+}
+
+// close deletes every key the run added.
+func (m *Memcached) close(context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var errs []error
+	for k := range m.keys {
+		if err := m.Client.Delete(k); err != nil && !errors.Is(err, memcache.ErrCacheMiss) {
+			errs = append(errs, err)
+		}
+	}
+	m.keys = map[string]bool{}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("store: cleanup on memcached %s: %w", m.Addr, err)
+	}
+	return m.Client.Close()
+}

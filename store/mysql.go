@@ -1,0 +1,93 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// MySQL is a run's connection to a MySQL or MariaDB server. The strategy
+// on it (GET_LOCK) creates nothing that outlives a session: its locks are
+// named under the run's prefix and end with their connections.
+type MySQL struct {
+	DB   *sql.DB
+	Addr string // host:port/db, never a password
+}
+
+// mysqlConfig reads mysql://user:password@host:port/db?param=value (or a
+// driver DSN, user:password@tcp(host:port)/db).
+func mysqlConfig(raw string) (*mysql.Config, error) {
+	if !strings.Contains(raw, "://") {
+		return mysql.ParseDSN(raw)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, err
+	}
+	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
+		return nil, fmt.Errorf("the scheme must be mysql:// (got %s://)", u.Scheme)
+	}
+	cfg := mysql.NewConfig()
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	cfg.Net, cfg.Addr = "tcp", u.Host
+	if u.Port() == "" {
+		cfg.Addr = net.JoinHostPort(u.Hostname(), "3306")
+	}
+	cfg.DBName = strings.TrimPrefix(u.Path, "/")
+	for k, vs := range u.Query() {
+		if len(vs) > 0 {
+			if cfg.Params == nil {
+				cfg.Params = map[string]string{}
+			}
+			cfg.Params[k] = vs[0]
+		}
+	}
+	return cfg, nil
+}
+
+func openMySQL(ctx context.Context, raw string, poolSize int) (*MySQL, error) {
+	cfg, err := mysqlConfig(raw)
+	if err != nil {
+		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", Redact(raw), Scrub(err.Error(), raw))}
+	}
+	cfg.Timeout = 2 * time.Second
+	m := &MySQL{Addr: cfg.Addr + "/" + cfg.DBName}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", Redact(raw), Scrub(err.Error(), raw))}
+	}
+	m.DB = sql.OpenDB(conn)
+	m.DB.SetMaxOpenConns(min(max(poolSize, 10), 64))
+	m.DB.SetMaxIdleConns(min(max(poolSize, 10), 64))
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := m.DB.PingContext(pctx); err != nil {
+		m.DB.Close()
+		se := &ServerError{Kind: "MySQL", Addr: m.Addr, Err: errors.New(Scrub(firstLine(err.Error()), raw))}
+		var me *mysql.MySQLError
+		if !errors.As(err, &me) {
+			se.Hint = "is the server running? Start one with `docker compose up -d mariadb`"
+		}
+		return nil, se
+	}
+	return m, nil
+}
+
+func (m *MySQL) close(context.Context) error { return m.DB.Close() }
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

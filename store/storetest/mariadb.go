@@ -1,0 +1,88 @@
+package storetest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// MariaDB is a MariaDB (or MySQL) server the test started.
+type MariaDB struct {
+	URL string
+}
+
+// StartMariaDB initialises a data dir in a temp dir and starts mariadbd on
+// a free loopback port (as the mysql user when the test runs as root),
+// with grant tables skipped; it is stopped and removed when tb ends.
+// Without mariadbd the test is skipped, or failed under
+// LOCKLAB_REQUIRE_SERVERS=1.
+func StartMariaDB(tb testing.TB) *MariaDB {
+	tb.Helper()
+	server := findBin("mariadbd", "/usr/sbin")
+	if server == "" {
+		server = findBin("mysqld", "/usr/sbin")
+	}
+	install := findBin("mariadb-install-db")
+	if install == "" {
+		install = findBin("mysql_install_db")
+	}
+	if server == "" || install == "" {
+		missing(tb, "mariadbd and mariadb-install-db on PATH or in /usr/sbin", "apt-get install -y mariadb-server")
+	}
+	as := unprivileged("mysql")
+	dir := serverDir(tb, "locklab-mariadb-", as)
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	data := filepath.Join(dir, "data")
+	userArgs := []string{}
+	if as != nil {
+		userArgs = []string{"--user=mysql"}
+	}
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"}, userArgs...)
+	if err := run(as, install, args...); err != nil {
+		tb.Fatalf("mariadb-install-db: %v", err)
+	}
+	var last error
+	for range 3 {
+		port, err := freePort()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		args := append([]string{"--no-defaults", "--datadir=" + data, "--socket=" + filepath.Join(dir, "sock"),
+			"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-grant-tables", "--skip-log-bin",
+			"--pid-file=" + filepath.Join(dir, "pid"), "--innodb-buffer-pool-size=16M", "--max-connections=400",
+			"--skip-name-resolve"}, userArgs...)
+		p, err := startProc(as, "", server, args...)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		url := fmt.Sprintf("mysql://root@127.0.0.1:%d/", port)
+		err = waitFor(p, 60*time.Second, func() error {
+			cfg := mysql.NewConfig()
+			cfg.User, cfg.Net, cfg.Addr, cfg.Timeout = "root", "tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second
+			c, err := mysql.NewConnector(cfg)
+			if err != nil {
+				return err
+			}
+			db := sql.OpenDB(c)
+			defer db.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			return db.PingContext(ctx)
+		})
+		if err == nil {
+			tb.Cleanup(p.stop)
+			return &MariaDB{URL: url}
+		}
+		p.stop()
+		last = err
+	}
+	tb.Fatalf("start mariadbd: %v", last)
+	return nil
+}
