@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/redis/go-redis/v9"
 )
 
 // The stale-holder family: a holder outlives its lock, by working too long
@@ -168,6 +169,9 @@ func finalStock(ctx context.Context, env *Env, err error) error {
 		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
 	} else if err == nil {
 		err = gerr
+		if errors.Is(gerr, redis.Nil) {
+			err = errors.New("the stock key is gone from the server: it lost its data during the run (a restart without persistence?)")
+		}
 	}
 	return err
 }

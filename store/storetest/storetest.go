@@ -136,3 +136,7 @@ func (s *Server) Stop() {
 		_ = s.cmd.Wait()
 	}
 }
+
+// Signal sends sig to the server process (SIGSTOP freezes it, SIGCONT
+// thaws it).
+func (s *Server) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
