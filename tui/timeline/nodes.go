@@ -53,7 +53,7 @@ func (tl *Timeline) foldNode(seq int64, e *scenario.Event) {
 	switch e.Kind {
 	case scenario.KindNodeDown:
 		n.State = NodeStopped
-		if strings.HasPrefix(e.Msg, "node paused") {
+		if strings.Contains(e.Msg, " paused") {
 			n.State = NodePaused
 		}
 	case scenario.KindNodeUp:
