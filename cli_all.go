@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -93,7 +94,17 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	}
 	wg.Wait()
 	if cmd.Context().Err() != nil {
-		return runtimeError{fmt.Errorf("interrupted; every run's keys were deleted")}
+		var left []error
+		for _, j := range jobs {
+			var le *store.LeftError
+			if errors.As(j.err, &le) {
+				left = append(left, le)
+			}
+		}
+		if len(left) > 0 {
+			return runtimeError{fmt.Errorf("interrupted; %w", errors.Join(left...))}
+		}
+		return runtimeError{fmt.Errorf("interrupted; the keys of every run that started were deleted")}
 	}
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
@@ -132,7 +143,7 @@ func dashed(names []string) []string {
 }
 
 // runQuiet runs one scenario with its defaults and returns its summary.
-func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (*scenario.Summary, error) {
+func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (_ *scenario.Summary, err error) {
 	p := sc.Defaults
 	if strategy == "redlock" && len(urls) == 0 {
 		p.Nodes = 5
@@ -145,7 +156,11 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 	if err != nil {
 		return nil, err
 	}
-	defer st.Close()
+	defer func() {
+		if cerr := st.Close(); cerr != nil && err == nil {
+			err = cerr // keys left behind: the run's error says where and how to remove them
+		}
+	}()
 	r, err := scenario.Start(ctx, st, scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version})
 	if err != nil {
 		return nil, err

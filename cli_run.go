@@ -218,7 +218,12 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	if err != nil {
 		return nil, storeError(err)
 	}
-	defer st.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			st.Close()
+		}
+	}()
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
 	var evFile *os.File
 	if path := fileFor(f.events, strategy, many); path != "" {
@@ -253,13 +258,28 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	if err := st.Refused(); err != nil {
 		return sum, runtimeError{fmt.Errorf("the server refused some of the run's commands, so its verdict is not the lock's: %w", err)}
 	}
+	closed = true
+	closeErr := st.Close()
+	if runErr != nil && ctx.Err() != nil {
+		return sum, runtimeError{interrupted(st, closeErr)}
+	}
 	if runErr != nil {
-		if ctx.Err() != nil {
-			return sum, runtimeError{errors.New("interrupted; the run's keys were deleted")}
-		}
 		return sum, runtimeError{runErr}
 	}
+	if closeErr != nil {
+		return sum, runtimeError{closeErr}
+	}
 	return sum, nil
+}
+
+// interrupted says what an interrupted run left behind: what Close really
+// deleted, or what it could not and how to remove it.
+func interrupted(st *store.Store, closeErr error) error {
+	var left *store.LeftError
+	if errors.As(closeErr, &left) {
+		return fmt.Errorf("interrupted; %w", left)
+	}
+	return fmt.Errorf("interrupted; the run's %d key(s) were deleted", st.Deleted())
 }
 
 // storeError is a failure to open the store: a URL that does not parse is

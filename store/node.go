@@ -28,6 +28,7 @@ type Node struct {
 	embedded    bool
 	url         string // a real server's URL as given: for Scrub only
 	refused     atomic.Pointer[error]
+	net         *safetyNet // a real node's; nil when embedded
 	replMu      sync.Mutex
 	repl        *replica
 	replicating atomic.Bool
@@ -223,6 +224,15 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		err = node.Client.Ping(pctx).Err()
 		cancel()
 		if err != nil {
+			return &ConnectError{Addr: addr, Err: err, raw: raw}
+		}
+		node.net = newNet(node, s.prefix)
+		node.Client.AddHook(netHook{node.net})
+		pctx, cancel = context.WithTimeout(ctx, timeout)
+		err = node.net.start(pctx)
+		cancel()
+		if err != nil {
+			node.net = nil
 			return &ConnectError{Addr: addr, Err: err, raw: raw}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -56,6 +57,10 @@ type Store struct {
 	runID  string
 	prefix string
 	extra  extras
+
+	closed   bool
+	closeErr error
+	deleted  int
 }
 
 // Open connects to the servers in cfg, or starts the embedded ones.
@@ -138,51 +143,143 @@ func (s *Store) Describe() string {
 }
 
 // Cleanup deletes every key of the run on every reachable node, and nothing
-// else. It is safe to call more than once.
-func (s *Store) Cleanup(ctx context.Context) error {
-	var errs []error
+// else, all nodes at once. It returns how many keys it really deleted and,
+// for the nodes where it could not, a *LeftError saying how to remove them.
+// It is safe to call more than once.
+func (s *Store) Cleanup(ctx context.Context) (int, error) {
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		deleted int
+		left    []NodeLeft
+	)
 	for _, n := range s.nodes {
 		if n.Client == nil || (n.embedded && n.Down()) {
 			continue
 		}
-		if err := deletePrefix(ctx, n.Client, s.prefix); err != nil {
-			errs = append(errs, fmt.Errorf("store: cleanup on %s: %w", n.Addr, err))
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := n.deleteRun(ctx, s.prefix)
+			mu.Lock()
+			defer mu.Unlock()
+			deleted += d
+			if err != nil {
+				left = append(left, NodeLeft{Addr: n.Addr, Err: scrubbed{err, n.url}, url: n.url})
+			}
+		}()
 	}
-	return errors.Join(errs...)
+	wg.Wait()
+	if len(left) > 0 {
+		return deleted, &LeftError{Nodes: left, Prefix: s.prefix}
+	}
+	return deleted, nil
 }
 
-func deletePrefix(ctx context.Context, c *redis.Client, prefix string) error {
+// deleteRun deletes the keys the run is known to have made on n, then any
+// other key under prefix (SCAN), and reports how many it deleted.
+func (n *Node) deleteRun(ctx context.Context, prefix string) (int, error) {
+	deleted := 0
+	if n.net != nil {
+		if keys := append(n.net.known(), n.net.marker); len(keys) > 0 {
+			d, err := n.Client.Del(ctx, keys...).Result()
+			deleted += int(d)
+			if err != nil {
+				return deleted, err
+			}
+		}
+	}
 	var cursor uint64
 	for {
-		keys, next, err := c.Scan(ctx, cursor, prefix+"*", 500).Result()
+		keys, next, err := n.Client.Scan(ctx, cursor, prefix+"*", 500).Result()
 		if err != nil {
-			return err
+			return deleted, err
 		}
 		if len(keys) > 0 {
-			if err := c.Del(ctx, keys...).Err(); err != nil {
-				return err
+			d, err := n.Client.Del(ctx, keys...).Result()
+			deleted += int(d)
+			if err != nil {
+				return deleted, err
 			}
 		}
 		if next == 0 {
-			return nil
+			return deleted, nil
 		}
 		cursor = next
 	}
 }
 
-// Close deletes the run's keys (bounded by a short timeout), closes every
-// client and stops the embedded nodes.
+// scrubbed is an error whose message holds no password of url.
+type scrubbed struct {
+	err error
+	url string
+}
+
+func (e scrubbed) Error() string { return Scrub(e.err.Error(), e.url) }
+
+func (e scrubbed) Unwrap() error { return e.err }
+
+// NodeLeft is a node where a run's keys could not be deleted.
+type NodeLeft struct {
+	Addr string
+	Err  error
+	url  string
+}
+
+// LeftError says which nodes kept a run's keys and how to remove them.
+type LeftError struct {
+	Nodes  []NodeLeft
+	Prefix string
+}
+
+func (e *LeftError) Error() string {
+	var where, how []string
+	for _, n := range e.Nodes {
+		why := n.Err.Error()
+		if isTimeout(n.Err) || errors.Is(n.Err, context.DeadlineExceeded) {
+			why = fmt.Sprintf("no answer within %v", cleanupWait)
+		}
+		where = append(where, fmt.Sprintf("%s (%s)", n.Addr, why))
+		how = append(how, "locklab clean --redis '"+Redact(n.url)+"'")
+	}
+	return fmt.Sprintf("could not delete the run's keys %s* on %s; those that remain vanish by themselves within %v (their TTL), or remove them now: %s",
+		e.Prefix, strings.Join(where, ", "), NetTTL, strings.Join(how, "; "))
+}
+
+// cleanupWait bounds the cleanup in Close, so an interrupted run ends in
+// time even when a server does not answer.
+const cleanupWait = time.Second
+
+// Close stops the heartbeat, deletes the run's keys (bounded by a short
+// timeout), closes every client and stops the embedded nodes. Its error is
+// a *LeftError when keys were left; Deleted says how many were deleted.
 func (s *Store) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	if s.closed {
+		return s.closeErr
+	}
+	s.closed = true
+	for _, n := range s.nodes {
+		if n.net != nil {
+			n.net.close()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
 	defer cancel()
 	var errs []error
 	if s.clock != nil {
-		errs = append(errs, s.Cleanup(ctx))
+		d, err := s.Cleanup(ctx)
+		s.deleted = d
+		errs = append(errs, err)
 	}
-	errs = append(errs, s.closeServers(ctx))
+	sctx, scancel := context.WithTimeout(context.Background(), cleanupWait)
+	defer scancel()
+	errs = append(errs, s.closeServers(sctx))
 	for _, n := range s.nodes {
 		errs = append(errs, n.close())
 	}
-	return errors.Join(errs...)
+	s.closeErr = errors.Join(errs...)
+	return s.closeErr
 }
+
+// Deleted is how many keys of the run Close deleted.
+func (s *Store) Deleted() int { return s.deleted }

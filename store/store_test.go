@@ -145,7 +145,7 @@ func TestCleanupTouchesOnlyTheRun(t *testing.T) {
 	for _, k := range []string{"stock", "lock:stock", "lock:stock:fence"} {
 		c.Set(ctx, s.Key(k), "1", 0)
 	}
-	if err := s.Cleanup(ctx); err != nil {
+	if _, err := s.Cleanup(ctx); err != nil {
 		t.Fatal(err)
 	}
 	keys := c.Keys(ctx, "*").Val()

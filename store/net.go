@@ -1,0 +1,355 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// On a real server a run's keys must not outlive a run that was killed
+// (kill -9, a crash, a closed laptop). Two things see to it:
+//
+//   - A safety net: every key of the run gets a TTL of NetTTL that the run
+//     renews while it is alive, so a dead run's keys vanish by themselves.
+//     A key is netted the first time the run touches it, except a key
+//     taken by SETNX or SET … NX without an expiry: a lock's own TTL (or
+//     its absence: naive-flaws shows a lock with none, PTTL -1) is the
+//     lesson, so such a key is netted only once it has had no TTL for
+//     NetGrace, always with PEXPIRE … NX, which never replaces a TTL the
+//     run set in between. NetTTL is ten minutes: scenarios act within
+//     milliseconds to seconds, so no run sees a netted key expire.
+//   - A run marker, locklab:<run-id>:alive, whose heartbeat TTL the run
+//     renews; locklab clean deletes the keys of runs whose marker is gone
+//     (or whose process is gone, on this host).
+//
+// The embedded store dies with the process and needs neither.
+
+// The safety net's and the heartbeat's timing.
+const (
+	NetTTL       = 10 * time.Minute
+	NetGrace     = time.Second
+	netEvery     = 250 * time.Millisecond
+	HeartbeatTTL = 10 * time.Second
+	// discoverEvery sweeps, one SCAN for keys made by scripts.
+	discoverEvery = 20
+	// MarkerName is the name of a run's marker key in its namespace.
+	MarkerName = "alive"
+)
+
+// renewIfOurs extends a key's TTL only if it is still the net the run set
+// (not one a scenario set since, which is shorter).
+var renewIfOurs = redis.NewScript(`
+local t = redis.call('PTTL', KEYS[1])
+if t > tonumber(ARGV[1]) then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0`)
+
+// keyState is what the net knows of one key of the run.
+type keyState struct {
+	lock     bool      // taken by SETNX / SET NX without an expiry
+	noTTL    time.Time // first seen without a TTL (lock keys)
+	nettedAt time.Time // when the net was set or renewed; zero: not netted
+}
+
+// safetyNet is one real node's safety net and heartbeat.
+type safetyNet struct {
+	node   *Node
+	prefix string
+	marker string
+	mu     sync.Mutex
+	keys   map[string]*keyState
+	stop   chan struct{}
+	done   chan struct{}
+	ttl    time.Duration
+	grace  time.Duration
+	sweeps int
+}
+
+func newNet(n *Node, prefix string) *safetyNet {
+	return &safetyNet{node: n, prefix: prefix, marker: prefix + MarkerName, keys: map[string]*keyState{},
+		stop: make(chan struct{}), done: make(chan struct{}), ttl: NetTTL, grace: NetGrace}
+}
+
+// markerValue says who runs: pid and host let locklab clean tell a dead
+// run on this machine from a live one before its heartbeat lapses.
+func markerValue() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("pid=%d host=%s started=%s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+}
+
+// start writes the marker and starts the heartbeat and sweep.
+func (t *safetyNet) start(ctx context.Context) error {
+	if err := t.node.Client.Set(ctx, t.marker, markerValue(), HeartbeatTTL).Err(); err != nil {
+		return err
+	}
+	go t.loop()
+	return nil
+}
+
+func (t *safetyNet) loop() {
+	defer close(t.done)
+	tick := time.NewTicker(netEvery)
+	defer tick.Stop()
+	life, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() { // a sweep stuck on a frozen server ends with the run
+		<-t.stop
+		stop()
+	}()
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-tick.C:
+			ctx, cancel := context.WithTimeout(life, time.Second)
+			t.sweep(ctx)
+			cancel()
+		}
+	}
+}
+
+// close stops the sweep; the marker goes with the run's keys.
+func (t *safetyNet) close() {
+	select {
+	case <-t.stop:
+	default:
+		close(t.stop)
+	}
+	<-t.done
+}
+
+// sweep renews the heartbeat, nets lock keys that have had no TTL for the
+// grace and renews the net of keys whose net is half gone.
+func (t *safetyNet) sweep(ctx context.Context) {
+	c := t.node.Client
+	_ = c.Set(ctx, t.marker, markerValue(), HeartbeatTTL).Err()
+	if t.sweeps++; t.sweeps%discoverEvery == 0 {
+		t.discover(ctx)
+	}
+	t.mu.Lock()
+	names := make([]string, 0, len(t.keys))
+	for k := range t.keys {
+		names = append(names, k)
+	}
+	t.mu.Unlock()
+	if len(names) == 0 {
+		return
+	}
+	pipe := c.Pipeline()
+	ttls := make([]*redis.DurationCmd, len(names))
+	for i, k := range names {
+		ttls[i] = pipe.PTTL(ctx, k)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+		return
+	}
+	now := time.Now()
+	for i, k := range names {
+		d, err := ttls[i].Result()
+		if err != nil {
+			continue
+		}
+		t.mu.Lock()
+		st := t.keys[k]
+		t.mu.Unlock()
+		switch {
+		case d == -1: // no TTL
+			st.nettedAt = time.Time{}
+			if st.noTTL.IsZero() {
+				st.noTTL = now
+			} else if now.Sub(st.noTTL) >= t.grace {
+				if ok, _ := pexpireNX(ctx, k, t.ttl, c).Result(); ok {
+					st.nettedAt, st.noTTL = now, time.Time{}
+				}
+			}
+		case d < 0: // gone
+			st.noTTL, st.nettedAt = time.Time{}, time.Time{}
+		default:
+			st.noTTL = time.Time{}
+			if !st.nettedAt.IsZero() && now.Sub(st.nettedAt) >= t.ttl/2 {
+				floor := t.ttl - now.Sub(st.nettedAt) - time.Minute
+				n, err := renewIfOurs.Run(ctx, c, []string{k}, floor.Milliseconds(), t.ttl.Milliseconds()).Int()
+				if err == nil && n == 1 {
+					st.nettedAt = now
+				} else if err == nil {
+					st.nettedAt = time.Time{} // a TTL of the run's own now
+				}
+			}
+		}
+	}
+}
+
+// discover finds the run's keys no command named (a script made them):
+// they are netted by the grace rule, as a lock's would be.
+func (t *safetyNet) discover(ctx context.Context) {
+	iter := t.node.Client.Scan(ctx, 0, t.prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		k := iter.Val()
+		t.mu.Lock()
+		if t.keys[k] == nil && k != t.marker {
+			t.keys[k] = &keyState{lock: true}
+		}
+		t.mu.Unlock()
+	}
+}
+
+// known lists the keys of the run the net has seen.
+func (t *safetyNet) known() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := make([]string, 0, len(t.keys))
+	for k := range t.keys {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// readOnly are the commands locklab sends that never create a key nor
+// drop its TTL; every other command is taken as a write.
+var readOnly = map[string]bool{"get": true, "mget": true, "exists": true, "pttl": true, "ttl": true,
+	"type": true, "strlen": true, "hget": true, "hgetall": true, "hmget": true, "hlen": true, "lrange": true,
+	"llen": true, "scard": true, "smembers": true, "sismember": true, "zrange": true, "zcard": true,
+	"zscore": true, "xrange": true, "xlen": true, "dump": true, "scan": true, "ping": true, "time": true,
+	"info": true, "pexpire": true, "expire": true, "del": true, "unlink": true, "blpop": true, "brpop": true}
+
+// toNet notes the run's keys in a command and returns those to net with
+// it: the keys of a write that are not a lock's.
+func (t *safetyNet) toNet(args []any) []string {
+	if len(args) == 0 {
+		return nil
+	}
+	name, _ := args[0].(string)
+	lock := takesLock(args)
+	write := !readOnly[strings.ToLower(name)]
+	var keys []string
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, a := range args[1:] {
+		k, ok := a.(string)
+		if !ok || !strings.HasPrefix(k, t.prefix) || k == t.marker {
+			continue
+		}
+		st := t.keys[k]
+		if st == nil {
+			st = &keyState{lock: lock}
+			t.keys[k] = st
+		} else if lock {
+			st.lock = true
+		}
+		if write && !st.lock {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// takesLock reports whether a command may create a key whose missing TTL
+// is the point: SETNX, or SET … NX without EX/PX/EXAT/PXAT/KEEPTTL.
+func takesLock(args []any) bool {
+	name, _ := args[0].(string)
+	switch strings.ToLower(name) {
+	case "setnx", "msetnx":
+		return true
+	case "set":
+		nx, ttl := false, false
+		for _, a := range args[min(3, len(args)):] {
+			s, _ := a.(string)
+			switch strings.ToLower(s) {
+			case "nx":
+				nx = true
+			case "ex", "px", "exat", "pxat", "keepttl":
+				ttl = true
+			}
+		}
+		return nx && !ttl
+	}
+	return false
+}
+
+// netHook sends PEXPIRE key NetTTL NX after every write to a key of the
+// run that is not a lock's, in the same round trip: a SET that dropped the
+// TTL gets it back at once, and a worker's race is not slowed.
+type netHook struct{ t *safetyNet }
+
+func (h netHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h netHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		keys := h.t.toNet(cmd.Args())
+		if len(keys) == 0 {
+			return next(ctx, cmd)
+		}
+		nets := make([]*redis.BoolCmd, len(keys))
+		_, _ = h.t.node.Client.Pipelined(context.WithValue(ctx, netted{}, true), func(p redis.Pipeliner) error {
+			_ = p.Process(ctx, cmd)
+			for i, k := range keys {
+				nets[i] = pexpireNX(ctx, k, h.t.ttl, p)
+			}
+			return nil
+		})
+		h.t.noteNets(keys, nets)
+		return cmd.Err()
+	}
+}
+
+func (h netHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if ctx.Value(netted{}) != nil {
+			return next(ctx, cmds)
+		}
+		var keys []string
+		for _, c := range cmds {
+			keys = append(keys, h.t.toNet(c.Args())...)
+		}
+		if len(keys) == 0 {
+			return next(ctx, cmds)
+		}
+		nets := make([]*redis.BoolCmd, len(keys))
+		all := append([]redis.Cmder{}, cmds...)
+		for i, k := range keys {
+			nets[i] = redis.NewBoolCmd(ctx, "pexpire", k, h.t.ttl.Milliseconds(), "nx")
+			all = append(all, nets[i])
+		}
+		err := next(ctx, all)
+		h.t.noteNets(keys, nets)
+		for _, c := range cmds {
+			if c.Err() != nil {
+				return c.Err()
+			}
+		}
+		if err != nil && ctx.Err() != nil {
+			return err
+		}
+		return nil
+	}
+}
+
+// netted marks a pipeline that already carries its nets.
+type netted struct{}
+
+// pexpireNX sends PEXPIRE key ttl NX (Redis 7): a TTL only where none is.
+func pexpireNX(ctx context.Context, key string, ttl time.Duration, p interface {
+	Process(context.Context, redis.Cmder) error
+}) *redis.BoolCmd {
+	c := redis.NewBoolCmd(ctx, "pexpire", key, ttl.Milliseconds(), "nx")
+	_ = p.Process(ctx, c)
+	return c
+}
+
+// netted notes when the net was set on keys.
+func (t *safetyNet) noteNets(keys []string, nets []*redis.BoolCmd) {
+	now := time.Now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, k := range keys {
+		if ok, err := nets[i].Result(); err == nil && ok {
+			t.keys[k].nettedAt = now
+		}
+	}
+}
