@@ -163,7 +163,11 @@ func initStock(ctx context.Context, env *Env) error {
 
 // finalStock records the counter's real value after every worker is done.
 func finalStock(ctx context.Context, env *Env, err error) error {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	wait := 2 * time.Second
+	if ctx.Err() != nil {
+		wait = 300 * time.Millisecond // interrupted: a frozen server must not hold the exit
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
 	if v, gerr := env.Store.Client().Get(rctx, env.Store.Key("stock")).Int64(); gerr == nil {
 		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
