@@ -139,7 +139,17 @@ func (s *Summary) serverVerdict() bool {
 	default:
 		return false
 	}
+	s.faultWords()
 	return true
+}
+
+// faultWords puts first in the detail the fault that took a node away, when
+// one did: the server failed the run because the run's own fault stopped it.
+func (s *Summary) faultWords() {
+	if len(s.nodesDown) > 0 {
+		s.Detail = fmt.Sprintf("A fault took the run's data away (%s), so the workers could not reach Redis. %s",
+			strings.Join(s.nodesDown, "; "), s.Detail)
+	}
 }
 
 // violationWords names what the checker found.

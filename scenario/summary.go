@@ -283,10 +283,7 @@ func (s *Summary) verdict() {
 	case s.FailedError > 0:
 		s.Verdict = fmt.Sprintf("INCOMPLETE — %d worker(s) stopped by an error", s.FailedError)
 		s.Detail = "No safety violation among the workers that finished."
-		if len(s.nodesDown) > 0 {
-			s.Detail = fmt.Sprintf("A fault took the run's data away (%s): %d worker(s) could not reach Redis and stopped. %s",
-				strings.Join(s.nodesDown, "; "), s.FailedError, s.Detail)
-		}
+		s.faultWords()
 	case s.HasStock && s.Successes < int(s.InitialStock) && s.FailedLock > 0:
 		s.Verdict = fmt.Sprintf("CORRECT, UNDERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
 		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: add --retry full-jitter.", s.FailedLock)
