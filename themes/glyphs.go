@@ -75,8 +75,8 @@ var Table = [SymbolCount]Glyph{
 	Symbol(Paused):     {'‖', RoleState, InLanes | InNodes, "paused"},
 	Symbol(Crashed):    {'†', RoleState, InLanes | InAxis, "crashed"},
 	Symbol(Violation):  {'✖', RoleState, InLanes | InAxis, "violation"},
-	Symbol(DoneOK):     {'✓', RoleState, InLanes, "ok"},
-	Symbol(DoneFail):   {'✗', RoleState, InLanes, "failed"},
+	Symbol(DoneOK):     {'✓', RoleState, InLanes | InLocks, "ok"},
+	Symbol(DoneFail):   {'✗', RoleState, InLanes | InLocks, "failed"},
 	SymHeld:            {'━', RoleHolder, InLocks, "held (holder's colour)"},
 	SymHeldNoTTL:       {'═', RoleAlarm, InLocks, "held, no TTL: never expires (∞)"},
 	SymRenewal:         {'┿', RoleRenewal, InLocks, "TTL renewed"},
@@ -92,7 +92,7 @@ var Table = [SymbolCount]Glyph{
 	SymNodeDown:        {'○', RoleAlarm, InNodes, "node stopped"},
 	SymNodeClock:       {'±', RoleWarn, InNodes, "clock moved"},
 	SymFailover:        {'⇄', RoleWarn, InNodes, "failed over"},
-	SymVoteNone:        {'-', RoleMuted, InNodes, "no answer"},
+	SymVoteNone:        {'-', RoleMuted, InLocks, "no vote yet"},
 }
 
 // Rune is s's glyph.
