@@ -259,3 +259,40 @@ func TestKilledRunsKeysExpireAndCleanRemovesExactlyThem(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptOnAFrozenServerSaysWhatWasLeft: Ctrl-C while the server is
+// frozen (SIGSTOP) ends the run without waiting on the server, says the
+// keys could not be deleted and how to remove them, and exits 1.
+func TestInterruptOnAFrozenServerSaysWhatWasLeft(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts locklab processes")
+	}
+	srv := storetest.Start(t)
+	c := srv.Client(t)
+	var out bytes.Buffer
+	cmd := locklab(t, &out, "run", "oversell", "--lock", "safe", "--stock", "100", "--workers", "4", "--retry", "fixed",
+		"--max-retries", "1000", "--redis", srv.URL+"?pool_size=8", "--slowmo", "1000", "-q")
+	if !waitFor(20*time.Second, func() bool {
+		return len(runKeys(c)) > 0 && len(c.Keys(context.Background(), "locklab:*:stock").Val()) > 0
+	}) {
+		t.Fatalf("the run never started; locklab said:\n%s", out.String())
+	}
+	srv.Freeze(t)
+	start := time.Now()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second): // a hang guard, not a timing assertion
+		t.Fatalf("locklab still running 15 s after Ctrl-C on a frozen server; it said:\n%s", out.String())
+	}
+	t.Logf("exited %v after Ctrl-C", time.Since(start).Round(10*time.Millisecond))
+	msg := out.String()
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(msg, "could not delete the run's keys") ||
+		!strings.Contains(msg, "locklab clean --redis") || strings.Contains(msg, "were deleted") {
+		t.Fatalf("exit %d; locklab said:\n%s", cmd.ProcessState.ExitCode(), msg)
+	}
+}

@@ -156,6 +156,7 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 	if err != nil {
 		return nil, err
 	}
+	defer st.AbortOn(ctx)()
 	defer func() {
 		if cerr := st.Close(); cerr != nil && err == nil {
 			err = cerr // keys left behind: the run's error says where and how to remove them

@@ -218,6 +218,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	if err != nil {
 		return nil, storeError(err)
 	}
+	defer st.AbortOn(ctx)() // Ctrl-C: a frozen server must not hold the exit
 	closed := false
 	defer func() {
 		if !closed {

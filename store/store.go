@@ -58,8 +58,11 @@ type Store struct {
 	prefix string
 	extra  extras
 
+	life     sync.Mutex // Close and abort
 	closed   bool
+	aborted  bool
 	closeErr error
+	cleanErr error
 	deleted  int
 }
 
@@ -146,7 +149,10 @@ func (s *Store) Describe() string {
 // else, all nodes at once. It returns how many keys it really deleted and,
 // for the nodes where it could not, a *LeftError saying how to remove them.
 // It is safe to call more than once.
-func (s *Store) Cleanup(ctx context.Context) (int, error) {
+func (s *Store) Cleanup(ctx context.Context) (int, error) { return s.cleanup(ctx, false) }
+
+// cleanup is Cleanup, on fresh connections when fresh.
+func (s *Store) cleanup(ctx context.Context, fresh bool) (int, error) {
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
@@ -160,7 +166,13 @@ func (s *Store) Cleanup(ctx context.Context) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := n.deleteRun(ctx, s.prefix)
+			c := n.Client
+			if fresh {
+				// The pool's connections may be stuck on a frozen server.
+				c = redis.NewClient(n.Client.Options())
+				defer c.Close()
+			}
+			d, err := n.deleteRun(ctx, c, s.prefix)
 			mu.Lock()
 			defer mu.Unlock()
 			deleted += d
@@ -178,11 +190,11 @@ func (s *Store) Cleanup(ctx context.Context) (int, error) {
 
 // deleteRun deletes the keys the run is known to have made on n, then any
 // other key under prefix (SCAN), and reports how many it deleted.
-func (n *Node) deleteRun(ctx context.Context, prefix string) (int, error) {
+func (n *Node) deleteRun(ctx context.Context, c *redis.Client, prefix string) (int, error) {
 	deleted := 0
 	if n.net != nil {
 		if keys := append(n.net.known(), n.net.marker); len(keys) > 0 {
-			d, err := n.Client.Del(ctx, keys...).Result()
+			d, err := c.Del(ctx, keys...).Result()
 			deleted += int(d)
 			if err != nil {
 				return deleted, err
@@ -191,12 +203,12 @@ func (n *Node) deleteRun(ctx context.Context, prefix string) (int, error) {
 	}
 	var cursor uint64
 	for {
-		keys, next, err := n.Client.Scan(ctx, cursor, prefix+"*", 500).Result()
+		keys, next, err := c.Scan(ctx, cursor, prefix+"*", 500).Result()
 		if err != nil {
 			return deleted, err
 		}
 		if len(keys) > 0 {
-			d, err := n.Client.Del(ctx, keys...).Result()
+			d, err := c.Del(ctx, keys...).Result()
 			deleted += int(d)
 			if err != nil {
 				return deleted, err
@@ -254,31 +266,72 @@ const cleanupWait = time.Second
 // timeout), closes every client and stops the embedded nodes. Its error is
 // a *LeftError when keys were left; Deleted says how many were deleted.
 func (s *Store) Close() error {
+	s.life.Lock()
+	defer s.life.Unlock()
 	if s.closed {
 		return s.closeErr
 	}
 	s.closed = true
-	for _, n := range s.nodes {
-		if n.net != nil {
-			n.net.close()
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
-	defer cancel()
 	var errs []error
-	if s.clock != nil {
-		d, err := s.Cleanup(ctx)
-		s.deleted = d
-		errs = append(errs, err)
+	if s.aborted {
+		errs = append(errs, s.cleanErr)
+	} else {
+		s.stopNets()
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
+		defer cancel()
+		if s.clock != nil {
+			d, err := s.Cleanup(ctx)
+			s.deleted = d
+			errs = append(errs, err)
+		}
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), cleanupWait)
 	defer scancel()
 	errs = append(errs, s.closeServers(sctx))
 	for _, n := range s.nodes {
-		errs = append(errs, n.close())
+		if err := n.close(); !s.aborted {
+			errs = append(errs, err)
+		}
 	}
 	s.closeErr = errors.Join(errs...)
 	return s.closeErr
+}
+
+func (s *Store) stopNets() {
+	for _, n := range s.nodes {
+		if n.net != nil {
+			n.net.close()
+		}
+	}
+}
+
+// AbortOn gives up a real server as soon as ctx is done (Ctrl-C): it
+// deletes the run's keys, bounded and on fresh connections, then closes
+// the clients, so that workers blocked on a server that does not answer
+// (frozen, unreachable) return at once instead of after their read
+// timeout. Close then reports what the abort deleted or left. stop ends
+// the watch.
+func (s *Store) AbortOn(ctx context.Context) (stop func() bool) {
+	if s.kind != Real {
+		return func() bool { return false }
+	}
+	return context.AfterFunc(ctx, s.abort)
+}
+
+func (s *Store) abort() {
+	s.life.Lock()
+	defer s.life.Unlock()
+	if s.closed || s.aborted {
+		return
+	}
+	s.aborted = true
+	s.stopNets()
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
+	defer cancel()
+	s.deleted, s.cleanErr = s.cleanup(ctx, true)
+	for _, n := range s.nodes {
+		_ = n.Client.Close()
+	}
 }
 
 // Deleted is how many keys of the run Close deleted.

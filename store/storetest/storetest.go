@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -128,6 +129,19 @@ func (s *Server) Client(tb testing.TB) *redis.Client {
 	tb.Cleanup(func() { c.Close() })
 	return c
 }
+
+// Freeze stops the server's process (SIGSTOP): connections stay open and
+// nothing answers, as with a server hung or paused in a debugger.
+func (s *Server) Freeze(tb testing.TB) {
+	tb.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Thaw)
+}
+
+// Thaw lets a frozen server run again (SIGCONT).
+func (s *Server) Thaw() { _ = s.cmd.Process.Signal(syscall.SIGCONT) }
 
 // Stop kills the server.
 func (s *Server) Stop() {
