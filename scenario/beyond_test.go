@@ -88,7 +88,10 @@ func TestOversellPostgres(t *testing.T) {
 	pg := storetest.StartPostgres(t)
 	srv := store.Servers{Postgres: pg.URL}
 	for _, strategy := range []string{"pg-advisory", "pg-advisory-xact", "pg-row", "pg-optimistic", "pg-table"} {
-		t.Run(strategy, func(t *testing.T) { oversellSeeds(t, strategy, srv, 100) })
+		t.Run(strategy, func(t *testing.T) {
+			t.Parallel()
+			oversellSeeds(t, strategy, srv, 100)
+		})
 	}
 }
 

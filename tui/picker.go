@@ -84,12 +84,20 @@ func (p *picker) View(th *themes.Theme, w, h int) string {
 	}
 	s := p.scenario()
 	b.WriteString("\n" + th.Muted.Render("STRATEGY") + "\n  ")
+	// The strategies wrap at the window's width: a scenario may run with
+	// every one of them.
+	col := 2
 	for i, st := range s.Strategies {
+		cell := th.Text.Render(" "+st+" ") + " "
 		if i == p.strat[p.sc] {
-			b.WriteString(th.Selected.Render("‹"+st+"›") + " ")
-		} else {
-			b.WriteString(th.Text.Render(" "+st+" ") + " ")
+			cell = th.Selected.Render("‹"+st+"›") + " "
 		}
+		if cw := lipgloss.Width(cell); col+cw > w && col > 2 {
+			b.WriteString("\n  ")
+			col = 2
+		}
+		b.WriteString(cell)
+		col += lipgloss.Width(cell)
 	}
 	b.WriteString("\n  " + th.Muted.Render(strategyDoc(p.strategy())) + "\n")
 	if need := p.need(); need != "" {
