@@ -98,6 +98,11 @@ func clientOptions(o *redis.Options, cfg Config) *redis.Options {
 func urlClientOptions(o *redis.Options, cfg Config) *redis.Options {
 	pool, dial, proto := o.PoolSize, o.DialTimeout, o.Protocol
 	clientOptions(o, cfg)
+	if o.PipelinePoolSize == 0 {
+		// Pipelines share the main pool: pool_size caps every connection
+		// locklab opens (go-redis's own pipeline pool would add ten).
+		o.PipelinePoolSize = -1
+	}
 	if pool > 0 {
 		o.PoolSize = pool
 	}
