@@ -105,4 +105,3 @@ func (s scale) col(t time.Duration) int {
 	c := int(int64(t) * int64(s.cols) / int64(s.span))
 	return min(max(c, 0), s.cols-1)
 }
-
