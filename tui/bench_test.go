@@ -211,8 +211,14 @@ func writeSynthFile(b testing.TB, n int) string {
 // BenchmarkReplay1M is `locklab replay` of a 1 000 000-event file: read it,
 // fold it, draw the first frame; then seeks to random places; and the
 // resident memory afterwards.
-func BenchmarkReplay1M(b *testing.B) {
-	path := writeSynthFile(b, 1_000_000)
+func BenchmarkReplay1M(b *testing.B) { benchReplay(b, 1_000_000) }
+
+// BenchmarkReplay5M is the same with 5 000 000 events (first frame ≤ 3 s,
+// resident memory ≤ 1 GB).
+func BenchmarkReplay5M(b *testing.B) { benchReplay(b, 5_000_000) }
+
+func benchReplay(b *testing.B, n int) {
+	path := writeSynthFile(b, n)
 	th := themes.Dark()
 	for b.Loop() {
 		runtime.GC()
