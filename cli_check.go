@@ -1,0 +1,233 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/locklab/locklab/scenario"
+	"github.com/spf13/cobra"
+)
+
+func newCheckCmd() *cobra.Command {
+	var html string
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "check FILE",
+		Short: "A second opinion on an event log: is its history linearizable (porcupine)?",
+		Long: "check reads an event log and asks porcupine, a linearizability checker, about each resource:\n" +
+			"  lock keys    against a lease (SET NX PX, compare-and-delete, renewal, expiry with the clock's slack)\n" +
+			"  stock        against a register (reads return the last write)\n" +
+			"  sections     against a mutex (one worker inside at a time)\n" +
+			"and prints linearizable / not per resource, beside locklab's own checker.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("check needs one event log: locklab check FILE")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout <= 0 {
+				return usagef("--timeout must be more than 0 (got %v)", timeout)
+			}
+			fh, err := os.Open(args[0])
+			if err != nil {
+				return runtimeError{fmt.Errorf("cannot read the event log: %w", err)}
+			}
+			defer fh.Close()
+			rec, err := scenario.ReadRecording(fh)
+			if err != nil {
+				return runtimeError{fmt.Errorf("%s: %w", args[0], err)}
+			}
+			rep := checkHistory(scenario.Slice(rec.Events), timeout)
+			rep.print(cmd.OutOrStdout())
+			if html != "" {
+				if err := rep.visualize(html); err != nil {
+					return runtimeError{fmt.Errorf("cannot write %s: %w", html, err)}
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "  html: %s\n", html)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&html, "html", "", "write porcupine's visualization of the history to FILE")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "give up on a resource after this long")
+	return cmd
+}
+
+// partResult is porcupine's answer for one resource under one model.
+type partResult struct {
+	model, res string
+	ops        int
+	result     porcupine.CheckResult
+	info       porcupine.LinearizationInfo
+	m          porcupine.Model
+}
+
+// checkReport is porcupine's opinion and the checker's, side by side.
+type checkReport struct {
+	parts    []partResult
+	overlaps int // the checker's
+}
+
+// MutualExclusionBroken is porcupine's verdict on the critical sections:
+// some section history is not linearizable against a mutex.
+func (r *checkReport) MutualExclusionBroken() bool {
+	for _, p := range r.parts {
+		if p.model == "section" && p.result == porcupine.Illegal {
+			return true
+		}
+	}
+	return false
+}
+
+// gaveUp lists the resources porcupine timed out on.
+func (r *checkReport) gaveUp() []string {
+	var out []string
+	for _, p := range r.parts {
+		if p.result == porcupine.Unknown {
+			out = append(out, p.model+" "+p.res)
+		}
+	}
+	return out
+}
+
+func (r *checkReport) print(out io.Writer) {
+	for _, p := range r.parts {
+		word := "linearizable"
+		switch p.result {
+		case porcupine.Illegal:
+			word = "NOT linearizable"
+		case porcupine.Unknown:
+			word = "gave up (timeout): unknown"
+		}
+		fmt.Fprintf(out, "  %-8s %-22s %5d ops  %s\n", p.model, p.res, p.ops, word)
+	}
+	broken := "mutual exclusion held"
+	if r.MutualExclusionBroken() {
+		broken = "mutual exclusion broken"
+	}
+	agree := "agrees"
+	if r.MutualExclusionBroken() != (r.overlaps > 0) {
+		agree = "DISAGREES"
+	}
+	fmt.Fprintf(out, "porcupine: %s; locklab's checker: %d overlap(s) — %s\n", broken, r.overlaps, agree)
+}
+
+// visualize writes the most telling partition: the first that is not
+// linearizable, else the first.
+func (r *checkReport) visualize(path string) error {
+	if len(r.parts) == 0 {
+		return fmt.Errorf("the log has no operation to draw")
+	}
+	p := r.parts[0]
+	for _, q := range r.parts {
+		if q.result == porcupine.Illegal {
+			p = q
+			break
+		}
+	}
+	return porcupine.VisualizePath(p.m, p.info, path)
+}
+
+// checkHistory builds the histories of events and checks each resource,
+// each bounded by timeout.
+func checkHistory(events scenario.Events, timeout time.Duration) *checkReport {
+	c, _ := scenario.Check(events)
+	rep := &checkReport{overlaps: c.Overlaps}
+	h := buildHistories(events)
+	for _, g := range []struct {
+		model string
+		m     porcupine.Model
+		by    map[string][]porcupine.Operation
+	}{{"lease", leaseModel, h.lease}, {"register", registerModel, h.register}, {"section", sectionModel, h.section}} {
+		keys := make([]string, 0, len(g.by))
+		for k := range g.by {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ops := g.by[k]
+			res, info := porcupine.CheckOperationsVerbose(g.m, ops, timeout)
+			rep.parts = append(rep.parts, partResult{g.model, k, len(ops), res, info, g.m})
+		}
+	}
+	return rep
+}
+
+// histories are porcupine operations by model and resource.
+type histories struct {
+	lease, register, section map[string][]porcupine.Operation
+}
+
+// buildHistories turns a log into operations with their call and return
+// times (µs; a critical section's entries and exits at their place in the
+// log, where the checker sees them).
+func buildHistories(events scenario.Events) histories {
+	h := histories{lease: map[string][]porcupine.Operation{}, register: map[string][]porcupine.Operation{},
+		section: map[string][]porcupine.Operation{}}
+	inside := map[int32][]string{}
+	for i := range events.Len() {
+		e := events.At(i)
+		call, ret := e.Start().Microseconds(), e.T.Microseconds()
+		client := int(max(e.Worker, -1) + 1)
+		key := e.Res
+		if e.Has&scenario.HasNode != 0 {
+			key = fmt.Sprintf("%s@node%d", e.Res, e.Node)
+		}
+		lease := func(in leaseIn, ok bool) {
+			in.call, in.ret = call, ret
+			h.lease[key] = append(h.lease[key], porcupine.Operation{ClientId: client, Input: in, Call: call, Output: ok, Return: ret})
+		}
+		switch e.Kind {
+		case scenario.KindAcquired:
+			lease(leaseIn{op: "acquire", token: e.Token, ttl: e.TTL.Microseconds()}, true)
+		case scenario.KindVote:
+			if e.Outcome == scenario.OutcomeOK { // a node that answered; errors are not the node's state
+				lease(leaseIn{op: "acquire", token: e.Token, ttl: e.TTL.Microseconds()}, e.OK)
+			}
+		case scenario.KindDenied:
+			if e.Has&scenario.HasCall != 0 {
+				lease(leaseIn{op: "acquire"}, false)
+			}
+		case scenario.KindRelease:
+			lease(leaseIn{op: "release", token: e.Token}, true)
+		case scenario.KindReleaseFailed:
+			if e.Outcome == scenario.OutcomeOK {
+				lease(leaseIn{op: "release", token: e.Token}, false)
+			}
+		case scenario.KindRenewed:
+			lease(leaseIn{op: "renew", token: e.Token, ttl: e.TTL.Microseconds()}, true)
+		case scenario.KindInit, scenario.KindRead, scenario.KindWrite:
+			if e.Has&scenario.HasStock == 0 || (e.Kind == scenario.KindWrite && e.Has&scenario.HasOK != 0 && !e.OK) {
+				break
+			}
+			op := map[scenario.Kind]string{scenario.KindInit: "write", scenario.KindRead: "read", scenario.KindWrite: "write"}[e.Kind]
+			h.register[e.Res] = append(h.register[e.Res], porcupine.Operation{ClientId: client,
+				Input: regIn{op, e.Stock}, Call: call, Output: e.Stock, Return: ret})
+		case scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindCrash:
+			at := int64(i) * 2 // the log's order: where the checker sees them
+			add := func(res string, in sectionIn) {
+				h.section[res] = append(h.section[res], porcupine.Operation{ClientId: client, Input: in, Call: at, Output: true, Return: at + 1})
+			}
+			switch e.Kind {
+			case scenario.KindWorkStart:
+				add(e.Res, sectionIn{"enter", e.Worker})
+				inside[e.Worker] = append(inside[e.Worker], e.Res)
+			case scenario.KindWorkEnd:
+				add(e.Res, sectionIn{"exit", e.Worker})
+				inside[e.Worker] = slices.DeleteFunc(inside[e.Worker], func(r string) bool { return r == e.Res })
+			default: // a crashed worker is inside nothing any more
+				for _, r := range inside[e.Worker] {
+					add(r, sectionIn{"exit", e.Worker})
+				}
+				delete(inside, e.Worker)
+			}
+		}
+	}
+	return h
+}
