@@ -122,3 +122,17 @@ func TestURLOptionsAreHonoured(t *testing.T) {
 		t.Fatalf("max_retries: %v", err)
 	}
 }
+
+func TestTLSErrorsSayCheckRedissAndTheCA(t *testing.T) {
+	srv, tlsAddr := storetest.StartTLS(t)
+	for url, want := range map[string]string{
+		"rediss://" + tlsAddr:  "CA",                                     // a certificate no CA here vouches for
+		"redis://" + tlsAddr:   "use rediss://",                          // plain text to the TLS port
+		"rediss://" + srv.Addr: "Check rediss:// (TLS) against redis://", // TLS to the plain port
+	} {
+		msg := openErr(t, url)
+		if !strings.Contains(msg, want) || strings.Contains(msg, "docker compose") {
+			t.Errorf("%s: %s", url, msg)
+		}
+	}
+}

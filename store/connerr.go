@@ -22,7 +22,11 @@ type ConnectError struct {
 
 func (e *ConnectError) Error() string {
 	msg := fmt.Sprintf("cannot use Redis at %s: %s", e.Addr, Scrub(e.Err.Error(), e.raw))
-	if h := Hint(e.Err); h != "" {
+	h := Hint(e.Err)
+	if cut(e.raw).scheme == "rediss" && (errors.Is(e.Err, context.DeadlineExceeded) || isTimeout(e.Err)) {
+		h = "no answer to the TLS handshake: does the server speak TLS on this port? Check rediss:// (TLS) against redis:// (plain)"
+	}
+	if h != "" {
 		msg += " — " + h
 	}
 	return msg
