@@ -1,0 +1,95 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/storetest"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestSafetyNet: on a real server a key the run writes has a TTL at once
+// (and again after a SET drops it); a lock taken by SETNX keeps PTTL -1
+// for the grace, then gets the net; a TTL the run set is never replaced.
+func TestSafetyNet(t *testing.T) {
+	srv := storetest.Start(t)
+	ctx := context.Background()
+	s, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, raw := s.Client(), srv.Client(t)
+	stock, lockA, own := s.Key("stock"), s.Key("lock:A"), s.Key("lock:B")
+	c.Set(ctx, stock, 5, 0)
+	if d := raw.PTTL(ctx, stock).Val(); d <= 0 || d > store.NetTTL {
+		t.Fatalf("stock: PTTL %v right after SET, want the net", d)
+	}
+	c.Decr(ctx, stock)
+	c.Set(ctx, stock, 3, 0) // a SET drops a TTL; the net comes back with it
+	if d := raw.PTTL(ctx, stock).Val(); d <= 0 {
+		t.Fatalf("stock: PTTL %v after a second SET", d)
+	}
+	c.SetNX(ctx, lockA, "tok", 0)
+	if d := c.PTTL(ctx, lockA).Val(); d != -1 {
+		t.Fatalf("lock:A: PTTL %v right after SETNX, want -1 (the naive lesson)", d)
+	}
+	c.SetNX(ctx, own, "tok", 0)
+	c.PExpire(ctx, own, 30*time.Second) // the run's own TTL, set during the grace
+	if !waitTTL(ctx, raw, lockA) {
+		t.Fatal("lock:A never got the net")
+	}
+	if d := raw.PTTL(ctx, own).Val(); d > 30*time.Second {
+		t.Fatalf("lock:B: own TTL replaced by the net: %v", d)
+	}
+	if raw.Exists(ctx, s.Key(store.MarkerName)).Val() != 1 {
+		t.Fatal("no run marker")
+	}
+	s.Close()
+	if n := raw.Exists(ctx, stock, lockA, own, s.Key(store.MarkerName)).Val(); n != 0 {
+		t.Fatalf("Close left %d keys", n)
+	}
+	if s.Deleted() != 4 {
+		t.Fatalf("Close says %d keys deleted, want 4", s.Deleted())
+	}
+}
+
+// waitTTL polls until key has a TTL (a bound on the wait, not a timing
+// assertion).
+func waitTTL(ctx context.Context, c *redis.Client, key string) bool {
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if c.PTTL(ctx, key).Val() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkSetRealNetted and BenchmarkSetRealPlain: what the net costs a
+// worker's write on a real server (one PEXPIRE NX in the same round trip).
+func BenchmarkSetRealNetted(b *testing.B) {
+	srv := storetest.Start(b)
+	s, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	benchSet(b, s.Client(), s.Key("stock"))
+}
+
+func BenchmarkSetRealPlain(b *testing.B) {
+	srv := storetest.Start(b)
+	benchSet(b, srv.Client(b), "locklab:000000000000:stock")
+}
+
+func benchSet(b *testing.B, c *redis.Client, key string) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if err := c.Set(ctx, key, i, 0).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
