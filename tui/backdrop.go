@@ -17,9 +17,12 @@ func backdrop(th *themes.Theme, screen string, w int) string {
 	if !th.OwnBackground {
 		return screen
 	}
-	p := paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color(th.Terminal.FG)).Background(lipgloss.Color(th.Terminal.BG)))
+	p := backdropPaint(th)
 	if p.pre == "" {
 		return screen
+	}
+	if c := &backdrops; c.in == screen && c.w == w && c.painted == p.pre {
+		return c.out // the same screen as the last frame
 	}
 	lines := strings.Split(screen, "\n")
 	for i, l := range lines {
@@ -30,5 +33,27 @@ func backdrop(th *themes.Theme, screen string, w int) string {
 		l = strings.ReplaceAll(l, "\x1b[m", "\x1b[m"+p.pre)
 		lines[i] = p.pre + l + "\x1b[0m"
 	}
-	return strings.Join(lines, "\n")
+	out := strings.Join(lines, "\n")
+	backdrops.in, backdrops.w, backdrops.painted, backdrops.out = screen, w, p.pre, out
+	return out
+}
+
+// backdrops keeps the last theme's backdrop paint, rebuilt when the theme
+// or the colour profile changes (as lookOf does).
+var backdrops struct {
+	theme   *themes.Theme
+	profile string
+	paint   paint
+	// The last screen painted, and what it became.
+	in, out, painted string
+	w                int
+}
+
+func backdropPaint(th *themes.Theme) paint {
+	profile := lipgloss.NewStyle().Bold(true).Render("x")
+	if backdrops.theme != th || backdrops.profile != profile {
+		backdrops.theme, backdrops.profile = th, profile
+		backdrops.paint = paintOf(lipgloss.NewStyle().Foreground(lipgloss.Color(th.Terminal.FG)).Background(lipgloss.Color(th.Terminal.BG)))
+	}
+	return backdrops.paint
 }

@@ -58,3 +58,19 @@ func TestThemeKeyFlashesTheName(t *testing.T) {
 		t.Fatal("the theme's name stayed")
 	}
 }
+
+// BenchmarkBackdrop is the cost the light theme's own background adds to a
+// 160×48 frame.
+func BenchmarkBackdrop(b *testing.B) {
+	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	th := themes.Light()
+	v := loadView(b, "ttl-lapse.jsonl")
+	v.toLive()
+	frame := v.View(th, 160, 47)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		_ = backdrop(th, frame+strings.Repeat(" ", i%2), 160) // a new frame every time
+	}
+}
