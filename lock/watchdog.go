@@ -49,6 +49,9 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 	if w.fenced != nil {
 		try = w.fenced.try
 	}
+	// The TTL runs from when the server set it, no earlier than the
+	// attempt was sent: the lock's life is counted from there.
+	since := w.clock.Now()
 	l, err := try(ctx, key, ttl, attempt)
 	if err != nil {
 		return nil, err
@@ -56,7 +59,6 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 	l.cancellable()
 	stop := make(chan struct{})
 	done := make(chan struct{})
-	since := w.clock.Now()
 	go func() {
 		defer close(done)
 		w.renew(l, stop, since)
@@ -80,6 +82,10 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 }
 
 // renew extends l every ttl/3 until stop is closed or the lock is lost.
+// Renewals are due at fixed points after the last one sent (not after its
+// reply came back, which would let a slow reply push every later renewal
+// back), and the lock's remaining life is counted from when the last
+// successful renewal was sent, the earliest the server can have reset it.
 func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 	every := max(l.TTL/3, time.Millisecond)
 	ctx, cancel := context.WithCancel(l.ctx)
@@ -91,19 +97,18 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 		case <-ctx.Done():
 		}
 	}()
-	next := every
+	due := lastOK + every
 	for {
-		if w.clock.Sleep(ctx, next) != nil {
+		if w.clock.SleepUntil(ctx, due) != nil {
 			return
 		}
 		if w.hold != nil && w.hold(ctx) != nil {
 			return
 		}
-		next = every
+		sent := w.clock.Now()
 		// A renewal may take at most what is left of the lock's life.
-		left := l.TTL - (w.clock.Now() - lastOK)
+		left := l.TTL - (sent - lastOK)
 		rctx, rcancel := context.WithTimeout(ctx, max(w.clock.Real(left), time.Millisecond))
-		call := w.clock.Now()
 		n, err := renewScript.Run(rctx, w.c, []string{l.Key}, l.Token, w.ms(l.TTL)).Int64()
 		rcancel()
 		if ctx.Err() != nil {
@@ -111,8 +116,8 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 		}
 		switch {
 		case err == nil && n == 1:
-			lastOK = w.clock.Now()
-			w.emit(Step{Kind: StepRenewed, Key: l.Key, Token: l.Token, TTL: l.TTL, Node: -1, Call: call})
+			lastOK, due = sent, sent+every
+			w.emit(Step{Kind: StepRenewed, Key: l.Key, Token: l.Token, TTL: l.TTL, Node: -1, Call: sent})
 			continue
 		case err == nil && n == 0:
 			w.lost(l, "held by another owner", true)
@@ -121,13 +126,14 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 			w.lost(l, "expired", true)
 			return
 		}
-		w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: err.Error(), Call: call, Op: "renew", Outcome: classify(err)})
-		left = l.TTL - (w.clock.Now() - lastOK)
+		w.emit(Step{Kind: StepRenewFailed, Key: l.Key, Token: l.Token, Node: -1, Msg: err.Error(), Call: sent, Op: "renew", Outcome: classify(err)})
+		now := w.clock.Now()
+		left = l.TTL - (now - lastOK)
 		if left <= 0 {
 			w.lost(l, "no renewal for a whole TTL", true)
 			return
 		}
-		next = min(every, left) // try once more, at the latest when the TTL runs out
+		due = now + min(every, left) // try once more, at the latest when the TTL runs out
 	}
 }
 
