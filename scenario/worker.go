@@ -80,13 +80,16 @@ func (w *Worker) beginPause(d time.Duration, why string) bool {
 	return true
 }
 
+// endPause resumes w. The resume is recorded before anything held by the
+// pause (the lock's renewals) may run again, so whatever they find comes
+// after it in the log.
 func (w *Worker) endPause(d time.Duration) {
+	w.Emit(Event{Kind: KindResume})
 	w.mu.Lock()
 	close(w.resumed)
 	w.resumed = nil
 	w.paused += d
 	w.mu.Unlock()
-	w.Emit(Event{Kind: KindResume})
 }
 
 // pausedSoFar is how long w has been paused in all.
