@@ -14,6 +14,12 @@ var (
 	//go:embed scripts/reserve.lua
 	reserveLua    string
 	reserveScript = redis.NewScript(reserveLua)
+	//go:embed scripts/requeue.lua
+	requeueLua    string
+	requeueScript = redis.NewScript(requeueLua)
+	//go:embed scripts/touch.lua
+	touchLua    string
+	touchScript = redis.NewScript(touchLua)
 )
 
 var queueDouble = &Scenario{
@@ -63,11 +69,7 @@ func runQueue(ctx context.Context, env *Env) error {
 			if env.Clock().Sleep(ctx, poll) != nil {
 				return
 			}
-			exists, _ := c.Exists(ctx, job).Result()
-			held, _ := c.Exists(ctx, reserved).Result()
-			queued, _ := c.LLen(ctx, queue).Result()
-			if exists == 1 && held == 0 && queued == 0 {
-				c.RPush(ctx, queue, "42")
+			if n, _ := requeueScript.Run(ctx, c, []string{queue, job, reserved}, "42").Int(); n == 1 {
 				env.Emit(Event{Kind: KindExpired, Res: "reserved:job:42", Msg: "reservation lapsed: job 42 redelivered"})
 			}
 		}
@@ -80,7 +82,7 @@ func runQueue(ctx context.Context, env *Env) error {
 		limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
 		for {
 			call := w.Now()
-			id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:")}, w.ID, max(ttlMs(reservation).Milliseconds(), 1)).Text()
+			id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:"), st.Key("job:")}, w.ID, max(ttlMs(reservation).Milliseconds(), 1)).Text()
 			if err == nil {
 				runJob(ctx, env, w, id, reservation, ttlMs)
 				return
@@ -107,13 +109,20 @@ func runQueue(ctx context.Context, env *Env) error {
 	return err
 }
 
-// runJob runs a reserved job and deletes it.
+// runJob runs a reserved job and deletes it. With heartbeat, the
+// reservation is extended every third of its length while the job runs,
+// only while it is still w's; a heartbeat that finds it lapsed or taken
+// stops the job before its effect, as a worker told "not reserved" must.
 func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation time.Duration, server func(time.Duration) time.Duration) {
 	st := env.Store
 	c := st.Client()
 	job, reserved := st.Key("job:"+id), st.Key("reserved:job:"+id)
+	// The reservation runs from when the server set it, no earlier than now.
+	since := env.Clock().Now()
 	w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
 	w.Emit(Event{Kind: KindWorkStart, Res: "job:" + id})
+	jobCtx, lose := context.WithCancelCause(ctx)
+	defer lose(nil)
 	hb := make(chan struct{})
 	hbDone := make(chan struct{})
 	go func() { // heartbeat: renew the reservation while the job runs
@@ -121,21 +130,38 @@ func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation tim
 		if env.Strategy != "heartbeat" {
 			return
 		}
-		for {
-			if env.Clock().Sleep(ctx, reservation/3) != nil {
-				return
-			}
+		hctx, stop := context.WithCancel(jobCtx)
+		defer stop()
+		go func() {
 			select {
 			case <-hb:
+				stop()
+			case <-hctx.Done():
+			}
+		}()
+		for due := since + reservation/3; ; {
+			if env.Clock().SleepUntil(hctx, due) != nil {
+				return
+			}
+			sent := env.Clock().Now()
+			n, err := touchScript.Run(hctx, c, []string{reserved}, w.ID, max(server(reservation).Milliseconds(), 1)).Int()
+			switch {
+			case hctx.Err() != nil:
+				return
+			case err == nil && n == 1:
+				due = sent + reservation/3
+				w.Emit(Event{Kind: KindRenewed, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL}.WithCall(sent))
+			case err == nil:
+				w.Emit(Event{Kind: KindLockLost, Res: "reserved:job:" + id, Msg: "reservation lapsed: the job is no longer ours"})
+				lose(errReservationLost)
 				return
 			default:
-			}
-			if ok, _ := c.PExpire(ctx, reserved, server(reservation)).Result(); ok {
-				w.Emit(Event{Kind: KindRenewed, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL})
+				w.Emit(Event{Kind: KindRenewFailed, Res: "reserved:job:" + id, Msg: err.Error()}.WithCall(sent))
+				due = env.Clock().Now() + reservation/3
 			}
 		}
 	}()
-	err := w.Sleep(ctx, env.Params.Work.D())
+	err := w.Sleep(jobCtx, env.Params.Work.D())
 	if err == nil {
 		apply := true
 		if env.Strategy == "idempotency" {
@@ -157,6 +183,10 @@ func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation tim
 	close(hb)
 	<-hbDone
 	w.Emit(Event{Kind: KindWorkEnd, Res: "job:" + id})
+	if errors.Is(context.Cause(jobCtx), errReservationLost) {
+		w.Done(false, FailLock, "reservation lost: stopped before the effect")
+		return
+	}
 	if err != nil {
 		w.Fail(ctx, err, "")
 		return
@@ -181,3 +211,5 @@ func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation tim
 	w.Emit(Event{Kind: KindRelease, Res: "job:" + id, Msg: "job deleted"}.WithOK(true))
 	w.Done(true, "", "")
 }
+
+var errReservationLost = errors.New("reservation lost")
