@@ -1,9 +1,11 @@
 package scenario_test
 
 import (
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/locklab/locklab/scenario"
@@ -28,13 +30,52 @@ func story(r *scenario.Run) (ids, full []string) {
 // scenario's numbers are not a race, with the same captions (but for which
 // worker won a tie).
 func TestSeededRunTellsTheSameStory(t *testing.T) {
+	t.Parallel()
 	racy := map[string]bool{"oversell": true, "retry": true, "webhook": true}
-	for _, sc := range scenario.Catalogue() {
+	const times = 6
+	cat := scenario.Catalogue()
+	cfg := func(i int) scenario.Config {
+		sc := cat[i/times]
+		return scenario.Config{Scenario: sc.Name, Strategy: sc.Strategies[0], Seed: 7, Params: sc.Defaults}
+	}
+	// Every scenario's runs at once (they share nothing), each at the
+	// speed its outcome test uses — Redlock's one after the other (see
+	// TestRedlockUnderFaults).
+	type group struct {
+		speed float64
+		limit int
+	}
+	groups := map[group][]int{}
+	for i := range len(cat) * times {
+		g := group{storySpeed(cat[i/times].Name), concurrentRuns}
+		if cat[i/times].Name == "redlock" {
+			g.limit = 1
+		}
+		groups[g] = append(groups[g], i)
+	}
+	runs := make([]*scenario.Run, len(cat)*times)
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for g, idx := range groups {
+		wg.Go(func() {
+			rs, err := runMany(nil, g.speed, len(idx), g.limit, func(j int) scenario.Config { return cfg(idx[j]) })
+			mu.Lock()
+			defer mu.Unlock()
+			errs = append(errs, err)
+			for j, r := range rs {
+				runs[idx[j]] = r
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	for k, sc := range cat {
 		t.Run(sc.Name, func(t *testing.T) {
-			t.Parallel()
 			var first, firstFull []string
-			for i := range 6 {
-				r := runAt(t, nil, 4, scenario.Config{Scenario: sc.Name, Strategy: sc.Strategies[0], Seed: 7, Params: sc.Defaults})
+			for i, r := range runs[k*times : (k+1)*times] {
 				ids, full := story(r)
 				if len(ids) < 2 || ids[len(ids)-1] != scenario.BeatVerdict {
 					t.Fatalf("run %d: beats %v: want a story ending with the verdict", i, ids)
@@ -53,6 +94,17 @@ func TestSeededRunTellsTheSameStory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// storySpeed is the speed a scenario's outcome tests run it at.
+func storySpeed(name string) float64 {
+	switch name {
+	case "redlock":
+		return redlockSpeed
+	case "renewal", "naive-flaws":
+		return slowSpeed
+	}
+	return outcomeSpeed
 }
 
 // TestBeatsFollowTheirEvents checks that a beat comes right after the event

@@ -3,6 +3,8 @@ package scenario_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,8 +17,24 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(spinEnv) != "" {
+		spin()
+	}
 	storetest.QuietRedis()
-	goleak.VerifyTestMain(m)
+	stop, err := startBusy()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	stop()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // run runs a scenario to the end on a fresh store and returns the run.
@@ -71,12 +89,18 @@ func TestNoLockOversells(t *testing.T) {
 	stores(t, 1, func(t *testing.T, urls []string) {
 		n := seeds(t, 100)
 		oversold := 0
-		for seed := range n {
-			r := run(t, urls, scenario.Config{Scenario: "oversell", Strategy: "none", Seed: uint64(seed),
-				Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock = 50, 1 })})
+		// A read-to-write window of 100ms: wide enough that a busy machine
+		// cannot serialise 50 workers through it by chance.
+		runs := runAllBy(t, urls, 1, n, busyRuns, func(seed int) scenario.Config {
+			return scenario.Config{Scenario: "oversell", Strategy: "none", Seed: uint64(seed),
+				Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock, p.Delay = 50, 1, scenario.Millis(100*time.Millisecond) })}
+		})
+		for seed, r := range runs {
 			s := r.Summary()
 			if s.Oversold && s.Successes > 1 && strings.HasPrefix(s.Verdict, "OVERSOLD") {
 				oversold++
+			} else {
+				t.Logf("seed %d: %s", seed, s.Verdict)
 			}
 			if s.FinalStock < 0 {
 				t.Fatalf("seed %d: stock went negative (%d): a check-then-write never can", seed, s.FinalStock)
@@ -98,12 +122,18 @@ func TestLocksNeverOversell(t *testing.T) {
 				nodes = 5
 			}
 			stores(t, nodes, func(t *testing.T, urls []string) {
-				for seed := range seeds(t, 100) {
-					r := runAt(t, urls, 5, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: uint64(seed),
+				// The TTL is a safety net this test does not measure (the
+				// work inside takes 5ms): 20s (4s of real time at 5×), so
+				// that no stall of a busy machine lets a lock lapse under
+				// its holder.
+				runs := runAllBy(t, urls, 5, seeds(t, 100), 4, func(seed int) scenario.Config {
+					return scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: uint64(seed),
 						Params: oversellParams(func(p *scenario.Params) {
-							p.Workers, p.Stock, p.Nodes = 20, 3, nodes
+							p.Workers, p.Stock, p.Nodes, p.TTL = 20, 3, nodes, scenario.Millis(20*time.Second)
 							p.Retry, p.RetryBase, p.MaxRetries = "full-jitter", scenario.Millis(5*time.Millisecond), 100
-						})})
+						})}
+				})
+				for seed, r := range runs {
 					s := r.Summary()
 					if s.Oversold || s.Overlaps != 0 || s.LostUpdates != 0 || s.Violations != 0 {
 						t.Fatalf("seed %d: %s (overlaps %d, lost %d)", seed, s.Verdict, s.Overlaps, s.LostUpdates)
