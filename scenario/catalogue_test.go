@@ -33,11 +33,27 @@ func (o outcome) count(k scenario.Kind, f func(scenario.Event) bool) int {
 // to change it; at 10× a 10 ms stall was enough.
 const outcomeSpeed = 1
 
-// slowSpeed is the speed of stories with tighter margins: a renewal every
-// third of a 1s (or 2s) TTL, at ½× late by over a second of real time
-// before the lock lapses under its holder; naive-flaws' holders 50ms
-// apart.
+// slowSpeed is the speed of stories that turn on a renewal every third of
+// a 1s (or 2s) TTL: at ½× a renewal must be late by over a second of real
+// time before the lock lapses under its holder.
 const slowSpeed = 0.5
+
+// naiveSpeed is naive-flaws': its beats are hundreds of milliseconds apart.
+const naiveSpeed = 2
+
+// limitFor is how many runs of a scenario go side by side. Naive-flaws'
+// overlap needs a poll to land within 50ms and Redlock's votes a tenth of
+// the TTL, both in real time: runs of them side by side starve each
+// other on a 2-core machine, so they go one or two at a time.
+func limitFor(name string) int {
+	switch name {
+	case "naive-flaws":
+		return 1
+	case "redlock":
+		return 2
+	}
+	return concurrentRuns
+}
 
 // redlockSpeed is the Redlock scenario's. A vote may take a tenth of the
 // TTL (100ms) in real time before it counts as a no: at 1× that is 100ms
@@ -82,7 +98,7 @@ func eachAt(t *testing.T, speed float64, name, strategy string, seeds int, mod f
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		embedded, err1 = runMany(nil, speed, seeds, concurrentRuns, cfg)
+		embedded, err1 = runMany(nil, speed, seeds, limitFor(name), cfg)
 	}()
 	// A real server keeps real time: the same story at 1×, on fewer seeds.
 	t.Run("redis-server", func(t *testing.T) {
@@ -231,7 +247,7 @@ func TestDeadlock(t *testing.T) {
 
 func TestNaiveFlaws(t *testing.T) {
 	t.Parallel()
-	eachAt(t, slowSpeed, "naive-flaws", "naive", 10, nil, func(t *testing.T, o outcome) {
+	eachAt(t, naiveSpeed, "naive-flaws", "naive", 10, nil, func(t *testing.T, o outcome) {
 		// The beat the scenario says after reading PTTL from Redis (the
 		// narration's own caption about the crash is not evidence).
 		noTTL := o.count(scenario.KindBeat, func(e scenario.Event) bool { return e.Res == "lock:A" && strings.Contains(e.Msg, "no TTL") })
@@ -251,7 +267,7 @@ func TestNaiveFlaws(t *testing.T) {
 			t.Errorf("naive: no-TTL beat %d, foreign deletes %d, overlaps %d", noTTL, foreign, o.s.Overlaps)
 		}
 	})
-	eachAt(t, slowSpeed, "naive-flaws", "safe", 10, nil, func(t *testing.T, o outcome) {
+	eachAt(t, naiveSpeed, "naive-flaws", "safe", 10, nil, func(t *testing.T, o outcome) {
 		refused := o.count(scenario.KindReleaseFailed, func(e scenario.Event) bool { return e.Worker == 2 })
 		if o.s.Overlaps != 0 || refused != 1 || o.count(scenario.KindBeat, func(e scenario.Event) bool { return e.Res == "lock:A" && strings.Contains(e.Msg, "no TTL") }) != 0 {
 			t.Errorf("safe: overlaps %d, w02's release refused %d times", o.s.Overlaps, refused)
@@ -368,7 +384,7 @@ func TestRetryPoliciesCompared(t *testing.T) {
 		p := sc.Defaults
 		p.Workers, p.TTL = workers, scenario.Millis(time.Minute)
 		pols := sc.Strategies
-		runs := runAllBy(t, nil, 10, len(pols)*seeds, 4, func(i int) scenario.Config {
+		runs := runAllBy(t, nil, 10, len(pols)*seeds, busyRuns, func(i int) scenario.Config {
 			return scenario.Config{Scenario: "retry", Strategy: pols[i/seeds], Seed: uint64(i % seeds), Params: p}
 		})
 		for i, r := range runs {
@@ -402,10 +418,7 @@ func TestRetryPoliciesCompared(t *testing.T) {
 func TestRedlockUnderFaults(t *testing.T) {
 	t.Parallel()
 	sc, _ := scenario.Lookup("redlock")
-	// Two runs at a time: a Redlock vote waits a tenth of the TTL in real
-	// time (Real(ttl/10)), and many runs of five nodes at once starve each
-	// other's votes on a 2-core machine.
-	runs, err := runMany(nil, redlockSpeed, 10, 2, func(seed int) scenario.Config {
+	runs, err := runMany(nil, redlockSpeed, 10, limitFor("redlock"), func(seed int) scenario.Config {
 		return scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: uint64(seed), Params: sc.Defaults}
 	})
 	if err != nil {
