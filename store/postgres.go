@@ -33,7 +33,7 @@ func openPostgres(ctx context.Context, raw, runID string) (*Postgres, error) {
 	if !strings.Contains(raw, "pool_max_conns") {
 		cfg.MaxConns = maxPostgresConns
 	}
-	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > 2*time.Second {
+	if cfg.ConnConfig.ConnectTimeout == 0 { // connect_timeout in the URL overrides it
 		cfg.ConnConfig.ConnectTimeout = 2 * time.Second
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "locklab"

@@ -35,7 +35,8 @@ func init() {
 
 // Add is a lock taken by memcached's add: the key is stored with the
 // holder's token only if no one holds it, and expires after the TTL,
-// rounded up to whole seconds (memcached's granularity). Release reads the
+// rounded up to whole seconds plus one (memcached's clock ticks once a
+// second). Release reads the
 // key and deletes it if it still holds the token: two commands, so a lock
 // that expires between them and is taken by another can be deleted — the
 // gap that Redis closes with a Lua script and memcached cannot.
@@ -62,9 +63,11 @@ func (a *Add) Acquire(ctx context.Context, key string, ttl time.Duration) (*lock
 	return a.kit.Acquire(ctx, key, ttl, a.try)
 }
 
-// seconds is a TTL as memcached's whole seconds, rounded up, at least 1.
+// seconds is a TTL as memcached's whole seconds: rounded up, plus one,
+// because memcached's clock ticks once a second and an item may expire up
+// to a second early.
 func seconds(d time.Duration) int32 {
-	return int32(min(max(math.Ceil(d.Seconds()), 1), 30*24*3600))
+	return int32(min(max(math.Ceil(d.Seconds()), 1)+1, 30*24*3600))
 }
 
 func (a *Add) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*lock.Lease, error) {

@@ -47,7 +47,7 @@ func StartPostgres(tb testing.TB) *Postgres {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+		url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=20", port)
 		err = waitFor(p, 30*time.Second, func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			defer cancel()
