@@ -54,7 +54,7 @@ func TestSemaphoreIsRemovedAtTheEnd(t *testing.T) {
 		t.Fatalf("%d semaphores to remove, want 1", len(undo))
 	}
 	undo[0]() // the run ends: the set, still held by the dead holder, is removed
-	l, err := lock.NewSemaphore(func() (string, error) { return dir, nil }, nil, lock.Options{}).TryAcquire(context.Background(), "locklab:test:res", time.Second)
+	l, err := lock.NewSemaphore(func() (string, error) { return dir, nil }, func(f func()) { t.Cleanup(f) }, lock.Options{}).TryAcquire(context.Background(), "locklab:test:res", time.Second)
 	if err != nil {
 		t.Fatalf("after removal: %v, want a fresh semaphore", err)
 	}
