@@ -84,7 +84,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		SilenceUsage:  true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("unknown command %q: want run, replay or list (see locklab --help)", args[0])
+				return usagef("unknown command %q: want one of %s (see locklab --help)", args[0], commandNames(cmd))
 			}
 			return nil
 		},
@@ -95,7 +95,9 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newRunCmd(), newListCmd(), newReplayCmd(), newRecordCmd(), newCleanCmd(), newCheckCmd())
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.CompletionOptions.HiddenDefaultCmd = false
+	root.InitDefaultCompletionCmd()
+	addCompletions(root)
 	return root
 }
 
