@@ -161,15 +161,3 @@ func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width,
 	hc.key, hc.chart = key, rowsOut
 	return append([]string{caption}, hc.chart...)
 }
-
-func splitLines(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
-}

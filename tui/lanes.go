@@ -265,21 +265,3 @@ type legendGroup struct {
 	Title   string
 	Entries []string
 }
-
-// legendHelp is the glyph legend for the help, from the glyph table: each
-// group's title, then its entries flowed into lines at most width wide.
-func legendHelp(th *themes.Theme, width int) string {
-	var lines []string
-	for _, g := range legendGroups(th) {
-		line := th.Muted.Render(g.Title + ":")
-		for _, e := range g.Entries {
-			if ansiWidth(line)+2+ansiWidth(e) > width {
-				lines = append(lines, line)
-				line = " "
-			}
-			line += "  " + e
-		}
-		lines = append(lines, line)
-	}
-	return strings.Join(lines, "\n")
-}
