@@ -157,31 +157,39 @@ func (t *safetyNet) sweep(ctx context.Context) {
 		}
 		t.mu.Lock()
 		st := t.keys[k]
+		noTTL, nettedAt := st.noTTL, st.nettedAt
 		t.mu.Unlock()
-		switch {
+		seen := nettedAt
+		switch { // on copies: a write's net (noteNets) may land meanwhile
 		case d == -1: // no TTL
-			st.nettedAt = time.Time{}
-			if st.noTTL.IsZero() {
-				st.noTTL = now
-			} else if now.Sub(st.noTTL) >= t.grace {
+			nettedAt = time.Time{}
+			if noTTL.IsZero() {
+				noTTL = now
+			} else if now.Sub(noTTL) >= t.grace {
 				if ok, _ := pexpireNX(ctx, k, t.ttl, c).Result(); ok {
-					st.nettedAt, st.noTTL = now, time.Time{}
+					nettedAt, noTTL = now, time.Time{}
 				}
 			}
 		case d < 0: // gone
-			st.noTTL, st.nettedAt = time.Time{}, time.Time{}
+			noTTL, nettedAt = time.Time{}, time.Time{}
 		default:
-			st.noTTL = time.Time{}
-			if !st.nettedAt.IsZero() && now.Sub(st.nettedAt) >= t.ttl/2 {
-				floor := t.ttl - now.Sub(st.nettedAt) - time.Minute
+			noTTL = time.Time{}
+			if !nettedAt.IsZero() && now.Sub(nettedAt) >= t.ttl/2 {
+				floor := t.ttl - now.Sub(nettedAt) - time.Minute
 				n, err := renewIfOurs.Run(ctx, c, []string{k}, floor.Milliseconds(), t.ttl.Milliseconds()).Int()
 				if err == nil && n == 1 {
-					st.nettedAt = now
+					nettedAt = now
 				} else if err == nil {
-					st.nettedAt = time.Time{} // a TTL of the run's own now
+					nettedAt = time.Time{} // a TTL of the run's own now
 				}
 			}
 		}
+		t.mu.Lock()
+		st.noTTL = noTTL
+		if st.nettedAt.Equal(seen) { // else a write netted the key since: newer
+			st.nettedAt = nettedAt
+		}
+		t.mu.Unlock()
 	}
 }
 
