@@ -78,7 +78,7 @@ func storySpeed(name string) float64 {
 	case "renewal":
 		return slowSpeed
 	case "naive-flaws":
-		return 4 // as this test always ran it; its own test runs it at naiveSpeed
+		return naiveSpeed
 	}
 	return outcomeSpeed
 }

@@ -38,8 +38,9 @@ const outcomeSpeed = 1
 // time before the lock lapses under its holder.
 const slowSpeed = 0.5
 
-// naiveSpeed is naive-flaws': its beats are hundreds of milliseconds apart.
-const naiveSpeed = 2
+// naiveSpeed is naive-flaws': its beats are 50–200 ms apart, so at 1× a
+// stall of tens of milliseconds on a busy machine cannot reorder them.
+const naiveSpeed = 1
 
 // limitFor is how many runs of a scenario go side by side. Naive-flaws'
 // overlap needs a poll to land within 50ms and Redlock's votes a tenth of
