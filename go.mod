@@ -17,6 +17,8 @@ require (
 	golang.org/x/sys v0.48.0
 )
 
+require go.yaml.in/yaml/v3 v3.0.5
+
 require (
 	filippo.io/edwards25519 v1.1.0 // indirect
 	github.com/NimbleMarkets/ntcharts v0.4.0 // indirect

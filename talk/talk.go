@@ -1,0 +1,442 @@
+// Package talk reads talk files: a list of scenes — a scenario, a strategy,
+// its parameters and seed, optional extra captions and speaker notes per
+// beat — that locklab plays as one presenter session. A talk file is
+// untrusted input: it is bounded in size and scene count, and every error
+// names its line.
+package talk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
+	"go.yaml.in/yaml/v3"
+)
+
+// Limits of a talk file.
+const (
+	MaxFileSize = 256 << 10 // bytes
+	MaxScenes   = 64
+	MaxBeats    = 100 // beat entries per scene
+	MaxText     = 4000
+)
+
+// Talk is a talk file, read and checked.
+type Talk struct {
+	Title  string
+	Path   string // where it was read from
+	Scenes []Scene
+}
+
+// Scene is one run of the talk.
+type Scene struct {
+	Line     int // where the scene starts in the file
+	Title    string
+	Scenario string
+	Strategy string
+	Params   scenario.Params
+	Seed     uint64
+	Notes    string // for the scene's title card
+	Log      string // a saved event log to play instead of running (resolved path)
+	Beats    []Beat
+}
+
+// Beat is a talk's extra caption and notes for one beat of a scene.
+type Beat struct {
+	N       int // 1-based, as the screen counts them
+	Caption string
+	Notes   string
+}
+
+// Beat returns the talk's entry for beat n, if it has one.
+func (s *Scene) Beat(n int) (Beat, bool) {
+	for _, b := range s.Beats {
+		if b.N == n {
+			return b, true
+		}
+	}
+	return Beat{}, false
+}
+
+// Error is a talk file's error: the file, the line and what is wrong.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Load reads and checks the talk file at path.
+func Load(path string) (*Talk, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &Error{File: path, Msg: "is a directory, not a talk file"}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("is larger than %d KiB; a talk file is a short list of scenes", MaxFileSize>>10)}
+	}
+	t, err := Parse(path, b)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	for i := range t.Scenes {
+		s := &t.Scenes[i]
+		if s.Log != "" && !filepath.IsAbs(s.Log) {
+			s.Log = filepath.Join(dir, s.Log)
+		}
+		if s.Log != "" {
+			if _, err := os.Stat(s.Log); err != nil {
+				return nil, &Error{File: path, Line: s.Line, Msg: fmt.Sprintf("log %s: %v", s.Log, errors.Unwrap(err))}
+			}
+		}
+	}
+	return t, nil
+}
+
+// Parse reads a talk file's bytes; file names it in errors. Log paths are
+// left as written.
+func Parse(file string, b []byte) (*Talk, error) {
+	if len(b) > MaxFileSize {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("is larger than %d KiB", MaxFileSize>>10)}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &Error{File: file, Msg: "is empty: a talk file lists its scenes under scenes:"}
+		}
+		return nil, yamlError(file, err)
+	}
+	p := &parser{file: file}
+	t := &Talk{Path: file}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if err := p.talk(root, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// yamlError turns the YAML library's error into one line with the line
+// number in front.
+func yamlError(file string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, tail, ok := strings.Cut(rest, ":"); ok {
+			if v, err := strconv.Atoi(n); err == nil {
+				line, msg = v, strings.TrimSpace(tail)
+			}
+		}
+	}
+	return &Error{File: file, Line: line, Msg: "not valid YAML: " + msg}
+}
+
+type parser struct{ file string }
+
+func (p *parser) errf(n *yaml.Node, format string, a ...any) error {
+	return &Error{File: p.file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
+}
+
+// mapping checks n is a mapping of known keys and calls each key's handler
+// in the file's order.
+func (p *parser) mapping(n *yaml.Node, what string, keys []string, each func(key string, k, v *yaml.Node) error) error {
+	if n.Kind == yaml.AliasNode {
+		return p.errf(n, "anchors and aliases are not supported in a talk file")
+	}
+	if n.Kind != yaml.MappingNode {
+		return p.errf(n, "%s must be a mapping of %s", what, strings.Join(keys, ", "))
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind == yaml.AliasNode || k.Kind == yaml.AliasNode {
+			return p.errf(v, "anchors and aliases are not supported in a talk file")
+		}
+		if !slices.Contains(keys, k.Value) {
+			return p.errf(k, "unknown key %q in %s: want one of %s", k.Value, what, strings.Join(keys, ", "))
+		}
+		if seen[k.Value] {
+			return p.errf(k, "%s given twice in %s", k.Value, what)
+		}
+		seen[k.Value] = true
+		if err := each(k.Value, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) text(n *yaml.Node, what string) (string, error) {
+	if n.Kind != yaml.ScalarNode {
+		return "", p.errf(n, "%s must be text", what)
+	}
+	if len(n.Value) > MaxText {
+		return "", p.errf(n, "%s is longer than %d characters", what, MaxText)
+	}
+	return n.Value, nil
+}
+
+func (p *parser) talk(n *yaml.Node, t *Talk) error {
+	var scenes *yaml.Node
+	err := p.mapping(n, "the talk", []string{"title", "scenes"}, func(key string, _, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "title":
+			t.Title, err = p.text(v, "title")
+		case "scenes":
+			scenes = v
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if scenes == nil {
+		return p.errf(n, "no scenes: list them under scenes:, each with a scenario and a strategy")
+	}
+	if scenes.Kind != yaml.SequenceNode {
+		return p.errf(scenes, "scenes must be a list (each item starts with -)")
+	}
+	if len(scenes.Content) == 0 {
+		return p.errf(scenes, "scenes is empty: a talk needs at least one scene")
+	}
+	if len(scenes.Content) > MaxScenes {
+		return p.errf(scenes.Content[MaxScenes], "more than %d scenes; split the talk", MaxScenes)
+	}
+	for _, sn := range scenes.Content {
+		s, err := p.scene(sn)
+		if err != nil {
+			return err
+		}
+		t.Scenes = append(t.Scenes, s)
+	}
+	return nil
+}
+
+var sceneKeys = []string{"scenario", "strategy", "title", "seed", "params", "notes", "log", "beats"}
+
+func (p *parser) scene(n *yaml.Node) (Scene, error) {
+	s := Scene{Line: n.Line, Seed: 1}
+	var params, beats, strat *yaml.Node
+	err := p.mapping(n, "a scene", sceneKeys, func(key string, _, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "scenario":
+			s.Scenario, err = p.text(v, "scenario")
+			if err == nil {
+				_, err = scenario.Lookup(s.Scenario)
+				if err != nil {
+					err = p.errf(v, "%v", err)
+				}
+			}
+		case "strategy":
+			strat = v
+			s.Strategy, err = p.text(v, "strategy")
+		case "title":
+			s.Title, err = p.text(v, "title")
+		case "notes":
+			s.Notes, err = p.text(v, "notes")
+		case "log":
+			s.Log, err = p.text(v, "log")
+		case "seed":
+			var u uint64
+			if u, err = strconv.ParseUint(v.Value, 10, 64); err != nil || v.Kind != yaml.ScalarNode {
+				err = p.errf(v, "seed must be a whole number from 0 (got %q)", v.Value)
+			}
+			s.Seed = u
+		case "params":
+			params = v
+		case "beats":
+			beats = v
+		}
+		return err
+	})
+	if err != nil {
+		return s, err
+	}
+	if s.Scenario == "" {
+		return s, p.errf(n, "a scene needs a scenario: one of %s", scenario.Names())
+	}
+	sc, _ := scenario.Lookup(s.Scenario)
+	if s.Strategy == "" {
+		s.Strategy = sc.Strategies[0]
+	} else if !sc.Supports(s.Strategy) {
+		return s, p.errf(strat, "%q is not a strategy of %s: want one of %s", s.Strategy, sc.Name, sc.StrategyNames())
+	}
+	if s.Title == "" {
+		s.Title = sc.Title
+	}
+	s.Params = sc.Defaults
+	if s.Strategy == "redlock" && s.Params.Nodes < 3 {
+		s.Params.Nodes = 5
+	}
+	if params != nil {
+		if err := p.params(params, sc, &s.Params); err != nil {
+			return s, err
+		}
+	}
+	if err := s.Params.Validate(); err != nil {
+		at := n
+		if params != nil {
+			at = params
+		}
+		return s, p.errf(at, "%v", err)
+	}
+	if beats != nil {
+		if s.Beats, err = p.beats(beats); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// ParamNames are the parameters a scene of sc may set: the flags it reads.
+func ParamNames(sc *scenario.Scenario) []string { return sc.Uses }
+
+func (p *parser) params(n *yaml.Node, sc *scenario.Scenario, ps *scenario.Params) error {
+	names := ParamNames(sc)
+	if n.Kind != yaml.MappingNode {
+		return p.errf(n, "params must be a mapping of %s's parameters: %s", sc.Name, strings.Join(names, ", "))
+	}
+	return p.mapping(n, sc.Name+"'s params", names, func(key string, _, v *yaml.Node) error {
+		if v.Kind != yaml.ScalarNode {
+			return p.errf(v, "%s must be a single value", key)
+		}
+		if err := setParam(ps, key, v.Value); err != nil {
+			return p.errf(v, "%s: %v", key, err)
+		}
+		return nil
+	})
+}
+
+// setParam sets the parameter named like its flag from its text.
+func setParam(ps *scenario.Params, key, val string) error {
+	dur := func(d *scenario.Millis) error {
+		v, err := time.ParseDuration(val)
+		if err != nil {
+			return fmt.Errorf("want a duration like 5ms, 1s or 1m30s (got %q)", val)
+		}
+		*d = scenario.Millis(v)
+		return nil
+	}
+	num := func() (int64, error) {
+		v, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("want a whole number (got %q)", val)
+		}
+		return v, nil
+	}
+	switch key {
+	case "delay":
+		return dur(&ps.Delay)
+	case "work":
+		return dur(&ps.Work)
+	case "ttl":
+		return dur(&ps.TTL)
+	case "retry-base":
+		return dur(&ps.RetryBase)
+	case "retry-cap":
+		return dur(&ps.RetryCap)
+	case "retry":
+		pol, err := lock.ParsePolicy(val)
+		ps.Retry = string(pol)
+		return err
+	case "order":
+		if !slices.Contains(scenario.Orders, val) {
+			return fmt.Errorf("want one of %s (got %q)", strings.Join(scenario.Orders, ", "), val)
+		}
+		ps.Order = val
+		return nil
+	}
+	v, err := num()
+	if err != nil {
+		return err
+	}
+	switch key {
+	case "workers":
+		ps.Workers = int(min(max(v, -1), scenario.MaxWorkers+1))
+	case "stock":
+		ps.Stock = v
+	case "max-retries":
+		ps.MaxRetries = int(min(max(v, -1), scenario.MaxRetryCount+1))
+	case "nodes":
+		ps.Nodes = int(min(max(v, -1), scenario.MaxNodes+1))
+		if ps.Nodes < 1 || ps.Nodes > scenario.MaxNodes {
+			return fmt.Errorf("must be between 1 and %d (got %d)", scenario.MaxNodes, v)
+		}
+	default:
+		return fmt.Errorf("is not a parameter locklab knows")
+	}
+	return nil
+}
+
+func (p *parser) beats(n *yaml.Node) ([]Beat, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, "beats must be a list of entries like - beat: 1, with caption: and notes:")
+	}
+	if len(n.Content) > MaxBeats {
+		return nil, p.errf(n.Content[MaxBeats], "more than %d beat entries in one scene", MaxBeats)
+	}
+	var out []Beat
+	seen := map[int]int{}
+	for _, bn := range n.Content {
+		var b Beat
+		var at *yaml.Node
+		err := p.mapping(bn, "a beat", []string{"beat", "caption", "notes"}, func(key string, _, v *yaml.Node) error {
+			var err error
+			switch key {
+			case "beat":
+				at = v
+				b.N, err = strconv.Atoi(v.Value)
+				if err != nil || b.N < 1 || b.N > MaxBeats || v.Kind != yaml.ScalarNode {
+					err = p.errf(v, "beat must be a number from 1 to %d, as the screen counts beats (got %q)", MaxBeats, v.Value)
+				}
+			case "caption":
+				b.Caption, err = p.text(v, "caption")
+			case "notes":
+				b.Notes, err = p.text(v, "notes")
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if at == nil {
+			return nil, p.errf(bn, "a beat entry needs beat: N (which beat, from 1)")
+		}
+		if line, dup := seen[b.N]; dup {
+			return nil, p.errf(at, "beat %d is already given on line %d", b.N, line)
+		}
+		seen[b.N] = at.Line
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b Beat) int { return a.N - b.N })
+	return out, nil
+}
