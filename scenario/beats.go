@@ -112,6 +112,18 @@ func wn(e Event) string { return WorkerName(e.Worker) }
 
 func ms(d time.Duration) string { return strings.TrimSuffix(d.Round(time.Millisecond).String(), ".0") }
 
+// BeatIDs are the IDs of the beats a run of sc with strategy and p can
+// say, in order, the verdict last: what a presenter counts from the first
+// beat ("beat 1 of 4"). A run may say fewer (a beat whose event never comes
+// is never said), never more.
+func (sc *Scenario) BeatIDs(strategy string, p Params) []string {
+	var ids []string
+	for _, b := range beatsFor(sc, strategy, p) {
+		ids = append(ids, b.ID)
+	}
+	return append(ids, BeatVerdict)
+}
+
 // beatsFor is the narration of sc run with strategy and p.
 func beatsFor(sc *Scenario, strategy string, p Params) []Beat {
 	if sc.beats == nil {

@@ -46,6 +46,16 @@ type Options struct {
 	Present  bool          // presenter mode from the start
 	Cast     string        // record the session as an asciicast v2 file here
 	Servers  store.Servers // servers beyond Redis (--postgres, …)
+
+	// A talk's hold on presenter mode. Extras add a caption and notes to
+	// beats, keyed by beat ID ("race", "verdict") or number from 1 ("2").
+	// OnBeat is called from Update whenever the presenter's state changes
+	// (see App.Presenter). AfterLast is called when → is pressed at the
+	// last beat of a finished run; its command is run (a talk moves to its
+	// next scene there). Without it, → at the last beat does nothing.
+	Extras    map[string]BeatExtra
+	OnBeat    func(PresenterState)
+	AfterLast func() tea.Cmd
 }
 
 // presentTheme is presenter mode's theme.
@@ -98,6 +108,7 @@ type App struct {
 	// The recording, with --cast, and the size it last recorded.
 	rec        *cast.Writer
 	recW, recH int
+	reported   PresenterState // the state OnBeat last heard
 }
 
 // New returns the root model.
@@ -110,7 +121,7 @@ func New(opts Options) *App {
 	a.picker.servers = opts.Servers
 	if opts.Replay != nil {
 		a.run = newRunView(replaySession(opts.Name, opts.Replay), opts.Speed)
-		a.run.pr.on = opts.Present
+		a.run.pr.on, a.run.pr.extras = opts.Present, opts.Extras
 		a.run.mark = func(l string) {
 			if a.rec != nil {
 				a.rec.Marker(l)
@@ -220,6 +231,12 @@ func (a *App) start(spec runSpec, err error) tea.Cmd {
 
 // Update routes messages to the current screen.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m, cmd := a.update(msg)
+	a.reportBeat()
+	return m, cmd
+}
+
+func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.w, a.h = msg.Width, msg.Height
@@ -255,7 +272,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			present = a.run.pr.on // a rerun keeps the mode
 		}
 		a.run = newRunView(msg.s, msg.s.spec.Speed)
-		a.run.pr.on = present
+		a.run.pr.on, a.run.pr.extras = present, a.opts.Extras
 		if a.rec != nil {
 			a.run.mark = a.rec.Marker
 		}
@@ -316,6 +333,9 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if a.run.faults.open {
 		a.run.handleFaultKey(msg) // modal: nothing falls through
 		return a, nil
+	}
+	if a.run.pr.on && key.Matches(msg, a.run.pr.keys.Next) {
+		return a, a.PresentNext()
 	}
 	k := a.run.keys
 	switch {

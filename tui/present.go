@@ -31,8 +31,10 @@ func defaultPresentKeys() presentKeys {
 type presenter struct {
 	on      bool
 	keys    presentKeys
-	at      int64 // the beat shown (its event's seq), −1 before the first
-	waiting bool  // stopped at the beat
+	at      int64                // the beat shown (its event's seq), −1 before the first
+	waiting bool                 // stopped at the beat
+	ids     []string             // the beats the run can tell (scenario.BeatIDs)
+	extras  map[string]BeatExtra // a talk's additions (Options.Extras)
 }
 
 // beats are the seqs of the beat markers folded so far.
@@ -155,23 +157,6 @@ func (v *runView) togglePresent() {
 	}
 }
 
-// caption is the beat to show at cursor k: the newest beat at or before
-// it, its number and how many beats there are so far.
-func (v *runView) caption(k int) (text string, n, of int) {
-	seq := -1
-	for _, m := range v.tl.Markers {
-		if m.Kind == timeline.MarkerBeat {
-			if of++; int(m.Seq) <= k {
-				n, seq = of, int(m.Seq)
-			}
-		}
-	}
-	if seq >= 0 {
-		text = v.s.log.At(seq).Msg
-	}
-	return text, n, of
-}
-
 // captionBox is the caption, large: bold, wrapped, centred in a box, with
 // a title (which beat) and a hint (what the keys do now).
 func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
@@ -203,13 +188,13 @@ func (v *runView) presentHint(k int) string {
 // lanes, the locks and the stock, large enough to read from the back of a
 // room at 100×30.
 func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h int) string {
-	text, n, of := v.caption(k)
-	title := fmt.Sprintf("beat %d of %d", n, of)
-	if v.s.live() && !v.s.finished() {
-		title = fmt.Sprintf("beat %d", n) // more are coming
+	st := v.presenterState()
+	title, text := fmt.Sprintf("beat %d of %d", st.Index, st.Total), st.Caption
+	if st.Extra != "" {
+		text += "\n" + st.Extra
 	}
 	if text == "" {
-		title, text = "presenter", v.s.header.Scenario+" · "+v.s.header.Strategy+" — the first beat is coming"
+		title, text = fmt.Sprintf("beat 0 of %d", st.Total), v.s.header.Scenario+" · "+v.s.header.Strategy+" — the first beat is coming"
 	}
 	capt := captionBox(th, title, text, v.presentHint(k), w)
 	verdict := v.verdict(th, k, w)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -37,6 +38,9 @@ func newRunView(s *session, speed float64) *runView {
 	v.tl.Strategy = s.header.Strategy
 	if v.speed == 0 {
 		v.speed = openingSpeed(s.header.Scenario)
+	}
+	if sc, err := scenario.Lookup(s.header.Scenario); err == nil {
+		v.pr.ids = sc.BeatIDs(s.header.Strategy, s.header.Params)
 	}
 	if s.replay != "" {
 		v.tl.Catch(s.log)

@@ -1,0 +1,118 @@
+package tui
+
+import (
+	"strconv"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/tui/timeline"
+)
+
+// PresenterState is where presenter mode stands: the beat on screen, how
+// many the run tells, and what a talk added to it.
+type PresenterState struct {
+	On      bool   // presenter mode is on
+	Index   int    // the beat shown, from 1; 0 before the first
+	Total   int    // how many beats the run tells, known from the first
+	ID      string // the beat's ID: a scenario.Beat's, or scenario.BeatVerdict
+	Caption string // the beat's caption, as the run said it
+	Extra   string // the caption a talk adds under it (Options.Extras)
+	Notes   string // the speaker's notes for it (Options.Extras)
+	NextID  string // the ID of the beat that comes next; "" after the last
+	Last    bool   // the run's last beat: → from here calls Options.AfterLast
+	Waiting bool   // the run stands at the beat until → is pressed
+}
+
+// BeatExtra is what a talk adds to one beat: a caption shown under the
+// run's own, and notes for the speaker's eyes only.
+type BeatExtra struct {
+	Caption, Notes string
+}
+
+// extraFor is the extra for the beat numbered n (from 1) with id: by ID
+// first, then by number.
+func extraFor(extras map[string]BeatExtra, id string, n int) BeatExtra {
+	if x, ok := extras[id]; ok && id != "" {
+		return x
+	}
+	return extras[strconv.Itoa(n)]
+}
+
+// Presenter is presenter mode's state now; the zero state when no run is
+// on screen.
+func (a *App) Presenter() PresenterState {
+	if a.run == nil || a.screen != screenRun {
+		return PresenterState{}
+	}
+	return a.run.presenterState()
+}
+
+// PresentNext does what → does in presenter mode: on to the next beat, or,
+// at the run's last beat, Options.AfterLast's command.
+func (a *App) PresentNext() tea.Cmd {
+	if a.run == nil || a.screen != screenRun {
+		return nil
+	}
+	if st := a.run.presenterState(); st.On && st.Last && a.run.recorded() && a.opts.AfterLast != nil {
+		return a.opts.AfterLast()
+	}
+	a.run.presentNext()
+	return nil
+}
+
+// PresentBack does what ← does in presenter mode: back to the previous beat.
+func (a *App) PresentBack() {
+	if a.run != nil && a.screen == screenRun {
+		a.run.presentPrev()
+	}
+}
+
+// reportBeat calls Options.OnBeat when the beat on screen changed.
+func (a *App) reportBeat() {
+	if a.opts.OnBeat == nil {
+		return
+	}
+	st := a.Presenter()
+	if st != a.reported {
+		a.reported = st
+		a.opts.OnBeat(st)
+	}
+}
+
+// presenterState is the beat at the cursor, counted against the beats the
+// run can tell.
+func (v *runView) presenterState() PresenterState {
+	st := PresenterState{On: v.pr.on, Waiting: v.pr.waiting}
+	seq, said := -1, 0
+	for _, m := range v.tl.Markers {
+		if m.Kind != timeline.MarkerBeat {
+			continue
+		}
+		if said++; int(m.Seq) <= v.cursor {
+			st.Index, seq = said, int(m.Seq)
+		}
+	}
+	st.Total = said
+	if !v.recorded() {
+		st.Total = max(said, len(v.pr.ids)) // more are coming
+	}
+	if seq >= 0 {
+		e := v.s.log.At(seq)
+		st.ID, st.Caption = e.Code, e.Msg
+	}
+	x := extraFor(v.pr.extras, st.ID, st.Index)
+	st.Extra, st.Notes = x.Caption, x.Notes
+	st.Last = st.Index > 0 && (st.ID == scenario.BeatVerdict || (v.recorded() && st.Index == st.Total))
+	switch {
+	case st.Last:
+	case st.Index == 0 && len(v.pr.ids) > 0:
+		st.NextID = v.pr.ids[0]
+	default:
+		for i, id := range v.pr.ids {
+			if id == st.ID && i+1 < len(v.pr.ids) {
+				st.NextID = v.pr.ids[i+1]
+			}
+		}
+	}
+	return st
+}
