@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,7 +60,7 @@ func TestSeededRunTellsTheSameStory(t *testing.T) {
 					continue
 				}
 				if !slices.Equal(ids, first) {
-					t.Fatalf("run %d told another story:\n%v\nfirst:\n%v", i, ids, first)
+					t.Fatalf("run %d told another story:\n%v\nfirst:\n%v\nits steps:\n%s\nthe first's:\n%s", i, ids, first, steps(r), steps(runs[k*times]))
 				}
 				// Captions, but the verdict's counts, are the same too.
 				if !racy[sc.Name] && !slices.Equal(full[:len(full)-1], firstFull[:len(firstFull)-1]) {
@@ -68,6 +69,27 @@ func TestSeededRunTellsTheSameStory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// steps lists what r's workers did, one event a line, for a story that
+// went another way.
+func steps(r *scenario.Run) string {
+	var b strings.Builder
+	for _, e := range r.Log.Events() {
+		switch e.Kind {
+		case scenario.KindAttempt, scenario.KindBackoff:
+			continue
+		}
+		fmt.Fprintf(&b, "%12v %-4s %-14s %-8s %s %s\n", e.T, wname(e.Worker), e.Kind, e.Res, e.Code, e.Msg)
+	}
+	return b.String()
+}
+
+func wname(w int32) string {
+	if w < 0 {
+		return "sys"
+	}
+	return fmt.Sprintf("w%02d", w)
 }
 
 // storySpeed is the speed a scenario's outcome tests run it at.

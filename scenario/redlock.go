@@ -101,6 +101,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 	// Beat 4: a pause past the validity.
 	env.Emit(Event{Kind: KindBeat, Code: "part-4", Msg: "Part 4 of 4: w06 takes the lock on all five nodes, then pauses past its validity"})
 	var wg sync.WaitGroup
+	inside := make(chan bool, 1)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -112,30 +113,35 @@ func runRedlock(ctx context.Context, env *Env) error {
 			return
 		}
 		w.Emit(Event{Kind: KindWorkStart, Res: "P"})
-		w.Pause(ctx, ttl+ttl/2, "stop-the-world pause past the validity")
+		// The pause outlasts the validity and lasts until w07 is inside:
+		// on a busy machine w07's acquisition may take longer than planned.
+		w.PauseUntil(ctx, ttl+ttl/2, inside, "stop-the-world pause past the validity")
 		w.Emit(Event{Kind: KindWorkEnd, Res: "P"})
 		releaseQuietly(ctx, l)
 		w.Done(true, "", "woke up a stale holder: its validity had ended, yet it acted as if it held the lock")
 	}()
 	env.Clock().Sleep(ctx, ttl/4)
-	hold(env, ws[7], redlockFor(ws[7], full, poll), "P", ttl, env.Params.Work.D())
+	hold(env, ws[7], redlockFor(ws[7], full, poll), "P", ttl, env.Params.Work.D(), inside)
 	wg.Wait()
 	return ctx.Err()
 }
 
 // hold acquires lock:res, works inside for work and releases; got, if
-// given, hears whether the lock was obtained.
+// given, hears whether the lock was obtained, once w is inside.
 func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duration, got ...chan bool) {
 	ctx := w.ctx
 	lease, err := l.Acquire(ctx, env.Store.Key("lock:"+res), ttl)
-	for _, g := range got {
-		g <- err == nil
-	}
 	if err != nil {
+		for _, g := range got {
+			g <- false
+		}
 		w.Fail(ctx, err, "lock not obtained")
 		return
 	}
 	w.Emit(Event{Kind: KindWorkStart, Res: res})
+	for _, g := range got {
+		g <- true
+	}
 	err = w.Sleep(ctx, work)
 	w.Emit(Event{Kind: KindWorkEnd, Res: res})
 	releaseQuietly(ctx, lease)

@@ -67,6 +67,26 @@ func (w *Worker) Pause(ctx context.Context, d time.Duration, why string) error {
 	return err
 }
 
+// PauseUntil is Pause for at least d and until until is closed or sent on
+// (or ctx ends): a stop-the-world pause that outlasts what happens meanwhile
+// however slow the machine is. The pause is recorded as however long it lasted.
+func (w *Worker) PauseUntil(ctx context.Context, d time.Duration, until <-chan bool, why string) error {
+	if !w.beginPause(d, why) {
+		return nil
+	}
+	start := w.env.Clock().Now()
+	err := w.env.Clock().Sleep(ctx, d)
+	if err == nil {
+		select {
+		case <-until:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	w.endPause(max(w.env.Clock().Now()-start, d))
+	return err
+}
+
 // beginPause freezes w; false if it is paused already.
 func (w *Worker) beginPause(d time.Duration, why string) bool {
 	w.mu.Lock()
