@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -56,6 +57,10 @@ func runQueue(ctx context.Context, env *Env) error {
 	reservation, poll := env.Params.TTL.D(), env.Params.RetryBase.D()
 	ttlMs := func(d time.Duration) time.Duration { return env.Clock().ToServer(d) }
 	done := make(chan struct{})
+	// order keeps the log in the queue's own order: a redelivery is logged
+	// before the reservation it makes possible, however the goroutines that
+	// saw them are scheduled.
+	var order sync.Mutex
 	// The queue's reaper: a job whose reservation lapsed goes back in line.
 	reaper := make(chan struct{})
 	go func() {
@@ -69,9 +74,11 @@ func runQueue(ctx context.Context, env *Env) error {
 			if env.Clock().Sleep(ctx, poll) != nil {
 				return
 			}
+			order.Lock()
 			if n, _ := requeueScript.Run(ctx, c, []string{queue, job, reserved}, "42").Int(); n == 1 {
 				env.Emit(Event{Kind: KindExpired, Res: "reserved:job:42", Msg: "reservation lapsed: job 42 redelivered"})
 			}
+			order.Unlock()
 		}
 	}()
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
@@ -82,9 +89,15 @@ func runQueue(ctx context.Context, env *Env) error {
 		limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
 		for {
 			call := w.Now()
+			order.Lock()
 			id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:"), st.Key("job:")}, w.ID, max(ttlMs(reservation).Milliseconds(), 1)).Text()
+			since := env.Clock().Now() // the reservation runs from when the server set it, no earlier than now
 			if err == nil {
-				runJob(ctx, env, w, id, reservation, ttlMs)
+				w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
+			}
+			order.Unlock()
+			if err == nil {
+				runJob(ctx, env, w, id, since, reservation, ttlMs)
 				return
 			}
 			if !errors.Is(err, redis.Nil) { // not "the queue is empty": the server failed
@@ -113,13 +126,10 @@ func runQueue(ctx context.Context, env *Env) error {
 // reservation is extended every third of its length while the job runs,
 // only while it is still w's; a heartbeat that finds it lapsed or taken
 // stops the job before its effect, as a worker told "not reserved" must.
-func runJob(ctx context.Context, env *Env, w *Worker, id string, reservation time.Duration, server func(time.Duration) time.Duration) {
+func runJob(ctx context.Context, env *Env, w *Worker, id string, since, reservation time.Duration, server func(time.Duration) time.Duration) {
 	st := env.Store
 	c := st.Client()
 	job, reserved := st.Key("job:"+id), st.Key("reserved:job:"+id)
-	// The reservation runs from when the server set it, no earlier than now.
-	since := env.Clock().Now()
-	w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
 	w.Emit(Event{Kind: KindWorkStart, Res: "job:" + id})
 	jobCtx, lose := context.WithCancelCause(ctx)
 	defer lose(nil)
