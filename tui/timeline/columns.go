@@ -14,9 +14,6 @@ import (
 
 const fan = 16
 
-// every is the stride of a worker's sparse index of span times.
-const every = 32
-
 // stateIndex is the block summaries of one worker's spans.
 type stateIndex struct {
 	levels [][]uint16 // levels[L][j]: states of spans [j·16^(L+1), (j+1)·16^(L+1))
@@ -47,15 +44,15 @@ func (x *stateIndex) push(i int, s themes.State) {
 // states returns the states of spans [a, b).
 func (w *Worker) states(a, b int) uint16 {
 	var m uint16
-	spans := w.Spans
+	spans := w.spans
 	// Single spans up to a block boundary on each side.
 	for a < b && a%fan != 0 {
-		m |= bit(spans[a].State)
+		m |= 1 << (spans[a] & 0xff)
 		a++
 	}
 	for a < b && b%fan != 0 {
 		b--
-		m |= bit(spans[b].State)
+		m |= 1 << (spans[b] & 0xff)
 	}
 	size := fan
 	for L := 0; a < b; L++ {
@@ -82,50 +79,50 @@ func (w *Worker) states(a, b int) uint16 {
 
 // Columns fills dst (one entry per column) with the set of states worker w
 // was in during each column's time, as of cursor k, up to time now: column
-// c covers [c·span/cols, (c+1)·span/cols). A column before the worker's first event
-// or after its outcome (or its crash) is 0; the outcome counts in the
-// column where it happened only. Each entry is a bit mask of themes.State.
+// c covers the times t with ⌊t·cols/span⌋ = c (the last column also what
+// lies beyond). A column before the worker's first event or after its
+// outcome (or its crash) is 0; the outcome counts in the column where it
+// happened only. Each entry is a bit mask of themes.State. The cost is a
+// bucket lookup and a few dozen ORs per column, whatever the log's length.
 func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 	for c := range dst {
 		dst[c] = 0
 	}
-	spans := tl.SpansAt(w, k)
 	cols := len(dst)
-	if len(spans) == 0 || cols == 0 || span <= 0 {
-		return
-	}
-	// Spans that start after now are not drawn.
-	n := sort.Search(len(spans), func(i int) bool { return spans[i].T > now })
-	if n == 0 {
+	if w < 0 || w >= len(tl.Workers) || cols == 0 || span <= 0 {
 		return
 	}
 	wk := &tl.Workers[w]
+	total := len(wk.spans)
+	// Spans after cursor k, and those that start after now, are not drawn.
+	n := wk.upTo(k)
+	n = sort.Search(n, func(i int) bool { return wk.t(i) > now })
+	if n == 0 {
+		return
+	}
 	col := func(t time.Duration) int { return min(max(int(int64(t)*int64(cols)/int64(span)), 0), cols-1) }
-	first := col(spans[0].T)
-	lastSp := spans[n-1]
+	// start(c) is the first time in column c: ⌈c·span/cols⌉.
+	start := func(c int) time.Duration {
+		return time.Duration((int64(c)*int64(span) + int64(cols) - 1) / int64(cols))
+	}
+	first := col(wk.t(0))
 	end := col(now)
-	if lastSp.State == themes.DoneOK || lastSp.State == themes.DoneFail || lastSp.State == themes.Crashed {
-		end = col(lastSp.T)
+	if last := wk.st(n - 1); last == themes.DoneOK || last == themes.DoneFail || last == themes.Crashed {
+		end = col(wk.t(n - 1))
 	}
 	a := 0
 	for c := first; c <= end; c++ {
-		t1 := time.Duration(int64(span) * int64(c+1) / int64(cols))
-		// b: the first span that starts at or after the column's end:
-		// first among every 32nd span's time (a small array, in cache),
-		// then among the 32.
-		blk := sort.Search(len(wk.every), func(i int) bool { return wk.every[i] >= t1 })
-		lo, hi := max((blk-1)*every, a), min(blk*every, n)
-		b := lo // a short forward scan: the block's memory is contiguous
-		for b < hi && spans[b].T < t1 {
-			b++
-		}
-		if c == cols-1 || c == end {
-			b = n
+		// b: the first span that starts in a later column.
+		t0, t1 := start(c), time.Duration(-1)
+		b := n
+		if c < end && c < cols-1 {
+			t1 = start(c + 1)
+			b = min(wk.firstAt(t1, total), n)
 		}
 		if b <= a {
 			b = a + 1
 		}
-		dst[c] = wk.states(a, b)
+		dst[c] = wk.between(a, b, t0, t1, n, total)
 		// The span active at the column's end starts the next column.
 		a = b - 1
 	}

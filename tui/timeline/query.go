@@ -13,10 +13,14 @@ func upTo(n int, seq func(i int) int64, k int64) int {
 	return sort.Search(n, func(i int) bool { return seq(i) > k })
 }
 
-// SpansAt returns worker w's spans as of cursor k.
+// SpansAt returns worker w's spans as of cursor k (a copy).
 func (tl *Timeline) SpansAt(w, k int) []Span {
-	s := tl.Workers[w].Spans
-	return s[:upTo(len(s), func(i int) int64 { return s[i].Seq }, int64(k))]
+	wk := &tl.Workers[w]
+	out := make([]Span, wk.upTo(k))
+	for i := range out {
+		out[i] = wk.span(i)
+	}
+	return out
 }
 
 // LockAt returns lock l's spans and marks as of cursor k.
@@ -136,9 +140,10 @@ func Cycle(waits []int32) []int32 {
 
 // StateAt returns worker w's state at cursor k.
 func (tl *Timeline) StateAt(w, k int) themes.State {
-	s := tl.SpansAt(w, k)
-	if len(s) == 0 {
+	wk := &tl.Workers[w]
+	n := wk.upTo(k)
+	if n == 0 {
 		return themes.Idle
 	}
-	return s[len(s)-1].State
+	return wk.st(n - 1)
 }

@@ -7,6 +7,7 @@
 package timeline
 
 import (
+	"sort"
 	"time"
 
 	"github.com/locklab/locklab/scenario"
@@ -20,11 +21,13 @@ type Span struct {
 	State themes.State
 }
 
-// Worker is one worker's history and current state.
+// Worker is one worker's history and current state. Its spans are kept
+// packed, 12 bytes each: the time and state in one word, the seq in another.
 type Worker struct {
-	Spans []Span
-	index stateIndex
-	every []time.Duration // the time of every 32nd span
+	spans  []uint64 // T<<8 | state
+	seqs   []uint32
+	index  stateIndex
+	tindex timeIndex
 
 	holds    int
 	crashed  bool
@@ -445,22 +448,38 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		}
 	}
 	if w != nil {
-		if after := w.state(); after != before || len(w.Spans) == 0 {
+		if after := w.state(); after != before || len(w.spans) == 0 {
 			w.add(Span{seq, drawAt, after})
 		}
 	}
 }
 
-// add appends a span, never before the span it follows.
+// add appends a span, never before the span it follows (nor before 0).
 func (w *Worker) add(sp Span) {
-	if n := len(w.Spans); n > 0 && sp.T < w.Spans[n-1].T {
-		sp.T = w.Spans[n-1].T
+	sp.T = max(sp.T, 0)
+	if n := len(w.spans); n > 0 && sp.T < w.t(n-1) {
+		sp.T = w.t(n - 1)
 	}
-	w.index.push(len(w.Spans), sp.State)
-	if len(w.Spans)%every == 0 {
-		w.every = append(w.every, sp.T)
-	}
-	w.Spans = append(w.Spans, sp)
+	w.index.push(len(w.spans), sp.State)
+	w.tindex.push(len(w.spans), sp.T, bit(sp.State))
+	w.spans = append(w.spans, uint64(sp.T)<<8|uint64(sp.State))
+	w.seqs = append(w.seqs, uint32(sp.Seq))
+}
+
+// t is the time span i starts.
+func (w *Worker) t(i int) time.Duration { return time.Duration(w.spans[i] >> 8) }
+
+// st is span i's state.
+func (w *Worker) st(i int) themes.State { return themes.State(w.spans[i] & 0xff) }
+
+// span returns span i.
+func (w *Worker) span(i int) Span {
+	return Span{Seq: int64(w.seqs[i]), T: w.t(i), State: w.st(i)}
+}
+
+// upTo is how many of w's spans are at or before cursor k.
+func (w *Worker) upTo(k int) int {
+	return sort.Search(len(w.seqs), func(i int) bool { return int64(w.seqs[i]) > int64(k) })
 }
 
 func (tl *Timeline) waitFor(seq int64, from, to int32, res string) {

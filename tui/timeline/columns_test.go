@@ -1,0 +1,109 @@
+package timeline_test
+
+import (
+	mrand "math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/timeline"
+)
+
+// columnsByWalk is the straightforward picture: every span, one by one,
+// marks the columns from the one it starts in to the one the next span
+// starts in (the last one up to now, an outcome or a crash only its own).
+func columnsByWalk(tl *timeline.Timeline, w, k int, now, span time.Duration, cols int) []uint16 {
+	out := make([]uint16, cols)
+	col := func(t time.Duration) int { return min(max(int(int64(t)*int64(cols)/int64(span)), 0), cols-1) }
+	spans := tl.SpansAt(w, k)
+	for i, sp := range spans {
+		if sp.T > now {
+			break
+		}
+		end := col(now)
+		switch {
+		case i+1 < len(spans) && spans[i+1].T <= now:
+			end = col(spans[i+1].T)
+		case sp.State == themes.DoneOK || sp.State == themes.DoneFail || sp.State == themes.Crashed:
+			end = col(sp.T)
+		}
+		for c := col(sp.T); c <= end; c++ {
+			out[c] |= 1 << sp.State
+		}
+	}
+	return out
+}
+
+// randomLog is a lock fight among a few workers with bursts (many events
+// at one instant), long gaps, pauses, crashes, violations and outcomes.
+func randomLog(rng *mrand.Rand, n, workers int, unit time.Duration, steps int) *scenario.Log {
+	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff, scenario.KindAcquired,
+		scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindRelease, scenario.KindPause, scenario.KindResume,
+		scenario.KindAttempt, scenario.KindWorkStart, scenario.KindWorkEnd}
+	l := scenario.NewLog(nil, nil)
+	var at time.Duration
+	for range n {
+		switch r := rng.IntN(100); {
+		case r < 3:
+			at += time.Duration(rng.IntN(steps*1000)) * unit // a long gap
+		case r < 40:
+			// a burst: the same instant
+		default:
+			at += time.Duration(rng.IntN(steps)) * unit
+		}
+		e := scenario.Event{T: at, Worker: int32(rng.IntN(workers)), Kind: kinds[rng.IntN(len(kinds))], Res: "lock:x"}
+		switch rng.IntN(400) {
+		case 0:
+			e.Kind = scenario.KindViolation
+		case 1:
+			e.Kind = scenario.KindCrash
+		case 2:
+			e.Kind, e.OK, e.Has = scenario.KindDone, rng.IntN(2) == 0, scenario.HasOK
+		}
+		l.Append(e)
+	}
+	return l
+}
+
+// TestColumnsMatchAWalkOverEverySpan: the lanes' per-column summaries,
+// drawn from the time index, are the picture a walk over every span gives,
+// on random logs, at random cursors, times, widths and spans.
+func TestColumnsMatchAWalkOverEverySpan(t *testing.T) {
+	for seed := range uint64(40) {
+		rng := mrand.New(mrand.NewPCG(seed, 7))
+		workers := 1 + rng.IntN(5)
+		// Times in µs as the engine writes them, or in ns, so that column
+		// edges fall between two nanoseconds and on events.
+		unit, steps, minSpan := time.Microsecond, 3000, time.Millisecond
+		if seed%3 == 0 {
+			unit, steps, minSpan = time.Nanosecond, 4, 1
+		}
+		l := randomLog(rng, 200+rng.IntN(30_000), workers, unit, steps)
+		tl := timeline.New(workers)
+		tl.Catch(l)
+		for range 30 {
+			k := rng.IntN(tl.N)
+			now := l.At(k).T
+			if rng.IntN(3) == 0 {
+				now = time.Duration(rng.Int64N(int64(tl.Last) + 1))
+			}
+			span := max(now, minSpan)
+			if rng.IntN(4) == 0 {
+				span += time.Duration(rng.Int64N(int64(span)))
+			}
+			cols := 1 + rng.IntN(220)
+			got := make([]uint16, cols)
+			for w := range workers {
+				tl.Columns(got, w, k, now, span)
+				want := columnsByWalk(tl, w, k, now, span, cols)
+				for c := range want {
+					if got[c] != want[c] {
+						t.Fatalf("seed %d, k %d of %d, now %v, span %v, %d cols, w%d, column %d: states %b, want %b",
+							seed, k, tl.N, now, span, cols, w, c, got[c], want[c])
+					}
+				}
+			}
+		}
+	}
+}
