@@ -231,6 +231,9 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return &ConnectError{Addr: addr, Err: err, raw: raw}
 		}
+		if cfg.Guest {
+			continue
+		}
 		node.net = newNet(node, s.prefix)
 		node.Client.AddHook(netHook{node.net})
 		pctx, cancel = context.WithTimeout(ctx, timeout)

@@ -46,12 +46,20 @@ type Config struct {
 	// ReplicaLag, if set, gives every embedded node an asynchronous replica
 	// trailing it by this much, so Failover can be injected at any time.
 	ReplicaLag time.Duration
+	// RunID, if set, is the run's id instead of a fresh one: processes that
+	// take part in one race (a host and its guests) share its keys. Letters,
+	// digits and '-' only.
+	RunID string
+	// Guest says the run's keys belong to another process (the race's
+	// host): no safety net or marker here, and Close deletes nothing.
+	Guest bool
 }
 
 // Store is the world of one run: its nodes, its clock and its key namespace.
 // Open one per run and Close it when the run ends.
 type Store struct {
 	kind   Kind
+	guest  bool // the keys are another process's: never netted, never deleted here
 	clock  *Clock
 	nodes  []*Node
 	runID  string
@@ -72,7 +80,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{runID: id, prefix: "locklab:" + id + ":"}
+	if cfg.RunID != "" {
+		if !validRunID(cfg.RunID) {
+			return nil, fmt.Errorf("store: run id %q: want letters, digits and '-'", cfg.RunID)
+		}
+		id = cfg.RunID
+	}
+	s := &Store{runID: id, prefix: "locklab:" + id + ":", guest: cfg.Guest}
 	if len(cfg.URLs) == 0 {
 		err = s.openEmbedded(cfg)
 	} else {
@@ -94,6 +108,15 @@ func newRunID() (string, error) {
 		return "", fmt.Errorf("store: run id: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
+}
+
+func validRunID(id string) bool {
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return len(id) > 0 && len(id) <= 64
 }
 
 // Kind is Embedded or Real.
@@ -279,7 +302,7 @@ func (s *Store) Close() error {
 		s.stopNets()
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
 		defer cancel()
-		if s.clock != nil {
+		if s.clock != nil && !s.guest {
 			d, err := s.Cleanup(ctx)
 			s.deleted = d
 			errs = append(errs, err)
