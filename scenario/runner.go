@@ -37,11 +37,25 @@ type Run struct {
 	holders holders
 	env     *Env
 	bg      sync.WaitGroup // injected pauses still running
+	// guest runs only the workers of a race another process hosts: no
+	// setup, no final reading, no verdict.
+	guest func(ctx context.Context, env *Env) error
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
 // closes it after the run is done.
 func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
+	return start(ctx, st, cfg, runMode{})
+}
+
+// runMode says how a run shares its race with other processes.
+type runMode struct {
+	lanes  []string                        // the workers' names, when not w00…
+	hosted func(ctx context.Context) error // the workers race elsewhere: this waits for them
+	guest  bool                            // only the workers race here
+}
+
+func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run, error) {
 	sc, err := Lookup(cfg.Scenario)
 	if err != nil {
 		return nil, err
@@ -67,11 +81,19 @@ func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
 	for i := range h.Lanes {
 		h.Lanes[i] = WorkerName(int32(i))
 	}
+	copy(h.Lanes, mode.lanes)
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Run{Header: h, Log: NewLog(st.Clock(), sc.Deriver(cfg.Strategy, cfg.Params)), store: st, events: cfg.Events,
+	var derive Deriver
+	if !mode.guest {
+		derive = sc.Deriver(cfg.Strategy, cfg.Params)
+	}
+	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{})}
 	env := &Env{run: r, ctx: ctx, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
-		workers: make([]*Worker, cfg.Params.Workers)}
+		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted}
+	if mode.guest {
+		r.guest = guestWork[sc.Name]
+	}
 	r.env = env
 	go r.main(ctx, sc, env)
 	return r, nil
@@ -89,15 +111,24 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 		}
 		rec = startRecorder(r.Log, w)
 	}
-	err := sc.run(ctx, env)
+	var err error
+	if r.guest != nil {
+		err = r.guest(ctx, env)
+	} else {
+		err = sc.run(ctx, env)
+	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = fmt.Errorf("run stopped: %w", err)
 	}
-	if err == nil {
+	switch {
+	case r.guest != nil:
+		// A guest's verdict is its host's: the host folds these events
+		// with everyone else's.
+	case err == nil:
 		s := Summarize(r.Header, r.Log)
 		env.Emit(Event{Kind: KindBeat, Code: BeatVerdict, Msg: s.Verdict + ". " + s.Detail})
 		err = serverFailure(s)
-	} else if !errors.Is(err, context.Canceled) {
+	case !errors.Is(err, context.Canceled):
 		// The run could not go on (its setup, or its final read, failed):
 		// the log says so, so no view can take it for a verdict on locking.
 		o := outcomeOf(err)
@@ -183,6 +214,9 @@ type Env struct {
 	// serial orders the single operations of lock-free strategies with
 	// their events, so the log's order is the server's.
 	serial sync.Mutex
+	// hosted, when set, stands in for the workers: they race in other
+	// processes, and it returns when they are done.
+	hosted func(ctx context.Context) error
 }
 
 // Emit appends a system event.
@@ -197,6 +231,9 @@ func (e *Env) Clock() *store.Clock { return e.Store.Clock() }
 // Workers runs f on n worker goroutines that start together, and waits for
 // all of them.
 func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w *Worker)) error {
+	if e.hosted != nil {
+		return e.hosted(ctx)
+	}
 	ws := make([]*Worker, n)
 	for i := range ws {
 		w := e.worker(int32(i))

@@ -1,0 +1,119 @@
+package scenario
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/store"
+)
+
+// A race can span processes: a host sets it up, checks it and gives its
+// verdict, while guests elsewhere run the workers on the same keys and send
+// their events to the host, which appends them to its one log.
+
+// guestWork are the scenarios whose workers can race from other processes:
+// each runs its workers and nothing else.
+var guestWork = map[string]func(ctx context.Context, env *Env) error{
+	"oversell": func(ctx context.Context, env *Env) error {
+		return env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) { buy(ctx, env, w) })
+	},
+}
+
+// guestStrategies are the strategies a shared race can use: one Redis
+// server, nothing beyond it.
+var guestStrategies = []string{"none", "naive", "safe", "fenced", "watchdog", "atomic"}
+
+// Joinable reports whether workers in other processes can race in sc with
+// strategy; if not, the error says what can.
+func Joinable(sc, strategy string) error {
+	if _, ok := guestWork[sc]; !ok {
+		return fmt.Errorf("%q cannot be raced from other machines: want %s", sc, JoinableNames())
+	}
+	if !slices.Contains(guestStrategies, strategy) {
+		return fmt.Errorf("--lock %q cannot be raced from other machines: want one of %s", strategy, strings.Join(guestStrategies, ", "))
+	}
+	return nil
+}
+
+// JoinableNames lists the scenarios that other machines can join.
+func JoinableNames() string {
+	var names []string
+	for _, s := range catalogue {
+		if guestWork[s.Name] != nil {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// JoinableStrategies lists the strategies a shared race can use.
+func JoinableStrategies() []string { return slices.Clone(guestStrategies) }
+
+// StartHosted starts a run whose workers race in other processes: the
+// scenario's setup and its final reading happen here, and in between await
+// runs until the remote workers are done. Their events come in through
+// Log.EmitAt. lanes name the workers (len(lanes) of them).
+func StartHosted(ctx context.Context, st *store.Store, cfg Config, lanes []string, await func(ctx context.Context) error) (*Run, error) {
+	if err := Joinable(cfg.Scenario, cfg.Strategy); err != nil {
+		return nil, err
+	}
+	cfg.Params.Workers = len(lanes)
+	return start(ctx, st, cfg, runMode{lanes: lanes, hosted: await})
+}
+
+// StartGuest runs cfg's workers here, in a race another process hosts on
+// the same keys (st opened with its run id, as a guest): no setup, no
+// final reading, no checker. The events stay in the run's log, numbered
+// from worker 0, for the caller to send to the host.
+func StartGuest(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
+	if err := Joinable(cfg.Scenario, cfg.Strategy); err != nil {
+		return nil, err
+	}
+	return start(ctx, st, cfg, runMode{guest: true})
+}
+
+// EmitAt appends e at its own time e.T (never before the newest event),
+// folded by the log's deriver like any emitted event: for events that
+// happened in another process.
+func (l *Log) EmitAt(e Event) {
+	l.mu.Lock()
+	l.lastT = max(l.lastT, e.T.Truncate(time.Microsecond))
+	l.appendLocked(&e, false)
+	if l.derive != nil {
+		for _, d := range l.derive.Fold(e) {
+			l.appendLocked(&d, false)
+		}
+	}
+	l.pub.Store(l.n)
+	l.mu.Unlock()
+}
+
+// Mark is a time no event appended after it returns will be stamped
+// before: a watermark for whoever forwards the log elsewhere.
+func (l *Log) Mark() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.clock == nil {
+		return l.lastT
+	}
+	return max(l.lastT, l.clock.Now().Truncate(time.Microsecond))
+}
+
+// DecodeEvent reads one event written by AppendJSON.
+func DecodeEvent(b []byte) (Event, error) {
+	var e Event
+	_, _, err := decodeEvent(b, &e)
+	if errors.Is(err, errSlowPath) {
+		var w wireEvent
+		if err := json.Unmarshal(b, &w); err != nil {
+			return Event{}, err
+		}
+		return w.event(), nil
+	}
+	return e, err
+}
