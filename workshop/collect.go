@@ -1,0 +1,189 @@
+package workshop
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// collector reads a round's stream and appends its events to the host's
+// log in the order of the Redis server's clock: each attendee's events come
+// in order, and an event is appended only once every attendee still racing
+// has said it has nothing earlier to send (its watermark).
+type collector struct {
+	h      *Host
+	r      *Round
+	st     *store.Store
+	stream string
+	run    *scenario.Run
+	base   time.Duration // the host's clock at the round's start
+	from   map[string]*inbox
+	ready  chan struct{} // run and base are set
+}
+
+// inbox is one attendee's events not yet appended.
+type inbox struct {
+	a     Attendee
+	evs   []scenario.Event // T: server µs
+	mark  int64            // server µs: nothing earlier is still to come
+	ended bool             // sent its last event, or gone
+	done  []bool           // by worker: its outcome is in
+	heard time.Time
+}
+
+func (c *collector) collect(ctx context.Context) error {
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	c.from = map[string]*inbox{}
+	for _, a := range c.r.Attendees {
+		c.from[a.Name] = &inbox{a: a, done: make([]bool, a.Workers), heard: time.Now().Add(c.h.cfg.Lead)}
+	}
+	rc := c.st.Client()
+	last := "0-0"
+	nextCheck := time.Now().Add(time.Second)
+	for !c.finished() {
+		res, err := rc.XRead(ctx, &redis.XReadArgs{Streams: []string{c.stream, last}, Count: 512, Block: readBlock}).Result()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, redis.Nil):
+		case err != nil:
+			return fmt.Errorf("reading the attendees' events: %w", err)
+		}
+		for _, s := range res {
+			for _, m := range s.Messages {
+				last = m.ID
+				c.take(m.Values)
+			}
+		}
+		if time.Now().After(nextCheck) {
+			c.checkPresence(ctx)
+			nextCheck = time.Now().Add(500 * time.Millisecond)
+		}
+		c.release(false)
+	}
+	c.release(true)
+	return nil
+}
+
+func (c *collector) finished() bool {
+	for _, in := range c.from {
+		if !in.ended {
+			return false
+		}
+	}
+	return true
+}
+
+// take queues one stream entry: a batch of one attendee's events.
+func (c *collector) take(v map[string]any) {
+	name, _ := v["a"].(string)
+	in := c.from[name]
+	if in == nil || in.ended {
+		return // not of this round, or already given up on
+	}
+	in.heard = time.Now()
+	body, _ := v["e"].(string)
+	for _, line := range bytes.Split([]byte(body), []byte{'\n'}) {
+		if len(line) == 0 {
+			continue
+		}
+		e, err := scenario.DecodeEvent(line)
+		if err != nil || e.Worker < 0 || int(e.Worker) >= in.a.Workers {
+			continue // an attendee's word is not trusted blindly
+		}
+		in.evs = append(in.evs, e)
+	}
+	if w, err := strconv.ParseInt(fmt.Sprint(v["w"]), 10, 64); err == nil {
+		in.mark = max(in.mark, w)
+	}
+	if v["end"] == "1" {
+		in.ended = true
+		in.mark = math.MaxInt64
+	}
+}
+
+// checkPresence gives up on attendees whose presence lapsed: their lanes
+// that have not finished crash there.
+func (c *collector) checkPresence(ctx context.Context) {
+	rc := c.h.client()
+	for name, in := range c.from {
+		if in.ended {
+			continue
+		}
+		n, err := rc.Exists(ctx, c.h.room.Key("seen:"+name)).Result()
+		if err != nil || (n > 0 && time.Since(in.heard) < 2*presentTTL) {
+			continue
+		}
+		c.release(false) // what it sent before it left goes first
+		at := max(in.mark, c.r.Start)
+		in.ended, in.mark = true, math.MaxInt64
+		c.h.setGone(name)
+		for w, d := range in.done {
+			if !d {
+				in.evs = append(in.evs, scenario.Event{Kind: scenario.KindCrash, Worker: int32(w),
+					T: time.Duration(at) * time.Microsecond, Msg: name + " disconnected"})
+			}
+		}
+	}
+}
+
+// release appends every queued event up to the lowest watermark (all of
+// them when flush), merged by time.
+func (c *collector) release(flush bool) {
+	upTo := int64(math.MaxInt64)
+	if !flush {
+		for _, in := range c.from {
+			upTo = min(upTo, in.mark)
+		}
+	}
+	for {
+		var next *inbox
+		for _, in := range c.from {
+			if len(in.evs) == 0 || in.evs[0].T.Microseconds() > upTo {
+				continue
+			}
+			if next == nil || in.evs[0].T < next.evs[0].T || in.evs[0].T == next.evs[0].T && in.a.First < next.a.First {
+				next = in
+			}
+		}
+		if next == nil {
+			return
+		}
+		e := next.evs[0]
+		next.evs = next.evs[1:]
+		c.append(next, e)
+	}
+}
+
+// append adds one remote event to the host's log: its lane renumbered, its
+// times moved from the server's clock onto the host's.
+func (c *collector) append(in *inbox, e scenario.Event) {
+	if e.Kind == scenario.KindDone {
+		in.done[e.Worker] = true
+	}
+	e.Worker += int32(in.a.First)
+	if e.Has&scenario.HasPeer != 0 && e.Peer >= 0 && int(e.Peer) < in.a.Workers {
+		e.Peer += int32(in.a.First)
+	}
+	e.T = c.onHost(e.T)
+	if e.Has&scenario.HasCall != 0 {
+		e.Call = c.onHost(e.Call)
+	}
+	c.run.Log.EmitAt(e)
+}
+
+func (c *collector) onHost(server time.Duration) time.Duration {
+	return max(c.base+server-time.Duration(c.r.Start)*time.Microsecond, 0)
+}

@@ -1,0 +1,241 @@
+package workshop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// HostConfig says what the host runs.
+type HostConfig struct {
+	URL      string
+	Room     string
+	Scenario string
+	Strategy string
+	Params   scenario.Params // Workers is ignored: the attendees bring theirs
+	Seed     uint64
+	Tool     string
+	Lead     time.Duration // how far ahead a round starts (default DefaultLead)
+}
+
+// Host hosts a room: it opens rounds and folds everyone's events.
+type Host struct {
+	cfg   HostConfig
+	room  *store.Store
+	clk   ServerClock
+	token string
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu     sync.Mutex
+	n      int
+	round  *Round
+	run    *scenario.Run
+	rstore *store.Store
+	gone   map[string]bool // attendees of the current round who left
+}
+
+// OpenHost connects to the room's Redis and takes the room; it fails when
+// another host holds it.
+func OpenHost(ctx context.Context, cfg HostConfig) (*Host, error) {
+	if cfg.Room == "" {
+		cfg.Room = DefaultRoom
+	}
+	if cfg.Lead <= 0 {
+		cfg.Lead = DefaultLead
+	}
+	if err := scenario.Joinable(cfg.Scenario, cfg.Strategy); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room)})
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{cfg: cfg, room: st, token: fmt.Sprint(time.Now().UnixNano()), stop: make(chan struct{}), done: make(chan struct{})}
+	rc := st.Client()
+	ok, err := rc.SetNX(ctx, st.Key("host"), h.token, hostTTL).Result()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if !ok {
+		st.Close()
+		return nil, fmt.Errorf("room %q on this Redis already has a host: choose another --room", cfg.Room)
+	}
+	if err := h.clk.Sync(ctx, rc); err != nil {
+		st.Close()
+		return nil, err
+	}
+	rc.Del(ctx, st.Key("round"))
+	go h.heartbeat()
+	return h, nil
+}
+
+func (h *Host) heartbeat() {
+	defer close(h.done)
+	t := time.NewTicker(hostTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			h.room.Client().Set(ctx, h.room.Key("host"), h.token, hostTTL)
+			cancel()
+		}
+	}
+}
+
+// Room is the room's name.
+func (h *Host) Room() string { return h.cfg.Room }
+
+// Config is what the host runs.
+func (h *Host) Config() HostConfig { return h.cfg }
+
+// Lobby lists the attendees who are here now, by name.
+func (h *Host) Lobby(ctx context.Context) ([]Attendee, error) {
+	rc := h.room.Client()
+	all, err := rc.HGetAll(ctx, h.room.Key("lobby")).Result()
+	if err != nil {
+		return nil, err
+	}
+	var out []Attendee
+	for name, w := range all {
+		n, err := rc.Exists(ctx, h.room.Key("seen:"+name)).Result()
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			rc.HDel(ctx, h.room.Key("lobby"), name)
+			continue
+		}
+		var workers int
+		fmt.Sscan(w, &workers)
+		out = append(out, Attendee{Name: name, Workers: min(max(workers, 1), MaxWorkers)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(out) > MaxAttendees {
+		out = out[:MaxAttendees]
+	}
+	return out, nil
+}
+
+// ErrEmpty: a round needs at least one attendee.
+var ErrEmpty = errors.New("nobody has joined yet: attendees run locklab join --redis URL --name NAME")
+
+// Open ends the current round (its keys are deleted), then opens the next
+// for everyone in the lobby and starts its run; the workers everywhere
+// start at the same instant, a short lead from now.
+func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
+	lobby, err := h.Lobby(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(lobby) == 0 {
+		return nil, nil, ErrEmpty
+	}
+	h.endRound()
+	h.mu.Lock()
+	h.n++
+	r := &Round{N: h.n, Scenario: h.cfg.Scenario, Strategy: h.cfg.Strategy, Params: h.cfg.Params, Seed: h.cfg.Seed}
+	h.mu.Unlock()
+	first := 0
+	for _, a := range lobby {
+		a.First = first
+		first += a.Workers
+		r.Attendees = append(r.Attendees, a)
+	}
+	if first > scenario.MaxWorkers {
+		return nil, nil, fmt.Errorf("%d workers in all: at most %d fit one round; ask attendees for fewer --workers", first, scenario.MaxWorkers)
+	}
+	r.Params.Workers = first
+	rs, err := store.Open(ctx, store.Config{URLs: []string{h.cfg.URL}, RunID: r.RunID(h.cfg.Room), PoolSize: 16})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := h.clk.Sync(ctx, rs.Client()); err != nil {
+		rs.Close()
+		return nil, nil, err
+	}
+	r.Start = h.clk.Now() + h.cfg.Lead.Microseconds()
+	c := &collector{h: h, r: r, st: rs, stream: rs.Key("events"), ready: make(chan struct{})}
+	cfg := scenario.Config{Scenario: r.Scenario, Strategy: r.Strategy, Params: r.Params, Seed: r.Seed, Tool: h.cfg.Tool}
+	run, err := scenario.StartHosted(context.Background(), rs, cfg, r.Lanes(), c.collect)
+	if err != nil {
+		rs.Close()
+		return nil, nil, err
+	}
+	// The host's clock at the start instant: remote times map onto it.
+	c.base = rs.Clock().Now() + h.clk.Until(r.Start)
+	c.run = run
+	close(c.ready)
+	spec, _ := json.Marshal(r)
+	if err := h.room.Client().HSet(ctx, h.room.Key("round"), "spec", spec, "state", "racing").Err(); err != nil {
+		run.Stop()
+		run.Wait()
+		rs.Close()
+		return nil, nil, err
+	}
+	h.mu.Lock()
+	h.round, h.run, h.rstore, h.gone = r, run, rs, map[string]bool{}
+	h.mu.Unlock()
+	return run, r, nil
+}
+
+// Gone lists the attendees of the current round who left during it.
+func (h *Host) Gone() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for n := range h.gone {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (h *Host) setGone(name string) {
+	h.mu.Lock()
+	h.gone[name] = true
+	h.mu.Unlock()
+}
+
+// endRound stops the current round and deletes its keys.
+func (h *Host) endRound() {
+	h.mu.Lock()
+	run, rs := h.run, h.rstore
+	h.run, h.rstore = nil, nil
+	h.mu.Unlock()
+	if run != nil {
+		run.Stop()
+		run.Wait()
+	}
+	if rs != nil {
+		rs.Close()
+	}
+}
+
+// Close ends the round and leaves the room, deleting its keys.
+func (h *Host) Close() {
+	h.endRound()
+	close(h.stop)
+	<-h.done
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	rc := h.room.Client()
+	rc.Del(ctx, h.room.Key("round"), h.room.Key("host"))
+	h.room.Close()
+}
+
+// client is the room's Redis client.
+func (h *Host) client() *redis.Client { return h.room.Client() }

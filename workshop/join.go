@@ -1,0 +1,243 @@
+package workshop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/redis/go-redis/v9"
+)
+
+// JoinConfig says who joins which room with how many workers.
+type JoinConfig struct {
+	URL     string
+	Room    string
+	Name    string
+	Workers int
+	Tool    string
+	Skew    time.Duration // this machine's clock is off by this much (for tests and demos)
+	Rounds  int           // leave after this many rounds; 0: stay until ctx ends
+	Out     io.Writer     // one line per happening
+}
+
+// Join takes part in the room's rounds until ctx ends (or cfg.Rounds are
+// done): it runs cfg.Workers workers in each round the host opens.
+func Join(ctx context.Context, cfg JoinConfig) error {
+	if cfg.Room == "" {
+		cfg.Room = DefaultRoom
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	room, err := store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
+	if err != nil {
+		return err
+	}
+	defer room.Close()
+	rc := room.Client()
+	seen := room.Key("seen:" + cfg.Name)
+	token := strconv.FormatInt(time.Now().UnixNano(), 36)
+	ok, err := rc.SetNX(ctx, seen, token, presentTTL).Result()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &NameTakenError{Name: cfg.Name, Room: cfg.Room}
+	}
+	defer func() {
+		c, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		rc.HDel(c, room.Key("lobby"), cfg.Name)
+		rc.Del(c, seen)
+	}()
+	if err := rc.HSet(ctx, room.Key("lobby"), cfg.Name, cfg.Workers).Err(); err != nil {
+		return err
+	}
+	pctx, stopPresence := context.WithCancel(ctx)
+	defer stopPresence()
+	go func() {
+		t := time.NewTicker(renewEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-t.C:
+				rc.Set(pctx, seen, token, presentTTL)
+				rc.HSet(pctx, room.Key("lobby"), cfg.Name, cfg.Workers)
+			}
+		}
+	}()
+	j := &joiner{cfg: cfg, room: room, clk: ServerClock{Skew: cfg.Skew}}
+	if err := j.clk.Sync(ctx, rc); err != nil {
+		return err
+	}
+	return j.loop(ctx)
+}
+
+// NameTakenError: someone in the room has the name already.
+type NameTakenError struct{ Name, Room string }
+
+func (e *NameTakenError) Error() string {
+	return fmt.Sprintf("the name %q is taken in room %q: choose another --name", e.Name, e.Room)
+}
+
+type joiner struct {
+	cfg  JoinConfig
+	room *store.Store
+	clk  ServerClock
+}
+
+func (j *joiner) loop(ctx context.Context) error {
+	rc := j.room.Client()
+	last, rounds, said := -1, 0, ""
+	t := time.NewTicker(pollEvery)
+	defer t.Stop()
+	for {
+		r, state, err := readRound(ctx, rc, j.room.Key("round"))
+		if err != nil {
+			return err
+		}
+		hosted, _ := rc.Exists(ctx, j.room.Key("host")).Result()
+		switch {
+		case hosted == 0 && said != "nohost":
+			said = "nohost"
+			fmt.Fprintf(j.cfg.Out, "waiting for a host in room %q (locklab host --redis URL)\n", j.cfg.Room)
+		case hosted > 0 && (r == nil || r.N == last) && said != "lobby":
+			said = "lobby"
+			fmt.Fprintf(j.cfg.Out, "%s is in room %q with %d worker(s): waiting for the host to open a round\n", j.cfg.Name, j.cfg.Room, j.cfg.Workers)
+		}
+		if r != nil && r.N != last && state == "racing" {
+			if last == -1 && j.clk.Until(r.Start) < 0 {
+				last = r.N // it began before we came: wait for the next
+			} else if a, in := r.attendee(j.cfg.Name); in {
+				last, said = r.N, ""
+				if err := j.race(ctx, r, a); err != nil {
+					return err
+				}
+				rounds++
+				if j.cfg.Rounds > 0 && rounds >= j.cfg.Rounds {
+					return nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// race runs this machine's workers in round r and streams their events.
+func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
+	st, err := store.Open(ctx, store.Config{URLs: []string{j.cfg.URL}, RunID: r.RunID(j.cfg.Room), Guest: true,
+		PoolSize: min(max(a.Workers, 4), 64)})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rc := st.Client()
+	if err := j.clk.Sync(ctx, rc); err != nil {
+		return err
+	}
+	wait := j.clk.Until(r.Start)
+	fmt.Fprintf(j.cfg.Out, "round %d: %s with %s, %d worker(s) as %s/1…%s/%d, starting in %v\n", r.N, r.Scenario, r.Strategy,
+		a.Workers, a.Name, a.Name, a.Workers, wait.Round(time.Millisecond))
+	if wait > 0 {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+	p := r.Params
+	p.Workers = a.Workers
+	cfg := scenario.Config{Scenario: r.Scenario, Strategy: r.Strategy, Params: p, Seed: r.Seed + uint64(a.First)*7919, Tool: j.cfg.Tool}
+	run, err := scenario.StartGuest(ctx, st, cfg)
+	if err != nil {
+		return err
+	}
+	s0, c0 := j.clk.Now(), st.Clock().Now()
+	f := &forwarder{rc: rc, stream: st.Key("events"), name: a.Name, log: run.Log,
+		toServer: func(t time.Duration) time.Duration { return time.Duration(s0)*time.Microsecond + t - c0 }}
+	tick := time.NewTicker(flushEvery)
+	defer tick.Stop()
+	for running := true; running; {
+		select {
+		case <-run.Done():
+			running = false
+		case <-tick.C:
+		}
+		if err := f.flush(ctx, !running); err != nil {
+			run.Stop()
+			run.Wait()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("sending events to the host: %w", err)
+		}
+	}
+	if err := run.Wait(); err != nil && !errors.Is(err, context.Canceled) {
+		var se *scenario.ServerError
+		if !errors.As(err, &se) {
+			return err
+		}
+	}
+	s := run.Summary()
+	fmt.Fprintf(j.cfg.Out, "round %d: %s bought %d, denied %d time(s); the host's screen has everyone's verdict\n",
+		r.N, a.Name, s.Successes, denials(run.Log))
+	return nil
+}
+
+func denials(l *scenario.Log) int {
+	n := 0
+	for i := range l.Len() {
+		if l.KindAt(i) == scenario.KindDenied {
+			n++
+		}
+	}
+	return n
+}
+
+// forwarder sends a log's new events to the stream, in batches.
+type forwarder struct {
+	rc       *redis.Client
+	stream   string
+	name     string
+	log      *scenario.Log
+	toServer func(time.Duration) time.Duration
+	cursor   int
+	sent     time.Time
+	buf      []scenario.Event
+	b        []byte
+}
+
+func (f *forwarder) flush(ctx context.Context, end bool) error {
+	mark := f.log.Mark()
+	f.buf, f.cursor = f.log.Read(f.cursor, f.buf[:0])
+	if len(f.buf) == 0 && !end && time.Since(f.sent) < readBlock {
+		return nil // nothing new: the watermark alone goes a little less often
+	}
+	f.sent = time.Now()
+	f.b = f.b[:0]
+	for i := range f.buf {
+		e := &f.buf[i]
+		e.T = f.toServer(e.T)
+		if e.Has&scenario.HasCall != 0 {
+			e.Call = f.toServer(e.Call)
+		}
+		f.b = scenario.AppendJSON(f.b, e)
+		f.b = append(f.b, '\n')
+	}
+	vals := []any{"a", f.name, "w", f.toServer(mark).Microseconds(), "e", f.b}
+	if end {
+		vals = append(vals, "end", "1")
+	}
+	return f.rc.XAdd(ctx, &redis.XAddArgs{Stream: f.stream, MaxLen: streamMaxLen, Approx: true, Values: vals}).Err()
+}

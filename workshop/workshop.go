@@ -1,0 +1,159 @@
+// Package workshop runs one race across machines on one real Redis: a host
+// opens rounds and checks them, guests on other machines join with workers
+// of their own, and their events travel back to the host through a Redis
+// Stream under the round's key prefix, stamped with the Redis server's
+// clock so that lanes from machines whose clocks disagree line up.
+//
+// Keys, for room R:
+//
+//	locklab:room-R:host        the host is here (PX, renewed)
+//	locklab:room-R:round       the current round (JSON): scenario, strategy, start, attendees
+//	locklab:room-R:lobby       hash: attendee name → workers
+//	locklab:room-R:seen:NAME   the attendee is here (PX, renewed)
+//	locklab:room-R-rN:…        round N's keys: stock, lock, and events (the stream)
+//
+// A new round deletes the last one's keys; the host's leaving deletes the
+// room's.
+package workshop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/redis/go-redis/v9"
+)
+
+// Timing of presence and of the stream.
+const (
+	presentTTL   = 3 * time.Second        // a joiner unheard of for this long has gone
+	renewEvery   = 750 * time.Millisecond // presence renewal
+	hostTTL      = 5 * time.Second
+	pollEvery    = 100 * time.Millisecond // a joiner looks for a new round
+	flushEvery   = 25 * time.Millisecond  // a joiner sends its events
+	readBlock    = 100 * time.Millisecond // the host waits on the stream
+	streamMaxLen = 50_000                 // entries (batches) the stream keeps, about
+	// DefaultLead is how far ahead a round's start is set, so every joiner
+	// has seen it before it begins.
+	DefaultLead = 1500 * time.Millisecond
+	// MaxAttendees bounds a room; MaxWorkers an attendee's workers.
+	MaxAttendees = 64
+	MaxWorkers   = 20
+)
+
+// DefaultRoom is the room host and join use unless told otherwise.
+const DefaultRoom = "workshop"
+
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,23}$`)
+
+// CheckName refuses names that cannot be a lane's or a key's.
+func CheckName(what, name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("--%s %q: use 1 to 24 letters, digits, '-' or '_', starting with a letter or digit", what, name)
+	}
+	return nil
+}
+
+// Attendee is one machine's share of a round.
+type Attendee struct {
+	Name    string `json:"name"`
+	Workers int    `json:"workers"`
+	First   int    `json:"first"` // its first lane
+}
+
+// Round is what the host publishes for joiners.
+type Round struct {
+	N         int             `json:"n"`
+	Scenario  string          `json:"scenario"`
+	Strategy  string          `json:"strategy"`
+	Params    scenario.Params `json:"params"`
+	Seed      uint64          `json:"seed"`
+	Start     int64           `json:"start_us"` // on the Redis server's clock
+	Attendees []Attendee      `json:"attendees"`
+}
+
+// RunID is the id of the round's keys.
+func (r *Round) RunID(room string) string { return fmt.Sprintf("room-%s-r%d", room, r.N) }
+
+func (r *Round) attendee(name string) (Attendee, bool) {
+	for _, a := range r.Attendees {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Attendee{}, false
+}
+
+// Lanes names the round's workers by attendee: alice/1, alice/2, bob/1…
+func (r *Round) Lanes() []string {
+	var lanes []string
+	for _, a := range r.Attendees {
+		for i := range a.Workers {
+			lanes = append(lanes, fmt.Sprintf("%s/%d", a.Name, i+1))
+		}
+	}
+	return lanes
+}
+
+func roomID(room string) string { return "room-" + room }
+
+// ServerClock reads the Redis server's clock from here: its offset from
+// the local clock is measured with TIME, keeping the sample with the
+// shortest round trip.
+type ServerClock struct {
+	offset time.Duration
+	// Skew shifts this machine's clock, to show that skew does not matter.
+	Skew time.Duration
+}
+
+func (c *ServerClock) local() time.Time { return time.Now().Add(c.Skew) }
+
+// Sync measures the offset.
+func (c *ServerClock) Sync(ctx context.Context, rc *redis.Client) error {
+	best := time.Duration(-1)
+	for range 5 {
+		t0 := c.local()
+		st, err := rc.Time(ctx).Result()
+		if err != nil {
+			return err
+		}
+		t1 := c.local()
+		rtt := t1.Sub(t0)
+		if best < 0 || rtt < best {
+			best = rtt
+			c.offset = st.Sub(t0.Add(rtt / 2))
+		}
+	}
+	return nil
+}
+
+// Now is the server's time now, in µs since the epoch.
+func (c *ServerClock) Now() int64 { return c.local().Add(c.offset).UnixMicro() }
+
+// Until is how long from now until server time us.
+func (c *ServerClock) Until(us int64) time.Duration {
+	return time.Duration(us-c.Now()) * time.Microsecond
+}
+
+// readRound reads the current round, or nil when there is none.
+func readRound(ctx context.Context, rc *redis.Client, key string) (*Round, string, error) {
+	b, err := rc.HGetAll(ctx, key).Result()
+	if err != nil {
+		return nil, "", err
+	}
+	if b["spec"] == "" {
+		return nil, "", nil
+	}
+	var r Round
+	if err := json.Unmarshal([]byte(b["spec"]), &r); err != nil {
+		return nil, "", fmt.Errorf("the room's round is unreadable: %w", err)
+	}
+	return &r, b["state"], nil
+}
+
+// errNoHost: nobody hosts the room.
+var errNoHost = errors.New("no host")
