@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/themes"
 )
 
@@ -26,7 +25,7 @@ func backdrop(th *themes.Theme, screen string, w int) string {
 	}
 	lines := strings.Split(screen, "\n")
 	for i, l := range lines {
-		if pad := w - ansi.StringWidth(l); pad > 0 {
+		if pad := w - cellWidth(l); pad > 0 {
 			l += strings.Repeat(" ", pad)
 		}
 		l = strings.ReplaceAll(l, "\x1b[0m", "\x1b[0m"+p.pre)

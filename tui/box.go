@@ -23,7 +23,7 @@ func box(th *themes.Theme, title string, lines []string, w, h int) string {
 	}
 	top = ansi.Truncate(top, inner, "")
 	border := lookOf(th).border
-	b.WriteString(border.wrap("╭" + top + strings.Repeat("─", inner-ansi.StringWidth(top)) + "╮"))
+	b.WriteString(border.wrap("╭" + top + strings.Repeat("─", inner-cellWidth(top)) + "╮"))
 	side := border.wrap("│")
 	for i := 0; i < h-2; i++ {
 		b.WriteByte('\n')
@@ -41,14 +41,14 @@ func box(th *themes.Theme, title string, lines []string, w, h int) string {
 
 // fit cuts or pads a (styled) line to exactly w cells.
 func fit(s string, w int) string {
-	n := ansi.StringWidth(s)
+	n := cellWidth(s)
 	if n > w {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s + strings.Repeat(" ", w-n)
 }
 
-func ansiWidth(s string) int { return ansi.StringWidth(s) }
+func ansiWidth(s string) int { return cellWidth(s) }
 
 // joinH puts blocks side by side; every block must have the same height.
 func joinH(blocks ...string) string {

@@ -235,12 +235,19 @@ func legend(th *themes.Theme) string {
 
 // legendLine names the glyphs of place p: "· idle  ? attempting  …".
 func legendLine(th *themes.Theme, p themes.Place) string {
+	lk := lookOf(th)
+	lk.mu.Lock()
+	defer lk.mu.Unlock()
+	if s, ok := lk.legends[p]; ok {
+		return s
+	}
 	var parts []string
 	for _, s := range themes.Legend(p) {
 		g := themes.Table[s]
 		parts = append(parts, th.Mark(s, 0)+" "+th.Muted.Render(g.Meaning))
 	}
-	return strings.Join(parts, "  ")
+	lk.legends[p] = strings.Join(parts, "  ")
+	return lk.legends[p]
 }
 
 // legendGroups are the glyph legend's groups for the help, generated from

@@ -22,6 +22,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 	var out []string
 	cols := max(width-labelW-1, 1)
 	sc := newScale(now, cols)
+	lk := lookOf(th)
 	for _, l := range tl.Locks {
 		if len(out)+2 > rows {
 			break
@@ -84,10 +85,9 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 		}
 		var b strings.Builder
 		b.WriteString(th.Text.Render(fmt.Sprintf("%-*s", labelW, shortLock(l.Name, labelW))) + " ")
-		lk := lookOf(th)
 		for c := 0; c < cols; {
 			if markAt[c] != 0 {
-				b.WriteString(markGlyph(th, markAt[c]))
+				b.WriteString(lk.mark(markSyms[markAt[c]]))
 				c++
 				continue
 			}
@@ -99,7 +99,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 			case holders[c] == -1:
 				b.WriteString(strings.Repeat(" ", j-c))
 			case forever[c]:
-				b.WriteString(th.Style(themes.SymHeldNoTTL, 0).Render(strings.Repeat(string(themes.SymHeldNoTTL.Rune()), j-c)))
+				b.WriteString(lk.syms[themes.SymHeldNoTTL].wrap(strings.Repeat(string(themes.SymHeldNoTTL.Rune()), j-c)))
 			default:
 				b.WriteString(lk.worker(int(holders[c])).wrap(strings.Repeat(string(themes.SymHeld.Rune()), j-c)))
 			}
@@ -136,10 +136,6 @@ var markSyms = map[timeline.MarkKind]themes.Symbol{
 	timeline.MarkRenewal: themes.SymRenewal, timeline.MarkLapse: themes.SymLapse,
 	timeline.MarkExpired: themes.SymExpired, timeline.MarkForeignDelete: themes.SymForeign,
 	timeline.MarkReleaseFailed: themes.SymRefused, timeline.MarkLost: themes.SymLost,
-}
-
-func markGlyph(th *themes.Theme, k timeline.MarkKind) string {
-	return th.Mark(markSyms[k], 0)
 }
 
 // holderInfo is "w03 ▕████░░░░▏ 1.20s", or the lapse under a working holder.

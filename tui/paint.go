@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/locklab/locklab/themes"
@@ -31,6 +32,10 @@ type look struct {
 	states  [themes.StateCount]paint
 	workers []paint
 	border  paint
+	syms    [themes.SymbolCount]paint // for a holder's symbols: worker 0's
+	muted   paint
+	mu      sync.Mutex
+	legends map[themes.Place]string // built as first drawn
 }
 
 var looks struct {
@@ -51,6 +56,11 @@ func lookOf(th *themes.Theme) *look {
 	for _, w := range th.Workers {
 		l.workers = append(l.workers, paintOf(w))
 	}
+	for s := range l.syms {
+		l.syms[s] = paintOf(th.Style(themes.Symbol(s), 0))
+	}
+	l.muted = paintOf(th.Muted)
+	l.legends = map[themes.Place]string{}
 	looks.last = l
 	return l
 }
@@ -60,6 +70,11 @@ func (l *look) worker(w int) paint {
 		return paint{}
 	}
 	return l.workers[w%len(l.workers)]
+}
+
+// mark is th.Mark(s, 0), painted.
+func (l *look) mark(s themes.Symbol) string {
+	return l.syms[s].wrap(string(themes.Table[s].Rune))
 }
 
 // cells writes n glyphs of state s.

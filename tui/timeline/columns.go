@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"sort"
 	"time"
 
 	"github.com/locklab/locklab/themes"
@@ -95,8 +94,7 @@ func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 	wk := &tl.Workers[w]
 	total := len(wk.spans)
 	// Spans after cursor k, and those that start after now, are not drawn.
-	n := wk.upTo(k)
-	n = sort.Search(n, func(i int) bool { return wk.t(i) > now })
+	n := min(wk.upTo(k), wk.firstAt(now+1, total))
 	if n == 0 {
 		return
 	}

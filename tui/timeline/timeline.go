@@ -479,6 +479,9 @@ func (w *Worker) span(i int) Span {
 
 // upTo is how many of w's spans are at or before cursor k.
 func (w *Worker) upTo(k int) int {
+	if n := len(w.seqs); n == 0 || int64(w.seqs[n-1]) <= int64(k) {
+		return n // at the end of the log, as live
+	}
 	return sort.Search(len(w.seqs), func(i int) bool { return int64(w.seqs[i]) > int64(k) })
 }
 
