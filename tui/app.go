@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 )
@@ -56,6 +57,12 @@ type Options struct {
 	Extras    map[string]BeatExtra
 	OnBeat    func(PresenterState)
 	AfterLast func() tea.Cmd
+	// Talk, when set, is given scene by scene in presenter mode; TalkLogs
+	// holds a scene's saved run (nil: run it live), Publish gets the talk's
+	// position for the speaker's notes whenever it moves.
+	Talk     *talk.Talk
+	TalkLogs []*scenario.Loaded
+	Publish  func(talk.Position)
 }
 
 // presentTheme is presenter mode's theme.
@@ -109,6 +116,8 @@ type App struct {
 	rec        *cast.Writer
 	recW, recH int
 	reported   PresenterState // the state OnBeat last heard
+	recording  bool           // drawn for a recording: no key help nobody can press
+	talk       *talkPlay
 }
 
 // New returns the root model.
@@ -128,6 +137,9 @@ func New(opts Options) *App {
 			}
 		}
 		a.screen = screenRun
+	}
+	if opts.Talk != nil {
+		a.startTalk()
 	}
 	return a
 }
@@ -197,7 +209,7 @@ func (t teeFile) WriteString(s string) (int, error) { return t.Write([]byte(s)) 
 
 // Init starts the frame tick, and the run when it was asked for.
 func (a *App) Init() tea.Cmd {
-	if a.opts.Start && a.opts.Replay == nil {
+	if a.opts.Start && a.opts.Replay == nil && a.talk == nil {
 		a.form = newForm(a.picker.scenario(), a.picker.strategy(), a.opts)
 		return tea.Batch(frame(), a.start(a.form.spec()))
 	}
@@ -233,6 +245,7 @@ func (a *App) start(spec runSpec, err error) tea.Cmd {
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m, cmd := a.update(msg)
 	a.reportBeat()
+	a.publishPosition()
 	return m, cmd
 }
 
@@ -276,6 +289,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if a.rec != nil {
 			a.run.mark = a.rec.Marker
 		}
+		a.onSceneRun()
 		a.screen, a.err = screenRun, ""
 		return a, nil
 	case tea.KeyMsg:
@@ -305,6 +319,11 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if a.showHelp && msg.String() == "esc" {
 		a.showHelp = false
 		return a, nil
+	}
+	if a.talk != nil {
+		if cmd, ok := a.handleTalkKey(msg); ok {
+			return a, cmd
+		}
 	}
 	switch a.screen {
 	case screenPicker:
@@ -365,7 +384,7 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // background.
 func (a *App) View() string {
 	th := a.theme
-	if a.screen == screenRun && a.run != nil && a.run.pr.on && th.Name != "mono" {
+	if (a.talk != nil || a.screen == screenRun && a.run != nil && a.run.pr.on) && th.Name != "mono" {
 		th = presentTheme // reads from the back of the room
 	}
 	return backdrop(th, a.view(th), a.w)
@@ -377,12 +396,14 @@ func (a *App) view(th *themes.Theme) string {
 	}
 	var body string
 	var keys helpMap
-	switch a.screen {
-	case screenPicker:
+	switch {
+	case a.talk != nil && (a.talk.card || a.talk.end || a.run == nil):
+		body, keys = a.talkView(th, a.w, a.h-1), a.talkHelp()
+	case a.screen == screenPicker:
 		body, keys = a.picker.View(th, a.w, a.h-2), a.picker.helpKeys()
-	case screenForm:
+	case a.screen == screenForm:
 		body, keys = a.form.View(th, a.w, a.h-2), a.form.helpKeys()
-	case screenRun:
+	case a.screen == screenRun:
 		body, keys = a.run.View(th, a.w, a.h-1), a.run.helpKeys()
 	}
 	g := a.keys
@@ -397,6 +418,9 @@ func (a *App) view(th *themes.Theme) string {
 		return a.helpView(th, keys)
 	}
 	footer := footerView(th, short, []key.Binding{g.Help, g.Quit}, a.w)
+	if a.recording {
+		footer = ""
+	}
 	if a.err != "" {
 		footer = th.Alarm.Render(a.err)
 	} else if a.flash != "" {
@@ -412,7 +436,7 @@ func (a *App) view(th *themes.Theme) string {
 	for len(lines) < height {
 		lines = append(lines, "")
 	}
-	if a.screen == screenRun && a.run.faults.open {
+	if a.screen == screenRun && a.run != nil && a.run.faults.open {
 		// The menu covers the bottom of the run view, above the footer.
 		panel := a.run.faultPanel(th, a.w)
 		copy(lines[max(height-len(panel), 0):], panel)

@@ -174,6 +174,10 @@ func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
 // presentHint says what the presenter's keys do now.
 func (v *runView) presentHint(k int) string {
 	switch {
+	case v.noHints:
+		return ""
+	case v.scene != nil && v.s.finished() && v.presenterState().Last:
+		return "→ the next scene · ← goes back a beat"
 	case k >= v.tl.N-1 && v.s.finished():
 		return "the end of the run · ← goes back a beat · r runs it again"
 	case v.pr.waiting:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -30,6 +31,8 @@ type runView struct {
 	pr        presenter
 	mark      func(label string) // a recording's markers, if recording
 	marked    int                // timeline markers already reported
+	noHints   bool               // a recording: no hints at keys nobody can press
+	scene     *talk.Scene        // the talk's scene this run is, if any
 }
 
 func newRunView(s *session, speed float64) *runView {

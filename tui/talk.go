@@ -1,0 +1,261 @@
+package tui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/talk"
+	"github.com/locklab/locklab/themes"
+)
+
+// talkPlay is a talk in progress: its scenes in order, each opened by a
+// title card; → after a scene's last beat goes to the next scene's card.
+type talkPlay struct {
+	t       *talk.Talk
+	logs    []*scenario.Loaded // a scene's saved run, or nil: run it live
+	i       int                // the scene
+	card    bool               // its title card is on screen
+	end     bool               // the end card (after the last scene)
+	started time.Time          // when the first scene started, for the notes' clock
+	publish func(talk.Position)
+	last    talk.Position
+}
+
+// talkOn reports whether the app gives a talk.
+func (a *App) talkOn() bool { return a.talk != nil }
+
+// startTalk sets the app up to give opts.Talk, from its first title card.
+func (a *App) startTalk() {
+	o := a.opts
+	a.talk = &talkPlay{t: o.Talk, logs: o.TalkLogs, card: true, publish: o.Publish}
+	a.opts.Present = true
+	a.opts.AfterLast = a.nextScene
+	a.screen = screenRun
+}
+
+// handleTalkKey handles the keys that move through a talk; false lets the
+// run view have the key.
+func (a *App) handleTalkKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	tp := a.talk
+	pk := defaultPresentKeys()
+	next, prev := key.Matches(msg, pk.Next), key.Matches(msg, pk.Prev)
+	switch {
+	case tp.card || tp.end:
+		switch {
+		case next && tp.end:
+		case next:
+			return a.startScene(), true
+		case prev && tp.end:
+			tp.end, tp.card = false, true
+		case prev && tp.i > 0:
+			tp.i--
+		}
+		return nil, true // a card swallows every other key but quit, help and theme
+	case a.run == nil:
+		return nil, true // the scene is starting
+	case prev && a.run.firstBeatShown():
+		a.run.s.stop()
+		tp.card = true
+		return nil, true
+	case msg.String() == "esc":
+		return nil, true // a talk has no form to go back to
+	}
+	return nil, false
+}
+
+// nextScene is → after a scene's last beat: the next scene's title card,
+// or the end of the talk.
+func (a *App) nextScene() tea.Cmd {
+	tp := a.talk
+	a.run.s.stop()
+	if tp.i+1 < len(tp.t.Scenes) {
+		tp.i++
+		tp.card = true
+	} else {
+		tp.end = true
+	}
+	return nil
+}
+
+// startScene leaves the title card and starts its scene: its saved run,
+// played at the scenario's pace, or a live run.
+func (a *App) startScene() tea.Cmd {
+	tp := a.talk
+	sc := &tp.t.Scenes[tp.i]
+	tp.card = false
+	if tp.started.IsZero() {
+		tp.started = a.lastFrame
+	}
+	speed := 0.0
+	if a.opts.SpeedSet {
+		speed = a.opts.Speed
+	}
+	if tp.i < len(tp.logs) && tp.logs[tp.i] != nil {
+		a.run = newRunView(replaySession(filepath.Base(sc.Log), tp.logs[tp.i]), speed)
+		a.run.status = ""
+		a.onSceneRun()
+		a.run.presentNext() // plays to the first beat
+		return nil
+	}
+	if speed == 0 {
+		speed = openingSpeed(sc.Scenario)
+	}
+	a.run = nil
+	return a.start(runSpec{Scenario: sc.Scenario, Strategy: sc.Strategy, Params: sc.Params, Seed: sc.Seed, Speed: speed}, nil)
+}
+
+// onSceneRun marks the run on screen as the talk's current scene.
+func (a *App) onSceneRun() {
+	if a.talk == nil || a.run == nil {
+		return
+	}
+	sc := &a.talk.t.Scenes[a.talk.i]
+	a.run.scene = sc
+	a.run.pr.on = true
+	a.run.pr.extras = map[string]BeatExtra{}
+	for _, b := range sc.Beats {
+		a.run.pr.extras[strconv.Itoa(b.N)] = BeatExtra{Caption: b.Caption, Notes: b.Notes}
+	}
+	a.run.mark = nil
+	if a.rec != nil {
+		a.run.mark = a.rec.Marker
+	}
+}
+
+// firstBeatShown reports whether the presenter stands at the first beat or
+// before it: ← then goes back to the scene's title card.
+func (v *runView) firstBeatShown() bool {
+	bs := v.beats()
+	return len(bs) == 0 || (v.pr.waiting && v.pr.at <= bs[0]) || int64(v.cursor) < bs[0]
+}
+
+// talkView is the title card or the end card, or "" when a scene plays.
+func (a *App) talkView(th *themes.Theme, w, h int) string {
+	tp := a.talk
+	hint := "→ starts it · ← the scene before"
+	if tp.i == 0 {
+		hint = "→ starts it"
+	}
+	if tp.end {
+		return endCard(th, tp.t, w, h)
+	}
+	return cardView(th, tp.t, tp.i, w, h, hint)
+}
+
+// cardView is scene i's title card: which scene, its title, what runs and
+// what to watch for.
+func cardView(th *themes.Theme, t *talk.Talk, i, w, h int, hint string) string {
+	sc := t.Scenes[i]
+	what := sc.Scenario + " · " + sc.Strategy
+	if sc.Params.Order != "" && sc.Scenario == "deadlock" {
+		what += " · " + sc.Params.Order + " order"
+	}
+	lines := []string{th.Muted.Render(t.Title), "", th.Accent.Render(fmt.Sprintf("scene %d of %d", i+1, len(t.Scenes))), ""}
+	for _, l := range strings.Split(ansi.Wordwrap(sc.Title, max(w-12, 20), ""), "\n") {
+		lines = append(lines, th.Title.Render(l))
+	}
+	lines = append(lines, "", th.Text.Render(what))
+	if s, err := scenario.Lookup(sc.Scenario); err == nil && s.Watch != "" {
+		for _, l := range strings.Split(ansi.Wordwrap("watch "+s.Watch, max(w-16, 20), ""), "\n") {
+			lines = append(lines, th.Muted.Render(l))
+		}
+	}
+	if hint != "" {
+		lines = append(lines, "", "", th.Muted.Render(hint))
+	}
+	return centred(lines, w, h)
+}
+
+func endCard(th *themes.Theme, t *talk.Talk, w, h int) string {
+	lines := []string{th.Muted.Render(t.Title), "", th.Title.Render("the end of the talk"), "",
+		th.Muted.Render(fmt.Sprintf("%d scenes · ← goes back · q quits", len(t.Scenes)))}
+	return centred(lines, w, h)
+}
+
+// centred places lines in the middle of a w×h screen.
+func centred(lines []string, w, h int) string {
+	top := max((h-len(lines))/2, 0)
+	out := make([]string, 0, h)
+	for range top {
+		out = append(out, "")
+	}
+	for _, l := range lines {
+		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// position is where the talk stands, for the speaker's notes.
+func (a *App) position() talk.Position {
+	tp := a.talk
+	sc := &tp.t.Scenes[tp.i]
+	p := talk.Position{Talk: tp.t.Title, Scene: tp.i + 1, Scenes: len(tp.t.Scenes), Title: sc.Title,
+		Card: tp.card, Started: tp.started, Ended: tp.end}
+	nextScene := "the end of the talk"
+	if tp.i+1 < len(tp.t.Scenes) {
+		n := tp.t.Scenes[tp.i+1]
+		nextScene = fmt.Sprintf("scene %d: %s (%s · %s)", tp.i+2, n.Title, n.Scenario, n.Strategy)
+	}
+	switch {
+	case tp.end:
+		p.Notes, p.Next = "", ""
+	case tp.card || a.run == nil:
+		p.Notes = sc.Notes
+		p.Next = fmt.Sprintf("%s · %s runs", sc.Scenario, sc.Strategy)
+		if b, ok := sc.Beat(1); ok && b.Notes != "" {
+			p.Next += " — beat 1: " + b.Notes
+		}
+	default:
+		v := a.run
+		st := v.presenterState()
+		p.Beat, p.Beats, p.Caption, p.Notes = st.Index, st.Total, st.Caption, st.Notes
+		if st.Extra != "" {
+			p.Caption += "  " + st.Extra
+		}
+		switch {
+		case st.Last:
+			p.Next = nextScene
+		default:
+			p.Next = fmt.Sprintf("beat %d", st.Index+1)
+			if seq, ok := v.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok && !v.s.live() || ok && v.rewoundBeat() {
+				p.Next += ": " + v.s.log.At(int(seq)).Msg
+			} else if st.NextID != "" {
+				p.Next += " (" + st.NextID + ")"
+			}
+			if x := extraFor(v.pr.extras, st.NextID, st.Index+1); x.Notes != "" {
+				p.Next += " — " + x.Notes
+			}
+		}
+	}
+	return p
+}
+
+// publishPosition sends the talk's position to the notes when it moved.
+func (a *App) publishPosition() {
+	if a.talk == nil || a.talk.publish == nil {
+		return
+	}
+	if p := a.position(); p != a.talk.last {
+		a.talk.last = p
+		a.talk.publish(p)
+	}
+}
+
+// talkHelp is the footer's keys on a card.
+func (a *App) talkHelp() helpMap {
+	pk := defaultPresentKeys()
+	next := bind([]string{"right"}, "→/space", "start the scene")
+	if a.talk.end {
+		next.SetEnabled(false)
+	}
+	prev := pk.Prev
+	prev.SetHelp("←", "back")
+	return helpMap{short: []key.Binding{next, prev}, full: [][]key.Binding{{next, prev}}}
+}
