@@ -15,6 +15,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/tui"
 	"github.com/spf13/cobra"
 )
@@ -29,20 +30,25 @@ type recordFlags struct {
 	fps     int
 	hold    time.Duration
 	play    float64
+	talk    string
 }
 
 func newRecordCmd() *cobra.Command {
 	f := &recordFlags{}
 	cmd := &cobra.Command{
-		Use:   "record [SCENARIO[:STRATEGY]...] --cast FILE",
+		Use:   "record [SCENARIO[:STRATEGY]... | --from FILE.jsonl... | --talk TALK.yaml] --cast FILE",
 		Short: "Record runs through the view as an asciicast v2 file, without a terminal",
 		Long: "record plays runs through the interactive view at fixed frame intervals and writes an asciicast v2\n" +
 			"recording (asciinema play / cat, svg-term). With --from it records saved event logs: the same logs\n" +
 			"and flags give the same bytes. With scenarios it first runs each one on the embedded store (a real\n" +
-			"race, so two runs differ as runs do; save them with --events to record them again identically).",
+			"race, so two runs differ as runs do; save them with --events to record them again identically).\n" +
+			"With --talk it records a whole talk file in presenter mode: each scene's title card, then its run\n" +
+			"(the scene's saved log, or a fresh run), with markers at each scene and beat. Runs play at their\n" +
+			"scenario's own pace, as the view opens them, unless --play-speed says otherwise.",
 		Example: "  locklab record ttl-expiry:fenced --cast ttl.cast --present\n" +
 			"  locklab record oversell:none deadlock:safe --cast demo.cast --size 100x30\n" +
-			"  locklab run ttl-expiry --events run.jsonl && locklab record --from run.jsonl --cast run.cast",
+			"  locklab run ttl-expiry --events run.jsonl && locklab record --from run.jsonl --cast run.cast\n" +
+			"  locklab record --talk talks/locking-101.yaml --cast talk.cast --size 100x30",
 		RunE: func(cmd *cobra.Command, args []string) error { return f.record(cmd, args) },
 	}
 	addRunFlags(cmd.Flags(), &f.runFlags)
@@ -54,12 +60,13 @@ func newRecordCmd() *cobra.Command {
 	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	fl.IntVar(&f.fps, "fps", 10, "frames per second, 1 to 60")
 	fl.DurationVar(&f.hold, "hold", 3*time.Second, "presenter mode: how long each caption stays")
-	fl.Float64Var(&f.play, "play-speed", 1, "playback speed of the recorded runs, 0.1 to 10")
+	fl.Float64Var(&f.play, "play-speed", 0, "playback speed of the recorded runs, 0.001 to 10 (default: each scenario's own pace)")
+	fl.StringVar(&f.talk, "talk", "", "record a talk file's scenes in presenter mode, with their title cards")
 	return cmd
 }
 
 // recordFlagNames are the flags of record that apply with --from.
-var recordFlagNames = []string{"cast", "size", "from", "present", "theme", "fps", "hold", "play-speed"}
+var recordFlagNames = []string{"cast", "size", "from", "present", "theme", "fps", "hold", "play-speed", "talk"}
 
 // Limits of --hold.
 const (
@@ -83,7 +90,12 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 		return usagef("record needs --cast FILE: where to write the recording")
 	case len(f.from) > 0 && len(args) > 0:
 		return usagef("record takes scenarios or --from logs, not both")
-	case len(f.from) == 0 && len(args) == 0:
+	case f.talk != "" && (len(args) > 0 || len(f.from) > 0):
+		return usagef("record --talk records the talk's own scenes: leave out the scenarios and --from")
+	case f.talk != "" && len(notApplying(cmd, append(recordFlagNames, "events")...)) > 0:
+		extra := notApplying(cmd, append(recordFlagNames, "events")...)
+		return usagef("--talk takes each scene's parameters from the talk file: %s %s not apply", flagList(extra), doesOrDo(extra))
+	case len(f.from) == 0 && len(args) == 0 && f.talk == "":
 		return usagef("record needs a scenario (locklab record ttl-expiry --cast out.cast) or --from FILE.jsonl")
 	case len(f.from) > 0 && len(notApplying(cmd, recordFlagNames...)) > 0:
 		extra := notApplying(cmd, recordFlagNames...)
@@ -91,10 +103,13 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 			flagList(extra), doesOrDo(extra), flagList(dashed(recordFlagNames)))
 	case f.fps < 1 || f.fps > 60:
 		return usagef("--fps must be between 1 and 60 (got %d)", f.fps)
-	case !inRange(f.play, store.MinSpeed, store.MaxSpeed):
+	case cmd.Flags().Changed("play-speed") && !inRange(f.play, store.MinSpeed, store.MaxSpeed):
 		return usagef("--play-speed must be a number from %g to %g (got %g)", store.MinSpeed, store.MaxSpeed, f.play)
 	case f.hold < minHold || f.hold > maxHold:
 		return usagef("--hold must be between %v and %v (got %v)", minHold, maxHold, f.hold)
+	}
+	if f.talk != "" {
+		f.present = true
 	}
 	if f.hold != 3*time.Second && !f.present {
 		note(cmd, "--hold is how long a caption stays in presenter mode; without --present it changes nothing")
@@ -120,7 +135,12 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	defer out.discard()
 	var runs []*scenario.Loaded
 	var names []string
-	if len(f.from) > 0 {
+	var tk *talk.Talk
+	if f.talk != "" {
+		if tk, runs, names, err = f.runTalk(cmd); err != nil {
+			return err
+		}
+	} else if len(f.from) > 0 {
 		for _, path := range f.from {
 			l, err := loadLogFile(cmd.Context(), path)
 			if err != nil {
@@ -137,9 +157,12 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	for _, l := range runs {
 		titles = append(titles, l.Header.Scenario+" · "+l.Header.Strategy)
 	}
+	if tk != nil && tk.Title != "" {
+		titles = []string{tk.Title}
+	}
 	bw := &countingWriter{w: out.f}
 	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
-		FPS: f.fps, Hold: f.hold, Speed: f.play, Title: "locklab — " + strings.Join(titles, ", "),
+		FPS: f.fps, Hold: f.hold, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
 		Timestamp: runs[0].Header.StartedAt.Unix()})
 	switch {
 	case cmd.Context().Err() != nil:
@@ -252,4 +275,26 @@ func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strate
 		return nil, runtimeError{err}
 	}
 	return &scenario.Loaded{Header: r.Header, Log: r.Log, Summary: r.Summary()}, nil
+}
+
+// runTalk loads the talk file of --talk and runs each scene that has no
+// saved log on the embedded store (saved with --events, numbered by scene).
+func (f *recordFlags) runTalk(cmd *cobra.Command) (*talk.Talk, []*scenario.Loaded, []string, error) {
+	tk, logs, err := loadTalk(cmd, f.talk)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	names := make([]string, len(tk.Scenes))
+	for i, sc := range tk.Scenes {
+		names[i] = sc.Scenario + ":" + sc.Strategy
+		if logs[i] != nil {
+			names[i] = filepath.Base(sc.Log)
+			continue
+		}
+		s, _ := scenario.Lookup(sc.Scenario)
+		if logs[i], err = f.runKept(cmd.Context(), s, sc.Strategy, sc.Params, sc.Seed, nil, i, true); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return tk, logs, names, nil
 }

@@ -79,7 +79,7 @@ func TestReplaySummaryOfDevZero(t *testing.T) {
 func TestRecordRefusesALongLog(t *testing.T) {
 	path := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, `{"seq":2,"t":7200000000,"worker":0,"kind":"done","ok":true}`)
 	out := filepath.Join(t.TempDir(), "out.cast")
-	code, _, stderr := cli(t, "record", "--from", path, "--cast", out)
+	code, _, stderr := cli(t, "record", "--from", path, "--cast", out, "--play-speed", "1")
 	if code != 1 {
 		t.Errorf("exit %d", code)
 	}

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 	"github.com/locklab/locklab/tui/timeline"
@@ -24,9 +25,23 @@ type RecordOptions struct {
 	FPS           int           // frames per second of the recording (default 10)
 	Hold          time.Duration // how long a beat's caption stays in presenter mode (default 3s)
 	End           time.Duration // how long the last screen stays (default 3s)
-	Speed         float64       // playback speed (default 1)
-	Title         string
-	Timestamp     int64 // Unix time for the header; 0 leaves it out
+	// Speed is the playback speed; 0 plays each run at its scenario's own
+	// pace, the one the view opens it at, so every race lasts several frames.
+	Speed     float64
+	Title     string
+	Timestamp int64 // Unix time for the header; 0 leaves it out
+	// Talk, when set, is the talk the runs are the scenes of (one run per
+	// scene, in order): each scene opens with its title card, held for Hold,
+	// and its beats carry the talk's extra captions.
+	Talk *talk.Talk
+}
+
+// pace is the playback speed of l: the one asked for, else its scenario's.
+func (o RecordOptions) pace(l *scenario.Loaded) float64 {
+	if o.Speed > 0 {
+		return o.Speed
+	}
+	return openingSpeed(l.Header.Scenario)
 }
 
 // Record plays recorded runs, one after the other, through the run view at
@@ -47,15 +62,19 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 	if o.End <= 0 {
 		o.End = 3 * time.Second
 	}
-	if o.Speed <= 0 {
-		o.Speed = 1
+	if o.Talk != nil && len(o.Talk.Scenes) != len(runs) {
+		return fmt.Errorf("the talk has %d scenes and %d runs were given", len(o.Talk.Scenes), len(runs))
 	}
 	if o.Theme == nil {
 		o.Theme = themes.Dark()
 	}
 	if d := recordingLength(runs, o); d > MaxRecording {
-		return fmt.Errorf("the recording would last %v at playback speed %g; a recording lasts at most %v: raise the speed or record a shorter run",
-			d.Round(time.Second), o.Speed, MaxRecording)
+		pace := fmt.Sprintf("at playback speed %g", o.Speed)
+		if o.Speed <= 0 {
+			pace = "at each scenario's own pace"
+		}
+		return fmt.Errorf("the recording would last %v %s; a recording lasts at most %v: raise the speed or record a shorter run",
+			d.Round(time.Second), pace, MaxRecording)
 	}
 	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
 	lipgloss.SetColorProfile(termenv.ANSI256) // what a player shows, whatever stdout is
@@ -71,14 +90,28 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 	}
 	scr := &screen2{}
 	for i, l := range runs {
-		a := New(Options{Theme: o.Theme, Replay: l, Name: names[i], Speed: o.Speed, Present: o.Present})
+		a := New(Options{Theme: o.Theme, Replay: l, Name: names[i], Speed: o.pace(l), Present: o.Present})
+		a.recording = true
 		a.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
 		v := a.run
-		v.speed = o.Speed
+		v.speed = o.pace(l)
 		v.mark = rec.Marker
 		v.status = ""
+		v.noHints = true
 		if i > 0 {
 			scr.clear()
+		}
+		if o.Talk != nil {
+			sc := &o.Talk.Scenes[i]
+			v.scene = sc
+			rec.Marker(fmt.Sprintf("scene %d: %s", i+1, sc.Title))
+			card := backdrop(th, cardView(th, o.Talk, i, o.Width, o.Height, ""), o.Width)
+			for end := t + o.Hold; t < end; t += step {
+				rec.Write(scr.frame(card))
+			}
+			scr.clear()
+		} else if len(runs) > 1 {
+			rec.Marker(fmt.Sprintf("run %d: %s · %s", i+1, l.Header.Scenario, l.Header.Strategy))
 		}
 		epoch := time.Unix(0, 0).Add(t) // the frames' own clock
 		a.Update(frameMsg(epoch.Add(t)))
@@ -133,9 +166,12 @@ func recordingLength(runs []*scenario.Loaded, o RecordOptions) time.Duration {
 	var d time.Duration
 	for _, l := range runs {
 		if n := l.Log.Len(); n > 0 {
-			d += time.Duration(float64(l.Log.At(n-1).T) / o.Speed)
+			d += time.Duration(float64(l.Log.At(n-1).T) / o.pace(l))
 		}
 		d += o.End
+		if o.Talk != nil {
+			d += o.Hold
+		}
 	}
 	return d
 }
@@ -188,15 +224,38 @@ func (v *runView) markLabel(m timeline.Marker) string {
 }
 
 // markPassed reports markers the cursor has reached for the first time to
-// the recording.
+// the recording: each beat, and the violations of one frame as one marker
+// (fifty workers walking in at once are one moment to seek to, not fifty).
 func (v *runView) markPassed() {
 	if v.mark == nil {
 		return
 	}
+	var violation string
+	more := 0
+	flush := func() {
+		switch {
+		case violation == "":
+		case more > 0:
+			v.mark(fmt.Sprintf("%s (and %d more)", violation, more))
+		default:
+			v.mark(violation)
+		}
+		violation, more = "", 0
+	}
 	for v.marked < len(v.tl.Markers) && int(v.tl.Markers[v.marked].Seq) <= v.cursor {
-		if l := v.markLabel(v.tl.Markers[v.marked]); l != "" {
+		m := v.tl.Markers[v.marked]
+		v.marked++
+		l := v.markLabel(m)
+		switch {
+		case l == "":
+		case m.Kind == timeline.MarkerViolation && violation != "":
+			more++
+		case m.Kind == timeline.MarkerViolation:
+			violation = l
+		default:
+			flush()
 			v.mark(l)
 		}
-		v.marked++
 	}
+	flush()
 }

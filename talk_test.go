@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTalkCheck(t *testing.T) {
+	code, out, stderr := cli(t, "talk", "--check", "talks/locking-101.yaml")
+	if code != 0 || stderr != "" || !strings.Contains(out, "7 scene(s), fine") || !strings.Contains(out, "redlock · redlock") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	typo := write("typo.yaml", "title: x\nscenes:\n  - scenario: oversell\n    strategy: nonee\n")
+	trunc := write("trunc.yaml", "scenes:\n  - scenario: oversell\n    params: {workers: 3, stock: [1\n")
+	wrongLog := write("wronglog.yaml", "scenes:\n  - scenario: deadlock\n    log: "+mustAbs(t, "tui/testdata/crash.jsonl")+"\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"talk", "--check", typo}, typo + ":4: \"nonee\" is not a strategy of oversell: want one of none, naive"},
+		{[]string{"talk", "--check", trunc}, trunc + ":2: not valid YAML: did not find expected"},
+		{[]string{"talk", "--check", filepath.Join(dir, "missing.yaml")}, "no talk file at " + filepath.Join(dir, "missing.yaml")},
+		{[]string{"talk", "--check", wrongLog}, wrongLog + ":2: log " + mustAbs(t, "tui/testdata/crash.jsonl") + " is a run of crash · safe, but the scene says deadlock · safe"},
+		{[]string{"talk", "--check", "--notes", typo}, "--check and --notes do not go together"},
+		{[]string{"talk"}, "talk needs one talk file"},
+		{[]string{"talk", "talks/locking-101.yaml"}, "a talk needs a terminal"},
+		{[]string{"talk", "talks/locking-101.yaml", "--speed", "0"}, "--speed must be a number from 0.001 to 10"},
+		{[]string{"record", "--talk", "talks/locking-101.yaml", "--cast", filepath.Join(dir, "x.cast"), "--workers", "3"}, "--talk takes each scene's parameters from the talk file: --workers does not apply"},
+		{[]string{"record", "--talk", "talks/locking-101.yaml", "oversell", "--cast", filepath.Join(dir, "x.cast")}, "record --talk records the talk's own scenes"},
+	} {
+		code, _, stderr := cli(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d", c.args, code)
+		}
+		oneLine(t, strings.Join(c.args, " "), stderr, c.want)
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// Two recordings of a talk whose scenes are saved runs are the same bytes.
+func TestRecordTalkTwiceIsIdentical(t *testing.T) {
+	dir := t.TempDir()
+	var casts [][]byte
+	for _, name := range []string{"a.cast", "b.cast"} {
+		out := filepath.Join(dir, name)
+		code, stdout, stderr := cli(t, "record", "--talk", "tui/testdata/talk-3.yaml", "--cast", out, "--size", "100x30")
+		if code != 0 || !strings.Contains(stdout, "recorded Three scenes to") {
+			t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		casts = append(casts, b)
+	}
+	if !bytes.Equal(casts[0], casts[1]) {
+		t.Fatal("two recordings of the same talk differ")
+	}
+	if !bytes.Contains(casts[0], []byte(`"m", "scene 3: `)) {
+		t.Error("no marker at the third scene")
+	}
+}
