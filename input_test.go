@@ -97,7 +97,7 @@ func TestRecordStopsOnInterrupt(t *testing.T) {
 	defer cancel()
 	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
 	var stdout, stderr bytes.Buffer
-	code := execute(ctx, []string{"record", "--from", path, "--cast", out}, &stdout, &stderr)
+	code := execute(ctx, []string{"record", "--from", path, "--cast", out, "--play-speed", "1"}, &stdout, &stderr)
 	if code != 1 {
 		t.Errorf("exit %d", code)
 	}

@@ -103,7 +103,7 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 		}
 		if o.Talk != nil {
 			sc := &o.Talk.Scenes[i]
-			v.scene = sc
+			v.scene, v.pr.extras = sc, sceneExtras(sc)
 			rec.Marker(fmt.Sprintf("scene %d: %s", i+1, sc.Title))
 			card := backdrop(th, cardView(th, o.Talk, i, o.Width, o.Height, ""), o.Width)
 			for end := t + o.Hold; t < end; t += step {

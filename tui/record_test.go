@@ -46,7 +46,7 @@ func record(t testing.TB, o RecordOptions, names ...string) []byte {
 
 func TestRecordIsDeterministicAndValid(t *testing.T) {
 	for _, present := range []bool{false, true} {
-		o := RecordOptions{Theme: themes.Dark(), Width: 120, Height: 36, Present: present, Title: "t", Timestamp: 1}
+		o := RecordOptions{Theme: themes.Dark(), Width: 120, Height: 36, Present: present, Title: "t", Timestamp: 1, Speed: 1}
 		a := record(t, o, "ttl-fenced.jsonl", "oversell-none-beats.jsonl")
 		b := record(t, o, "ttl-fenced.jsonl", "oversell-none-beats.jsonl")
 		if !bytes.Equal(a, b) {

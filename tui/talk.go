@@ -119,14 +119,21 @@ func (a *App) onSceneRun() {
 	sc := &a.talk.t.Scenes[a.talk.i]
 	a.run.scene = sc
 	a.run.pr.on = true
-	a.run.pr.extras = map[string]BeatExtra{}
-	for _, b := range sc.Beats {
-		a.run.pr.extras[strconv.Itoa(b.N)] = BeatExtra{Caption: b.Caption, Notes: b.Notes}
-	}
+	a.run.pr.extras = sceneExtras(sc)
 	a.run.mark = nil
 	if a.rec != nil {
 		a.run.mark = a.rec.Marker
 	}
+}
+
+// sceneExtras are a talk scene's captions and notes, as the presenter's
+// extras (keyed by beat number).
+func sceneExtras(sc *talk.Scene) map[string]BeatExtra {
+	x := map[string]BeatExtra{}
+	for _, b := range sc.Beats {
+		x[strconv.Itoa(b.N)] = BeatExtra{Caption: b.Caption, Notes: b.Notes}
+	}
+	return x
 }
 
 // firstBeatShown reports whether the presenter stands at the first beat or
