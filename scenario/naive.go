@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/lock"
@@ -40,6 +41,10 @@ func runNaiveFlaws(ctx context.Context, env *Env) error {
 	poll := func(wait time.Duration) lock.Retry {
 		return lock.Retry{Policy: lock.RetryFixed, Base: base, MaxRetries: min(max(int(wait/base), 1), lock.MaxRetries)}
 	}
+	// Lock B's story is a chain of cues, not of planned times, so that a
+	// busy machine cannot reorder it: w02 lingers until w03 is inside, w04
+	// tries once w02 has released, and w03 works until w04 has tried.
+	w03In, w02Out, w04Tried := newCue(), newCue(), newCue()
 	return env.Workers(ctx, 5, func(ctx context.Context, w *Worker) {
 		var err error
 		switch w.ID {
@@ -51,25 +56,64 @@ func runNaiveFlaws(ctx context.Context, env *Env) error {
 		case 1: // waits for lock A
 			w.Lock, err = env.NewLock(w, env.Strategy, poll(4*ttl), nil)
 			if err == nil && w.Sleep(ctx, 50*time.Millisecond) == nil {
-				holdFor(ctx, env, w, "A", 4*ttl, work, 0)
+				holdFor(ctx, env, w, "A", 4*ttl, work, 0, cues{})
 			}
 		case 2: // holds B, finishes its work, releases late
-			holdFor(ctx, env, w, "B", 0, work, ttl+ttl/2-work)
+			holdFor(ctx, env, w, "B", 0, work, ttl+ttl/2-work, cues{lingerUntil: w03In, released: w02Out})
 		case 3: // takes B once it lapsed, and works well within its TTL
 			w.Lock, err = env.NewLock(w, env.Strategy, poll(4*ttl), nil)
 			if err == nil && w.Sleep(ctx, ttl/5) == nil {
-				holdFor(ctx, env, w, "B", 4*ttl, ttl*4/5, 0)
+				holdFor(ctx, env, w, "B", 4*ttl, ttl*4/5, 0, cues{inside: w03In, workUntil: w04Tried})
 			}
-		case 4: // arrives while w03 works
+		case 4: // arrives while w03 works, right after w02's release
 			w.Lock, err = env.NewLock(w, env.Strategy, poll(4*ttl), nil)
-			if err == nil && w.Sleep(ctx, ttl+ttl/4) == nil {
-				holdFor(ctx, env, w, "B", 4*ttl, work/2, 0)
+			if err == nil && w.Sleep(ctx, ttl+ttl/4) == nil && w02Out.wait(ctx) == nil {
+				holdFor(ctx, env, w, "B", 4*ttl, work/2, 0, cues{tried: w04Tried})
 			}
 		}
+		// Whatever happened, nobody waits on a worker that is gone.
+		map[int32]*cue{2: w02Out, 3: w03In, 4: w04Tried}[w.ID].give()
 		if err != nil {
 			w.Done(false, FailError, err.Error())
 		}
 	})
+}
+
+// cue is a one-time signal between the workers of a choreography.
+type cue struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newCue() *cue { return &cue{ch: make(chan struct{})} }
+
+// give signals c; again is harmless. A nil cue is ignored.
+func (c *cue) give() {
+	if c != nil {
+		c.once.Do(func() { close(c.ch) })
+	}
+}
+
+// wait blocks until c is given or ctx ends. A nil cue is given already.
+func (c *cue) wait(ctx context.Context) error {
+	if c == nil {
+		return nil
+	}
+	select {
+	case <-c.ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// cues are what a holder waits for and signals besides its planned times.
+type cues struct {
+	inside      *cue // given once the holder is in the critical section
+	tried       *cue // given after its first attempt, obtained or not
+	released    *cue // given once it has released
+	workUntil   *cue // it works at least work, and until this is given
+	lingerUntil *cue // it lingers at least late, and until this is given
 }
 
 // crashGap is w00: it takes lock A and dies before it can set a TTL (naive)
@@ -96,28 +140,45 @@ func crashGap(ctx context.Context, env *Env, w *Worker, ttl time.Duration) {
 }
 
 // holdFor acquires lock name (polling up to wait), works inside for work,
-// lingers for late outside the critical section, then releases.
-func holdFor(ctx context.Context, env *Env, w *Worker, name string, wait, work, late time.Duration) {
+// lingers for late outside the critical section, then releases; cues add
+// what it waits for and tells the others.
+func holdFor(ctx context.Context, env *Env, w *Worker, name string, wait, work, late time.Duration, cs cues) {
+	defer cs.inside.give()
+	defer cs.tried.give()
+	defer cs.released.give()
 	key := env.Store.Key("lock:" + name)
 	ttl := env.Params.TTL.D()
 	var lease *lock.Lease
 	var err error
-	if wait > 0 {
+	if wait > 0 && cs.tried == nil {
 		lease, err = w.Lock.Acquire(ctx, key, ttl)
 	} else {
 		lease, err = w.Lock.TryAcquire(ctx, key, ttl)
+		if errors.Is(err, lock.ErrNotObtained) && wait > 0 {
+			cs.tried.give()
+			lease, err = w.Lock.Acquire(ctx, key, ttl)
+		}
 	}
 	if err != nil {
 		w.Fail(ctx, err, "gave up: lock "+name+" never came free")
 		return
 	}
 	w.Emit(Event{Kind: KindWorkStart, Res: name})
+	cs.inside.give()
+	cs.tried.give()
 	err = w.Sleep(ctx, work)
+	if err == nil {
+		err = cs.workUntil.wait(ctx)
+	}
 	w.Emit(Event{Kind: KindWorkEnd, Res: name})
 	if err == nil && late > 0 {
 		err = w.Sleep(ctx, late)
 	}
+	if err == nil {
+		err = cs.lingerUntil.wait(ctx)
+	}
 	releaseQuietly(ctx, lease)
+	cs.released.give()
 	if err != nil {
 		w.Done(false, FailCancel, "interrupted")
 		return
