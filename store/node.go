@@ -68,7 +68,11 @@ func (s *Store) openEmbedded(cfg Config) error {
 			stop: make(chan struct{}), done: make(chan struct{})}
 		m.SetTime(epoch)
 		// One dial attempt: an in-process server that refuses is closed, not busy.
-		node.Client = redis.NewClient(clientOptions(&redis.Options{Addr: m.Addr(), DialerRetries: 1}, cfg))
+		o := clientOptions(&redis.Options{Addr: m.Addr(), DialerRetries: 1}, cfg)
+		// An in-process server is never far: a dial that takes long is a
+		// busy machine's scheduler, not a lost server.
+		o.DialTimeout = max(o.DialTimeout, embeddedDialTimeout)
+		node.Client = redis.NewClient(o)
 		node.Client.AddHook(syncHook{node})
 		s.nodes = append(s.nodes, node)
 		if cfg.ReplicaLag > 0 {
@@ -114,6 +118,10 @@ func urlClientOptions(o *redis.Options, cfg Config) *redis.Options {
 	}
 	return o
 }
+
+// embeddedDialTimeout is the least time a client waits to connect to an
+// embedded node.
+const embeddedDialTimeout = 15 * time.Second
 
 func defaultConnectTimeout(cfg Config) time.Duration {
 	if cfg.ConnectTimeout > 0 {
