@@ -214,6 +214,9 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		slowmo = 1
 	}
 	s.clock = NewScaledClock(slowmo)
+	if !cfg.Origin.IsZero() {
+		s.clock.startAt(cfg.Origin)
+	}
 	for i, raw := range cfg.URLs {
 		opt, err := ParseURL(raw)
 		if err != nil {

@@ -50,6 +50,9 @@ type Config struct {
 	// take part in one race (a host and its guests) share its keys. Letters,
 	// digits and '-' only.
 	RunID string
+	// Origin, if set, is the instant a real server's run clock reads zero
+	// (a shared race's start), instead of the moment of opening.
+	Origin time.Time
 	// Guest says the run's keys belong to another process (the race's
 	// host): no safety net or marker here, and Close deletes nothing.
 	Guest bool
@@ -108,6 +111,12 @@ func newRunID() (string, error) {
 		return "", fmt.Errorf("store: run id: %w", err)
 	}
 	return hex.EncodeToString(b[:]), nil
+}
+
+// startAt moves a fresh clock's zero to t.
+func (c *Clock) startAt(t time.Time) {
+	c.origin = t
+	c.state.Store(&clockState{anchorReal: t, speed: c.state.Load().speed, changed: make(chan struct{})})
 }
 
 func validRunID(id string) bool {
