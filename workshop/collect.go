@@ -24,9 +24,8 @@ type collector struct {
 	st     *store.Store
 	stream string
 	run    *scenario.Run
-	base   time.Duration // the host's clock at the round's start
 	from   map[string]*inbox
-	ready  chan struct{} // run and base are set
+	ready  chan struct{} // run is set
 }
 
 // inbox is one attendee's events not yet appended.
@@ -185,5 +184,5 @@ func (c *collector) append(in *inbox, e scenario.Event) {
 }
 
 func (c *collector) onHost(server time.Duration) time.Duration {
-	return max(c.base+server-time.Duration(c.r.Start)*time.Microsecond, 0)
+	return max(server-time.Duration(c.r.Start)*time.Microsecond, 0) // the host's clock reads zero at the start
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -60,7 +61,7 @@ func OpenHost(ctx context.Context, cfg HostConfig) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: cfg, room: st, token: fmt.Sprint(time.Now().UnixNano()), stop: make(chan struct{}), done: make(chan struct{})}
+	h := &Host{cfg: cfg, room: st, token: strconv.FormatInt(time.Now().UnixNano(), 36), stop: make(chan struct{}), done: make(chan struct{})}
 	rc := st.Client()
 	ok, err := rc.SetNX(ctx, st.Key("host"), h.token, hostTTL).Result()
 	if err != nil {
@@ -147,7 +148,7 @@ func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
 	h.endRound()
 	h.mu.Lock()
 	h.n++
-	r := &Round{N: h.n, Scenario: h.cfg.Scenario, Strategy: h.cfg.Strategy, Params: h.cfg.Params, Seed: h.cfg.Seed}
+	r := &Round{Host: h.token, N: h.n, Scenario: h.cfg.Scenario, Strategy: h.cfg.Strategy, Params: h.cfg.Params, Seed: h.cfg.Seed}
 	h.mu.Unlock()
 	first := 0
 	for _, a := range lobby {
@@ -159,15 +160,16 @@ func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
 		return nil, nil, fmt.Errorf("%d workers in all: at most %d fit one round; ask attendees for fewer --workers", first, scenario.MaxWorkers)
 	}
 	r.Params.Workers = first
-	rs, err := store.Open(ctx, store.Config{URLs: []string{h.cfg.URL}, RunID: r.RunID(h.cfg.Room), PoolSize: 16})
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := h.clk.Sync(ctx, rs.Client()); err != nil {
-		rs.Close()
+	if err := h.clk.Sync(ctx, h.room.Client()); err != nil {
 		return nil, nil, err
 	}
 	r.Start = h.clk.Now() + h.cfg.Lead.Microseconds()
+	// The round's clock reads zero at its start, here as on the server.
+	origin := time.Now().Add(h.clk.Until(r.Start))
+	rs, err := store.Open(ctx, store.Config{URLs: []string{h.cfg.URL}, RunID: r.RunID(h.cfg.Room), PoolSize: 16, Origin: origin})
+	if err != nil {
+		return nil, nil, err
+	}
 	c := &collector{h: h, r: r, st: rs, stream: rs.Key("events"), ready: make(chan struct{})}
 	cfg := scenario.Config{Scenario: r.Scenario, Strategy: r.Strategy, Params: r.Params, Seed: r.Seed, Tool: h.cfg.Tool}
 	run, err := scenario.StartHosted(context.Background(), rs, cfg, r.Lanes(), c.collect)
@@ -175,8 +177,6 @@ func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
 		rs.Close()
 		return nil, nil, err
 	}
-	// The host's clock at the start instant: remote times map onto it.
-	c.base = rs.Clock().Now() + h.clk.Until(r.Start)
 	c.run = run
 	close(c.ready)
 	spec, _ := json.Marshal(r)

@@ -95,7 +95,7 @@ type joiner struct {
 
 func (j *joiner) loop(ctx context.Context) error {
 	rc := j.room.Client()
-	last, rounds, said := -1, 0, ""
+	last, rounds, said := "", 0, ""
 	t := time.NewTicker(pollEvery)
 	defer t.Stop()
 	for {
@@ -108,15 +108,15 @@ func (j *joiner) loop(ctx context.Context) error {
 		case hosted == 0 && said != "nohost":
 			said = "nohost"
 			fmt.Fprintf(j.cfg.Out, "waiting for a host in room %q (locklab host --redis URL)\n", j.cfg.Room)
-		case hosted > 0 && (r == nil || r.N == last) && said != "lobby":
+		case hosted > 0 && (r == nil || r.id() == last) && said != "lobby":
 			said = "lobby"
 			fmt.Fprintf(j.cfg.Out, "%s is in room %q with %d worker(s): waiting for the host to open a round\n", j.cfg.Name, j.cfg.Room, j.cfg.Workers)
 		}
-		if r != nil && r.N != last && state == "racing" {
-			if last == -1 && j.clk.Until(r.Start) < 0 {
-				last = r.N // it began before we came: wait for the next
+		if r != nil && r.id() != last && state == "racing" {
+			if j.clk.Until(r.Start) < 0 {
+				last = r.id() // it began before we saw it: wait for the next
 			} else if a, in := r.attendee(j.cfg.Name); in {
-				last, said = r.N, ""
+				last, said = r.id(), ""
 				if err := j.race(ctx, r, a); err != nil {
 					return err
 				}

@@ -67,6 +67,7 @@ type Attendee struct {
 
 // Round is what the host publishes for joiners.
 type Round struct {
+	Host      string          `json:"host"` // the hosting's id: N counts from 1 in each
 	N         int             `json:"n"`
 	Scenario  string          `json:"scenario"`
 	Strategy  string          `json:"strategy"`
@@ -75,6 +76,9 @@ type Round struct {
 	Start     int64           `json:"start_us"` // on the Redis server's clock
 	Attendees []Attendee      `json:"attendees"`
 }
+
+// id tells rounds apart across hosts.
+func (r *Round) id() string { return fmt.Sprintf("%s/%d", r.Host, r.N) }
 
 // RunID is the id of the round's keys.
 func (r *Round) RunID(room string) string { return fmt.Sprintf("room-%s-r%d", room, r.N) }
