@@ -116,6 +116,12 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 		g := groups[i]
 		b.Reset()
 		name := scenario.WorkerName(int32(g.first))
+		if g.first < len(tl.Names) && tl.Names[g.first] != "" {
+			name = tl.Names[g.first]
+		}
+		if r := []rune(name); len(r) > labelW {
+			name = string(r[:labelW])
+		}
 		b.WriteString(lk.worker(g.first).wrap(name))
 		if g.count > 1 {
 			count := fmt.Sprintf("×%d", g.count)

@@ -191,6 +191,9 @@ func labelWidth(tl *timeline.Timeline, laneRows int) int {
 	for _, l := range tl.Locks {
 		w = max(w, min(len(strings.TrimPrefix(l.Name, "lock:")), 10))
 	}
+	for _, n := range tl.Names {
+		w = max(w, min(len([]rune(n)), 14))
+	}
 	return w
 }
 

@@ -90,8 +90,9 @@ func verb(e scenario.Event) string {
 	return strings.ReplaceAll(e.Kind.String(), "_", " ")
 }
 
-// logTail renders the n events up to cursor k, newest last.
-func logTail(th *themes.Theme, log *scenario.Log, k, n, width int) []string {
+// logTail renders the n events up to cursor k, newest last; names are the
+// lanes' own names, if the log gives them.
+func logTail(th *themes.Theme, log *scenario.Log, names []string, k, n, width int) []string {
 	var out []string
 	for i := max(k-n+1, 0); i <= k && i < log.Len(); i++ {
 		e := log.At(i)
@@ -105,7 +106,11 @@ func logTail(th *themes.Theme, log *scenario.Log, k, n, width int) []string {
 			style = th.Warn
 		}
 		who := scenario.WorkerName(e.Worker)
-		line := t + th.Worker(int(e.Worker)).Render(who) + style.Render(strings.TrimPrefix(text, who))
+		text = strings.TrimPrefix(text, who)
+		if e.Worker >= 0 && int(e.Worker) < len(names) && names[e.Worker] != "" {
+			who = names[e.Worker]
+		}
+		line := t + th.Worker(int(e.Worker)).Render(who) + style.Render(text)
 		out = append(out, fit(line, width))
 	}
 	for len(out) < n {

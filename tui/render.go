@@ -115,7 +115,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	b.WriteString(fit(v.header(th, k, now, w), w))
 	b.WriteString("\n" + body)
 	b.WriteString("\n" + fit(v.statusLine(th), w))
-	for _, l := range logTail(th, v.s.log, k, logN, w) {
+	for _, l := range logTail(th, v.s.log, v.tl.Names, k, logN, w) {
 		b.WriteString("\n" + l)
 	}
 	for _, l := range verdict {

@@ -180,6 +180,7 @@ type Count struct {
 // Timeline is the fold of a run's events so far.
 type Timeline struct {
 	Workers []Worker
+	Names   []string // the lanes' names, when the log gives its own (alice/2); else w02
 	Locks   []*Lock
 	lockIdx map[string]int
 	waiters map[string][]int32 // who may be waiting on each lock

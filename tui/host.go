@@ -1,0 +1,265 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/themes"
+)
+
+// hostSpeed is the pace a finished round replays at: its race lasts a few
+// hundred milliseconds of real time.
+const hostSpeed = 0.02
+
+// lobbyEvery is how often the host asks who is in the lobby.
+const lobbyEvery = 500 * time.Millisecond
+
+// HostView is the workshop's view: the lobby, then each round's lanes and
+// the scoreboard. The host's own (with a Workshop) opens rounds; a
+// viewer's (without) can only watch, with its own playhead.
+type HostView struct {
+	stage    *Stage
+	ws       Workshop // nil for a viewer
+	theme    *themes.Theme
+	w, h     int
+	run      *runView
+	round    int // the stage's round run shows
+	keys     hostKeys
+	help     help.Model
+	showHelp bool
+	err      string
+	opening  bool
+	polled   time.Time
+	scores   scoreCache
+}
+
+type hostKeys struct {
+	Open, Theme, Help, Quit key.Binding
+}
+
+func defaultHostKeys(host bool) hostKeys {
+	k := hostKeys{
+		Open:  bind([]string{"enter", "n"}, "enter", "new round"),
+		Theme: bind([]string{"t"}, "t", "theme"),
+		Help:  bind([]string{"?"}, "?", "help"),
+		Quit:  bind([]string{"q", "ctrl+c"}, "q", "quit"),
+	}
+	k.Open.SetEnabled(host)
+	return k
+}
+
+// NewHostView returns the view of stage; ws is nil for a viewer.
+func NewHostView(stage *Stage, ws Workshop, th *themes.Theme, w, h int) *HostView {
+	if th == nil {
+		th = themes.Dark()
+	}
+	return &HostView{stage: stage, ws: ws, theme: th, w: w, h: h, keys: defaultHostKeys(ws != nil), help: help.New()}
+}
+
+// RunHost runs the host's view until the user quits or ctx ends.
+func RunHost(ctx context.Context, stage *Stage, ws Workshop, th *themes.Theme, in io.Reader, out io.Writer) error {
+	v := NewHostView(stage, ws, th, fullW, fullH)
+	p := tea.NewProgram(v, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
+	_, err := p.Run()
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type lobbyMsg struct {
+	l   []Attendee
+	err error
+}
+
+type openedMsg struct {
+	run *scenario.Run
+	err error
+}
+
+// Init starts the frame tick.
+func (v *HostView) Init() tea.Cmd { return frame() }
+
+// Update handles frames, the lobby, new rounds and keys.
+func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		v.w, v.h = msg.Width, msg.Height
+		v.help.Width = msg.Width
+	case frameMsg:
+		return v, tea.Batch(frame(), v.onFrame(time.Time(msg)))
+	case lobbyMsg:
+		v.stage.setLobby(msg.l, msg.err)
+	case openedMsg:
+		v.opening = false
+		if msg.err != nil {
+			v.err = msg.err.Error()
+			return v, nil
+		}
+		v.err = ""
+		v.stage.setRound(msg.run)
+	case tea.KeyMsg:
+		return v.handleKey(msg)
+	}
+	return v, nil
+}
+
+// onFrame follows the stage to its newest round and folds new events.
+func (v *HostView) onFrame(now time.Time) tea.Cmd {
+	if r, n := v.stage.Round(); n != v.round && r != nil {
+		v.round = n
+		s := &session{spec: runSpec{Scenario: r.Header.Scenario, Strategy: r.Header.Strategy, Params: r.Header.Params, Seed: r.Header.Seed},
+			header: r.Header, log: r.Log, run: r, kind: store.Real}
+		v.run = newRunView(s, hostSpeed)
+		v.run.tl.Names = r.Header.Lanes
+		v.run.keys.Faults.SetEnabled(false) // a fault would change everyone's run
+		v.run.keys.Save.SetEnabled(v.ws != nil)
+		v.scores = scoreCache{}
+	}
+	if v.run != nil {
+		v.run.onFrame(now)
+	}
+	if v.ws == nil || now.Sub(v.polled) < lobbyEvery {
+		return nil
+	}
+	v.polled = now
+	ws := v.ws
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		l, err := ws.Lobby(ctx)
+		return lobbyMsg{l, err}
+	}
+}
+
+func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := v.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return v, tea.Quit
+	case key.Matches(msg, k.Help):
+		v.showHelp = !v.showHelp
+		return v, nil
+	case key.Matches(msg, k.Theme):
+		v.theme = themes.Next(v.theme)
+		return v, nil
+	case msg.String() == "esc" && v.showHelp:
+		v.showHelp = false
+		return v, nil
+	case key.Matches(msg, k.Open):
+		if v.opening {
+			return v, nil
+		}
+		v.opening, v.err = true, ""
+		ws := v.ws
+		return v, func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			r, err := ws.Open(ctx)
+			return openedMsg{r, err}
+		}
+	}
+	if v.run != nil && !key.Matches(msg, v.run.keys.Faults) && (v.ws != nil || !key.Matches(msg, v.run.keys.Save)) {
+		v.run.handleKey(msg)
+	}
+	return v, nil
+}
+
+// View draws the lobby or the round, the scoreboard and the footer.
+func (v *HostView) View() string {
+	return backdrop(v.theme, v.view(v.theme), v.w)
+}
+
+func (v *HostView) view(th *themes.Theme) string {
+	if v.w < minW || v.h < minH {
+		return th.Warn.Render(fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, v.w, v.h))
+	}
+	keys := v.helpKeys()
+	if v.showHelp {
+		return strings.Join(flow(helpEntries(th, keys), v.w), "\n")
+	}
+	var body []string
+	if v.run == nil {
+		body = v.lobbyView(th)
+	} else {
+		board := v.scoreboard(th)
+		runH := max(v.h-1-len(board), minH-1-len(board))
+		body = strings.Split(v.run.View(th, v.w, runH), "\n")
+		body = append(body[:min(len(body), runH)], board...)
+	}
+	height := v.h - 1
+	if len(body) > height {
+		body = body[:height]
+	}
+	for len(body) < height {
+		body = append(body, "")
+	}
+	footer := footerView(th, keys.short, []key.Binding{v.keys.Help, v.keys.Quit}, v.w)
+	switch {
+	case v.err != "":
+		footer = th.Alarm.Render(v.err)
+	case v.opening:
+		footer = th.Accent.Render("opening a round…")
+	}
+	return strings.Join(body, "\n") + "\n" + fit(footer, v.w)
+}
+
+func (v *HostView) helpKeys() helpMap {
+	short := []key.Binding{v.keys.Open}
+	full := [][]key.Binding{{v.keys.Open, v.keys.Theme, v.keys.Help, v.keys.Quit}}
+	if v.run != nil {
+		rk := v.run.helpKeys()
+		short = append(short, rk.short...)
+		full = append(full, rk.full...)
+	}
+	return helpMap{short: append(short, v.keys.Theme), full: full}
+}
+
+// helpEntries lists every enabled binding, for the help screen.
+func helpEntries(th *themes.Theme, h helpMap) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, col := range h.full {
+		for _, b := range col {
+			if !b.Enabled() || seen[b.Help().Key] {
+				continue
+			}
+			seen[b.Help().Key] = true
+			out = append(out, th.Key.Render(b.Help().Key)+" "+th.KeyDesc.Render(b.Help().Desc))
+		}
+	}
+	return out
+}
+
+// lobbyView is the screen before the first round.
+func (v *HostView) lobbyView(th *themes.Theme) []string {
+	out := []string{th.Title.Render("locklab host — " + v.stage.Title), ""}
+	lobby, err := v.stage.Lobby()
+	if err != "" {
+		out = append(out, th.Alarm.Render(err), "")
+	}
+	if len(lobby) == 0 {
+		out = append(out, th.Muted.Render("nobody here yet"))
+	}
+	total := 0
+	for _, a := range lobby {
+		total += a.Workers
+		out = append(out, fmt.Sprintf("  %s %s", th.Accent.Render(a.Name), th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers))))
+	}
+	out = append(out, "", th.Text.Render(fmt.Sprintf("%d attendee(s), %d worker(s)", len(lobby), total)), "")
+	if v.ws != nil {
+		out = append(out, th.Text.Render("attendees join with:"), "  "+th.Accent.Render(v.stage.Hint), "",
+			th.Text.Render("enter opens a round: everyone's workers start at the same instant"))
+	} else {
+		out = append(out, th.Muted.Render("waiting for the host to open a round"))
+	}
+	return out
+}

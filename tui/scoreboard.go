@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+)
+
+// scoreRows is the most attendees the scoreboard shows at once.
+const scoreRows = 6
+
+// scoreCache keeps the scoreboard of one cursor position.
+type scoreCache struct {
+	k      int
+	valid  bool
+	scores []scenario.Score
+}
+
+// scoreboard is one line per attendee — buys, denials, violations, state —
+// folded from the events up to the view's cursor, so it rewinds with it.
+func (v *HostView) scoreboard(th *themes.Theme) []string {
+	k := v.run.cursor
+	if !v.scores.valid || v.scores.k != k {
+		evs, _ := v.run.s.log.Read(0, make([]scenario.Event, 0, k+1))
+		v.scores = scoreCache{k: k, valid: true, scores: scenario.Scores(v.run.s.header, evs[:k+1])}
+	}
+	return scoreLines(th, v.scores.scores, v.w)
+}
+
+// scoreLines draws a scoreboard, best buyer first as the lanes list them.
+func scoreLines(th *themes.Theme, scores []scenario.Score, w int) []string {
+	head := fmt.Sprintf(" %-16s %7s %5s %7s %10s  %s", "attendee", "workers", "buys", "denied", "violations", "state")
+	out := []string{th.Title.Render(fit(" scoreboard", w)), th.Muted.Render(fit(head, w))}
+	for i, s := range scores {
+		if i == scoreRows-1 && len(scores) > scoreRows {
+			out = append(out, th.Muted.Render(fmt.Sprintf(" … and %d more", len(scores)-i)))
+			break
+		}
+		state, style := "racing", th.Text
+		switch {
+		case s.Gone:
+			state, style = "✗ disconnected", th.Alarm
+		case s.Done == s.Workers:
+			state = "✓ done"
+		}
+		viol := th.Text.Render(fmt.Sprintf("%10d", s.Violations))
+		if s.Violations > 0 {
+			viol = th.Alarm.Render(fmt.Sprintf("%10d", s.Violations))
+		}
+		line := fmt.Sprintf(" %-16s %7d %5d %7d ", truncName(s.Name, 16), s.Workers, s.Buys, s.Denials) + viol + "  " + style.Render(state)
+		out = append(out, fit(line, w))
+	}
+	return out
+}
+
+func truncName(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

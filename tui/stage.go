@@ -1,0 +1,73 @@
+package tui
+
+import (
+	"context"
+	"sync"
+
+	"github.com/locklab/locklab/scenario"
+)
+
+// Attendee is one machine in the host's lobby.
+type Attendee struct {
+	Name    string
+	Workers int
+}
+
+// Workshop is what the host's view needs of the room it hosts.
+type Workshop interface {
+	// Lobby lists who is here now.
+	Lobby(ctx context.Context) ([]Attendee, error)
+	// Open ends the current round and starts the next with everyone in
+	// the lobby.
+	Open(ctx context.Context) (*scenario.Run, error)
+}
+
+// Stage is the host's shared state: the round on screen and the lobby.
+// The host's view changes it; viewers (over SSH) only read it, each with
+// a playhead of their own over the round's one log.
+type Stage struct {
+	// Title says what is raced: room, scenario, strategy, parameters.
+	Title string
+	// Hint tells attendees how to join.
+	Hint string
+
+	mu    sync.Mutex
+	run   *scenario.Run
+	round int
+	lobby []Attendee
+	err   string
+}
+
+// NewStage returns an empty stage.
+func NewStage(title, hint string) *Stage { return &Stage{Title: title, Hint: hint} }
+
+// Round is the round on stage (nil before the first) and its number.
+func (s *Stage) Round() (*scenario.Run, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.run, s.round
+}
+
+// setRound puts a new round on stage.
+func (s *Stage) setRound(r *scenario.Run) {
+	s.mu.Lock()
+	s.run = r
+	s.round++
+	s.mu.Unlock()
+}
+
+// Lobby is who was here when last asked, and why asking failed, if it did.
+func (s *Stage) Lobby() ([]Attendee, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lobby, s.err
+}
+
+func (s *Stage) setLobby(l []Attendee, err error) {
+	s.mu.Lock()
+	s.lobby, s.err = l, ""
+	if err != nil {
+		s.err = err.Error()
+	}
+	s.mu.Unlock()
+}
