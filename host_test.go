@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store/storetest"
+)
+
+// locklabWith starts locklab as a process of its own with extra
+// environment variables.
+func locklabWith(t *testing.T, out *bytes.Buffer, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(append(os.Environ(), "LOCKLAB_TEST_MAIN=1"), env...)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
+}
+
+// waitProc waits for cmd, failing the test if it hangs (not a timing
+// assertion: minutes for what takes a second) or fails.
+func waitProc(t *testing.T, name string, cmd *exec.Cmd, out *bytes.Buffer) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+	case <-time.After(3 * time.Minute):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s did not end\n%s", name, out)
+	}
+}
+
+// TestHostAndTwoJoins: a host and two joiners as separate processes on a
+// real redis-server, bob's clock four seconds ahead. The host's log has
+// both attendees' lanes, in one order of time that bob's skew does not
+// disturb, and the checker's verdict covers every worker.
+func TestHostAndTwoJoins(t *testing.T) {
+	srv := storetest.Start(t)
+	events := filepath.Join(t.TempDir(), "round.jsonl")
+	var hostOut, aliceOut, bobOut bytes.Buffer
+	host := locklabWith(t, &hostOut, nil, "host", "--redis", srv.URL, "--room", "t", "--attendees", "2",
+		"--lock", "safe", "--retry", "full-jitter", "--max-retries", "60", "--stock", "3", "--events", events)
+	alice := locklabWith(t, &aliceOut, nil, "join", "--redis", srv.URL, "--room", "t", "--name", "alice", "--workers", "2", "--rounds", "1")
+	bob := locklabWith(t, &bobOut, []string{skewEnv + "=4s"}, "join", "--redis", srv.URL, "--room", "t", "--name", "bob", "--workers", "3", "--rounds", "1")
+	waitProc(t, "host", host, &hostOut)
+	waitProc(t, "alice", alice, &aliceOut)
+	waitProc(t, "bob", bob, &bobOut)
+
+	f, err := os.Open(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := scenario.LoadLog(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(l.Header.Lanes, " "); got != "alice/1 alice/2 bob/1 bob/2 bob/3" {
+		t.Fatalf("lanes %q, want alice's then bob's", got)
+	}
+	var last time.Duration
+	first := map[string]time.Duration{}
+	done := map[int32]bool{}
+	step := map[int32]scenario.Kind{} // each lane's last lock step
+	for _, e := range l.Log.Events() {
+		if e.T < last {
+			t.Fatalf("event %d at %v, after one at %v", e.Seq, e.T, last)
+		}
+		last = e.T
+		if e.Worker < 0 {
+			continue
+		}
+		who := scenario.AttendeeOf(l.Header.Lanes[e.Worker])
+		if _, ok := first[who]; !ok && e.Kind == scenario.KindAttempt {
+			first[who] = e.T
+		}
+		switch e.Kind {
+		case scenario.KindAcquired, scenario.KindDenied:
+			if step[e.Worker] != scenario.KindAttempt {
+				t.Fatalf("event %d: %s %s without an attempt before it", e.Seq, l.Header.Lanes[e.Worker], e.Kind)
+			}
+		case scenario.KindDone:
+			done[e.Worker] = true
+		}
+		if e.Kind == scenario.KindAttempt || e.Kind == scenario.KindAcquired || e.Kind == scenario.KindDenied {
+			step[e.Worker] = e.Kind
+		}
+	}
+	if len(done) != 5 {
+		t.Fatalf("outcomes of %d lanes, want all 5", len(done))
+	}
+	// Everyone started at one instant: bob's four seconds of skew are gone.
+	if d := first["bob"] - first["alice"]; d > 2*time.Second || d < -2*time.Second {
+		t.Fatalf("bob's first attempt %v from alice's: his clock's skew reached the log", d)
+	}
+	s := scenario.Summarize(l.Header, l.Log)
+	if s.Attempts != 5 || s.Successes != 3 || s.FinalStock != 0 {
+		t.Fatalf("verdict over %d workers, %d sold, final stock %d; want 5, 3, 0\n%s", s.Attempts, s.Successes, s.FinalStock, hostOut.String())
+	}
+	for _, name := range []string{"alice", "bob"} {
+		if !strings.Contains(hostOut.String(), name+" joined") {
+			t.Fatalf("the host did not see %s join:\n%s", name, hostOut.String())
+		}
+	}
+}
