@@ -17,7 +17,12 @@ type completion func(cmd *cobra.Command) []string
 
 // flagCompletions are the flags whose values come from a fixed set.
 var flagCompletions = map[string]completion{
-	"scenario": func(*cobra.Command) []string { return scenarioCandidates() },
+	"scenario": func(cmd *cobra.Command) []string {
+		if cmd.Name() == "host" {
+			return hostScenarioCandidates()
+		}
+		return scenarioCandidates()
+	},
 	"lock":     strategyCandidates,
 	"retry": func(*cobra.Command) []string {
 		var out []string
@@ -58,6 +63,9 @@ func strategyCandidates(cmd *cobra.Command) []string {
 	}
 	if s, err := scenario.Lookup(name); err == nil {
 		names = s.Strategies // the scenario's default first
+	}
+	if cmd.Name() == "host" {
+		names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return scenario.Joinable(name, n) != nil })
 	}
 	out := make([]string, len(names))
 	for i, n := range names {
