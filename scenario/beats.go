@@ -112,6 +112,14 @@ func wn(e Event) string { return WorkerName(e.Worker) }
 
 func ms(d time.Duration) string { return strings.TrimSuffix(d.Round(time.Millisecond).String(), ".0") }
 
+// fine is a duration to a millisecond, or to 10µs under one.
+func fine(d time.Duration) string {
+	if d < time.Millisecond {
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return ms(d)
+}
+
 // BeatIDs are the IDs of the beats a run of sc with strategy and p can
 // say, in order, the verdict last: what a presenter counts from the first
 // beat ("beat 1 of 4"). A run may say fewer (a beat whose event never comes
@@ -122,6 +130,41 @@ func (sc *Scenario) BeatIDs(strategy string, p Params) []string {
 		ids = append(ids, b.ID)
 	}
 	return append(ids, BeatVerdict)
+}
+
+// Captions are what the beats of a run of sc with strategy and p can say,
+// each said over an empty event: the names and numbers in them are
+// placeholders, the words are the story's. A presenter's layout is checked
+// against them: every panel a caption names must be on screen.
+func (sc *Scenario) Captions(strategy string, p Params) []string {
+	var out []string
+	for _, b := range beatsFor(sc, strategy, p) {
+		out = append(out, b.Say(Event{}))
+	}
+	return out
+}
+
+// headlines are the beats' headlines: a few words a room can read from the
+// back, said in big letters over the caption.
+var headlines = map[string]string{
+	"race": "the race", "read": "read", "write": "write", "acquired": "locked", "denied": "denied",
+	"backoff": "back off", "herd": "the herd", "crash": "crash", "recovered": "ttl ran out",
+	"renewed": "renewed", "pause": "stop the world", "taken": "ttl lapsed", "resume": "resumed",
+	"rejected": "rejected", "stale-write": "stale write", "deadlock": "deadlock", "broken": "two holders",
+	"foreign-del": "foreign del", "refused": "refused", "reserved": "reserved", "expired": "expired",
+	"again": "runs twice", "duplicate": "duplicate", "delivered": "delivered", "credited": "credited",
+	"quorum": "quorum", "two-holders-J": "two holders", "two-holders-F": "two holders",
+	"two-holders-P": "two holders", "part-1": "part 1", "part-2": "part 2", "part-3": "part 3", "part-4": "part 4",
+}
+
+// Headline is the headline of the beat with ID id: a few words, or the ID
+// itself for a beat this build does not know. The verdict's headline is its
+// caption's first words (see the summary's Verdict).
+func Headline(id string) string {
+	if h, ok := headlines[id]; ok {
+		return h
+	}
+	return strings.ReplaceAll(id, "-", " ")
 }
 
 // beatsFor is the narration of sc run with strategy and p.
@@ -244,15 +287,50 @@ func naiveBeats(strategy string, p Params) []Beat {
 	}}}
 }
 
-func retryBeats(string, Params) []Beat {
+func retryBeats(strategy string, p Params) []Beat {
+	h := &herd{base: p.RetryBase.D()}
 	return []Beat{
-		{"denied", is(KindDenied), func(e Event) string {
-			return fmt.Sprintf("%s is denied: it waits, by its policy, then tries again.", wn(e))
-		}},
 		{"backoff", is(KindBackoff), func(e Event) string {
-			return fmt.Sprintf("%s backs off %s. Watch the retry-delay histogram take the policy's shape.", wn(e), ms(e.Delay))
+			return fmt.Sprintf("%s is denied and backs off %s: its policy says how long it waits before it tries again.", wn(e), ms(e.Delay))
 		}},
+		{"herd", h.until, h.say},
 	}
+}
+
+// herd watches the workers denied on their first attempt come back: the
+// beat is said when half of them have retried, with how far apart they
+// came — a thundering herd when it is a fraction of the policy's delay.
+type herd struct {
+	base    time.Duration
+	denied  map[int32]bool // denied on the first attempt, before any retry
+	retries int
+	first   time.Duration // the first retry
+}
+
+func (h *herd) until(e Event) bool {
+	if h.denied == nil {
+		h.denied = map[int32]bool{}
+	}
+	switch {
+	case e.Kind == KindDenied && e.Attempt == 1 && h.retries == 0:
+		h.denied[e.Worker] = true
+	case e.Kind == KindAttempt && e.Attempt > 1 && h.denied[e.Worker]:
+		if h.retries == 0 {
+			h.first = e.T
+		}
+		h.retries++
+		return h.retries >= max((len(h.denied)+1)/2, 1)
+	}
+	return false
+}
+
+func (h *herd) say(e Event) string {
+	spread := e.T - h.first
+	s := fmt.Sprintf("The herd comes back: %d of the %d workers denied at first retried within %s of each other", h.retries, len(h.denied), fine(spread))
+	if h.base > 0 && spread < h.base/4 {
+		return s + " — their delays are alike, so they collide again. Watch the retry-delay histogram take the policy's shape."
+	}
+	return s + " — jitter spreads them out, so fewer collide. Watch the retry-delay histogram take the policy's shape."
 }
 
 func queueBeats(strategy string, p Params) []Beat {
