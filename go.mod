@@ -19,6 +19,8 @@ require (
 
 require go.yaml.in/yaml/v3 v3.0.5
 
+require github.com/common-nighthawk/go-figure v0.0.0-20210622060536-734e95fb86be
+
 require (
 	filippo.io/edwards25519 v1.1.0 // indirect
 	github.com/NimbleMarkets/ntcharts v0.4.0 // indirect

@@ -116,8 +116,11 @@ type App struct {
 	rec        *cast.Writer
 	recW, recH int
 	reported   PresenterState // the state OnBeat last heard
-	recording  bool           // drawn for a recording: no key help nobody can press
-	talk       *talkPlay
+	// On stage (presenter mode or a talk): the screen is dark until a key
+	// is pressed; q was pressed once and q again quits.
+	blank, quitAsked bool
+	recording        bool // drawn for a recording: no key help nobody can press
+	talk             *talkPlay
 }
 
 // New returns the root model.
@@ -130,7 +133,8 @@ func New(opts Options) *App {
 	a.picker.servers = opts.Servers
 	if opts.Replay != nil {
 		a.run = newRunView(replaySession(opts.Name, opts.Replay), opts.Speed)
-		a.run.pr.on, a.run.pr.extras = opts.Present, opts.Extras
+		a.run.pr.on = opts.Present
+		a.run.pr.talkOpts(a.opts)
 		a.run.mark = func(l string) {
 			if a.rec != nil {
 				a.rec.Marker(l)
@@ -285,7 +289,8 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			present = a.run.pr.on // a rerun keeps the mode
 		}
 		a.run = newRunView(msg.s, msg.s.spec.Speed)
-		a.run.pr.on, a.run.pr.extras = present, a.opts.Extras
+		a.run.pr.on = present
+		a.run.pr.talkOpts(a.opts)
 		if a.rec != nil {
 			a.run.mark = a.rec.Marker
 		}
@@ -301,6 +306,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.String() == "ctrl+c" {
 		return a, a.quit()
+	}
+	if done, cmd := a.handleStageKey(msg); done {
+		return a, cmd
 	}
 	editing := a.screen == screenForm
 	if !editing {
@@ -324,6 +332,9 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if cmd, ok := a.handleTalkKey(msg); ok {
 			return a, cmd
 		}
+	}
+	if done, cmd := a.handlePresenterKey(msg); done {
+		return a, cmd
 	}
 	switch a.screen {
 	case screenPicker:
@@ -352,9 +363,6 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if a.run.faults.open {
 		a.run.handleFaultKey(msg) // modal: nothing falls through
 		return a, nil
-	}
-	if a.run.pr.on && key.Matches(msg, a.run.pr.keys.Next) {
-		return a, a.PresentNext()
 	}
 	k := a.run.keys
 	switch {
@@ -387,6 +395,9 @@ func (a *App) View() string {
 	if (a.talk != nil || a.screen == screenRun && a.run != nil && a.run.pr.on) && th.Name != "mono" {
 		th = presentTheme // reads from the back of the room
 	}
+	if a.onStage() && a.blank {
+		return backdrop(th, strings.Repeat("\n", max(a.h-1, 0)), a.w) // dark: the room looks at the speaker
+	}
 	return backdrop(th, a.view(th), a.w)
 }
 
@@ -412,6 +423,9 @@ func (a *App) view(th *themes.Theme) string {
 		g.Theme.SetEnabled(false)
 		g.Help.SetEnabled(false)
 	}
+	if a.onStage() {
+		g.Quit = bind([]string{"q"}, "q q", "quit")
+	}
 	short := append(keys.short, g.Theme) // the theme goes first when room is short
 	keys.full = append(keys.full, []key.Binding{g.Theme, g.Help, g.Quit})
 	if a.showHelp {
@@ -427,6 +441,8 @@ func (a *App) view(th *themes.Theme) string {
 		footer = th.Accent.Render(a.flash)
 	} else if a.starting {
 		footer = th.Accent.Render("starting…")
+	} else if a.onStage() && a.quitAsked {
+		footer = th.Warn.Render("q again to quit · any other key goes on with the talk")
 	}
 	lines := strings.Split(body, "\n")
 	height := a.h - 1

@@ -73,7 +73,11 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 
 // rightColumn stacks the scenario's panels in a column w wide, h high.
 func (v *runView) rightColumn(th *themes.Theme, k int, now time.Duration, w, h int) string {
-	ps := panelsOf(v.s.header.Scenario, v.tl)
+	return v.column(th, panelsOf(v.s.header.Scenario, v.tl), k, now, w, h)
+}
+
+// column stacks panels ps in a column w wide, h high.
+func (v *runView) column(th *themes.Theme, ps []panel, k int, now time.Duration, w, h int) string {
 	heights := make([]int, len(ps))
 	left, flex := h, -1
 	for i, p := range ps {

@@ -1,27 +1,25 @@
 package tui
 
 import (
-	"fmt"
-	"strings"
-	"time"
-
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
-	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
 // presentKeys are what presenter remotes send: → / PgDn / space / . go on,
-// ← / PgUp go back a beat.
+// ← / PgUp go back a beat, b blanks the screen. Esc, F5 and Shift+F5 (a
+// remote's start/stop button; Shift+F5 arrives as F17) do nothing: one
+// click must never throw a speaker out of the talk.
 type presentKeys struct {
-	Next, Prev, Toggle key.Binding
+	Next, Prev, Blank, Stay, Toggle key.Binding
 }
 
 func defaultPresentKeys() presentKeys {
 	return presentKeys{
 		Next:   bind([]string{"right", "pgdown", " ", "."}, "→/space", "next beat"),
 		Prev:   bind([]string{"left", "pgup", ","}, "←", "previous beat"),
+		Blank:  bind([]string{"b"}, "b", "blank screen"),
+		Stay:   bind([]string{"esc", "f5", "f17"}, "esc/f5", "stay in the talk"),
 		Toggle: bind([]string{"p"}, "p", "presenter"),
 	}
 }
@@ -35,13 +33,21 @@ type presenter struct {
 	waiting bool                 // stopped at the beat
 	ids     []string             // the beats the run can tell (scenario.BeatIDs)
 	extras  map[string]BeatExtra // a talk's additions (Options.Extras)
+	talk    bool                 // → after the last beat goes on (Options.AfterLast)
+}
+
+// isStop reports whether marker m is a beat the presenter stops at: one the
+// story tells (it has an ID). A beat without one — a fault's or a script's
+// note — shows under the caption instead.
+func (v *runView) isStop(m timeline.Marker) bool {
+	return m.Kind == timeline.MarkerBeat && v.s.log.At(int(m.Seq)).Code != ""
 }
 
 // beats are the seqs of the beat markers folded so far.
 func (v *runView) beats() []int64 {
 	var bs []int64
 	for _, m := range v.tl.Markers {
-		if m.Kind == timeline.MarkerBeat {
+		if v.isStop(m) {
 			bs = append(bs, m.Seq)
 		}
 	}
@@ -51,7 +57,7 @@ func (v *runView) beats() []int64 {
 // nextBeat is the first beat after seq, up to limit.
 func (v *runView) nextBeat(seq int64, limit int) (int64, bool) {
 	for _, m := range v.tl.Markers {
-		if m.Kind == timeline.MarkerBeat && m.Seq > seq && int(m.Seq) <= limit {
+		if m.Seq > seq && int(m.Seq) <= limit && v.isStop(m) {
 			return m.Seq, true
 		}
 	}
@@ -140,6 +146,7 @@ func (v *runView) handlePresentKey(msg tea.KeyMsg) bool {
 		v.presentNext()
 	case key.Matches(msg, k.Prev):
 		v.presentPrev()
+	case key.Matches(msg, k.Stay):
 	default:
 		return false
 	}
@@ -155,77 +162,4 @@ func (v *runView) togglePresent() {
 	} else {
 		v.status = ""
 	}
-}
-
-// captionBox is the caption, large: bold, wrapped, centred in a box, with
-// a title (which beat) and a hint (what the keys do now).
-func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
-	inner := max(w-8, 20)
-	wrapped := strings.Split(ansi.Wordwrap(text, inner, ""), "\n")
-	lines := []string{""}
-	for _, l := range wrapped {
-		pad := (w - 2 - ansi.StringWidth(l)) / 2
-		lines = append(lines, strings.Repeat(" ", max(pad, 0))+th.Title.Render(l))
-	}
-	lines = append(lines, "", strings.Repeat(" ", max((w-2-ansi.StringWidth(hint))/2, 0))+th.Muted.Render(hint))
-	return strings.Split(box(th, title, lines, w, len(lines)+2), "\n")
-}
-
-// presentHint says what the presenter's keys do now.
-func (v *runView) presentHint(k int) string {
-	switch {
-	case v.noHints:
-		return ""
-	case v.scene != nil && v.s.finished() && v.presenterState().Last:
-		return "→ the next scene · ← goes back a beat"
-	case k >= v.tl.N-1 && v.s.finished():
-		return "the end of the run · ← goes back a beat · r runs it again"
-	case v.pr.waiting:
-		return "→ next · ← back · p leaves presenter mode"
-	case v.paused:
-		return "→ or space plays on to the next beat"
-	}
-	return "playing — it stops at the next beat"
-}
-
-// renderPresent is the presenter's layout: the caption on top, then the
-// lanes, the locks and the stock, large enough to read from the back of a
-// room at 100×30.
-func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h int) string {
-	st := v.presenterState()
-	title, text := fmt.Sprintf("beat %d of %d", st.Index, st.Total), st.Caption
-	if st.Extra != "" {
-		text += "\n" + st.Extra
-	}
-	if text == "" {
-		title, text = fmt.Sprintf("beat 0 of %d", st.Total), v.s.header.Scenario+" · "+v.s.header.Strategy+" — the first beat is coming"
-	}
-	capt := captionBox(th, title, text, v.presentHint(k), w)
-	verdict := v.verdict(th, k, w)
-	bodyH := h - 1 - len(capt) - len(verdict) - 1
-	lockRows := min(2*len(v.tl.Locks), 6)
-	lockH := 0
-	if lockRows > 0 {
-		lockH = lockRows + 2
-	}
-	laneH := max(bodyH-lockH, 3)
-	labelW := labelWidth(v.tl, laneH-3)
-	var b strings.Builder
-	b.WriteString(fit(v.header(th, k, now, w), w))
-	for _, l := range capt {
-		b.WriteString("\n" + l)
-	}
-	b.WriteString("\n" + box(th, "swimlanes", lanes(th, v.tl, k, now, w-2, labelW, laneH-2, v.scroll), w, laneH))
-	if lockH > 0 {
-		b.WriteString("\n" + box(th, "locks", lockLanes(th, v.tl, k, now, w-2, labelW, lockRows), w, lockH))
-	}
-	line := gaugeLine(th, v.tl, k)
-	if cyc := waitGraph(th, v.tl, k, w, 1); len(cyc) > 2 {
-		line = cyc[2] // a deadlock: the cycle says more than the stock
-	}
-	b.WriteString("\n" + fit(line, w))
-	for _, l := range verdict {
-		b.WriteString("\n" + fit(l, w))
-	}
-	return b.String()
 }

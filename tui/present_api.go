@@ -3,9 +3,9 @@ package tui
 import (
 	"strconv"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
-	"github.com/locklab/locklab/tui/timeline"
 )
 
 // PresenterState is where presenter mode stands: the beat on screen, how
@@ -85,7 +85,7 @@ func (v *runView) presenterState() PresenterState {
 	st := PresenterState{On: v.pr.on, Waiting: v.pr.waiting}
 	seq, said := -1, 0
 	for _, m := range v.tl.Markers {
-		if m.Kind != timeline.MarkerBeat {
+		if !v.isStop(m) {
 			continue
 		}
 		if said++; int(m.Seq) <= v.cursor {
@@ -115,4 +115,57 @@ func (v *runView) presenterState() PresenterState {
 		}
 	}
 	return st
+}
+
+// presenting reports whether the run view is on screen in presenter mode.
+func (a *App) presenting() bool {
+	return a.screen == screenRun && a.run != nil && a.run.pr.on
+}
+
+// handlePresenterKey gives presenter mode the keys a remote sends before
+// the run view sees them; true when the key was presenter mode's.
+func (a *App) handlePresenterKey(msg tea.KeyMsg) (bool, tea.Cmd) {
+	if !a.presenting() || a.run.faults.open {
+		return false, nil
+	}
+	if key.Matches(msg, a.run.pr.keys.Next) {
+		return true, a.PresentNext()
+	}
+	return a.run.handlePresentKey(msg), nil
+}
+
+// talkOpts takes a talk's additions from the options.
+func (p *presenter) talkOpts(o *Options) {
+	p.extras, p.talk = o.Extras, o.AfterLast != nil
+}
+
+// onStage reports whether a talk or presenter mode is on screen: a remote's
+// keys are then the stage's.
+func (a *App) onStage() bool {
+	return a.talk != nil || a.presenting()
+}
+
+// handleStageKey handles what a remote may send on stage before any screen
+// sees it: b blanks the screen and any key brings it back; q asks once.
+func (a *App) handleStageKey(msg tea.KeyMsg) (bool, tea.Cmd) {
+	if !a.onStage() || a.run != nil && a.run.faults.open && a.screen == screenRun {
+		return false, nil
+	}
+	if a.blank {
+		a.blank = false
+		return true, nil
+	}
+	if key.Matches(msg, a.keys.Quit) {
+		if a.quitAsked {
+			return true, a.quit()
+		}
+		a.quitAsked = true
+		return true, nil
+	}
+	a.quitAsked = false
+	if key.Matches(msg, defaultPresentKeys().Blank) {
+		a.blank = true
+		return true, nil
+	}
+	return false, nil
 }

@@ -123,6 +123,7 @@ func TestPresenterStopsAtEachBeat(t *testing.T) {
 	mark = len(scr.all)
 	tm.Send(keyRunes(" "))
 	scr.waitFor(t, "beat 2 again", since(mark, func(b []byte) bool { return bytes.Contains(b, []byte("beat 2")) }))
+	tm.Send(keyRunes("q")) // presenter mode asks once
 	tm.Send(keyRunes("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }

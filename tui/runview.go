@@ -29,6 +29,7 @@ type runView struct {
 	hist      histCache
 	faults    faultMenu
 	pr        presenter
+	big       bigCache           // headlines in block letters
 	mark      func(label string) // a recording's markers, if recording
 	marked    int                // timeline markers already reported
 	noHints   bool               // a recording: no hints at keys nobody can press
@@ -77,9 +78,11 @@ func (v *runView) helpKeys() helpMap {
 	}
 	k, p := v.keys, v.pr.keys
 	if v.pr.on {
+		leave := p.Toggle
+		leave.SetHelp("p", "leave presenter")
 		return helpMap{
-			short: []key.Binding{p.Next, p.Prev, p.Toggle, k.PrevMark, k.NextMark, k.Faults, k.Back},
-			full:  [][]key.Binding{{p.Next, p.Prev, p.Toggle}, {k.PrevMark, k.NextMark, k.Faster, k.Slower}, {k.Faults, k.Rerun, k.Back}},
+			short: []key.Binding{p.Next, p.Prev, p.Blank, leave, k.PrevMark, k.NextMark, k.Faults},
+			full:  [][]key.Binding{{p.Next, p.Prev, p.Blank, p.Stay, leave}, {k.PrevMark, k.NextMark, k.Faster, k.Slower}, {k.Faults, k.Rerun, k.NewSeed}},
 		}
 	}
 	return helpMap{

@@ -96,6 +96,7 @@ func TestTalkPlaysWithRightOnly(t *testing.T) {
 		}
 	}
 	step("the end of the talk")
+	tm.Send(keyRunes("q")) // on stage, quitting asks once
 	tm.Send(keyRunes("q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }

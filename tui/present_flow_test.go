@@ -1,0 +1,105 @@
+package tui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
+)
+
+// presentLive starts scenario name with strategy in presenter mode at
+// 100×30, as `locklab --present` does.
+func presentLive(t *testing.T, name, strategy string, speed float64) (*App, *teatest.TestModel, *terminal) {
+	t.Helper()
+	sc, _ := scenario.Lookup(name)
+	p := sc.Defaults
+	app := New(Options{Theme: themes.Mono(), Scenario: name, Strategy: strategy, Params: &p, Seed: 1, SeedSet: true,
+		Start: true, Present: true, Speed: speed, SpeedSet: true})
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(100, 30))
+	return app, tm, &terminal{tm: tm}
+}
+
+func has(words ...string) func([]byte) bool {
+	return func(b []byte) bool {
+		for _, w := range words {
+			if !bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func quitTalk(t *testing.T, tm *teatest.TestModel) *App {
+	t.Helper()
+	tm.Send(keyRunes("q"))
+	tm.Send(keyRunes("q"))
+	return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*App)
+}
+
+func TestPresentRetryBeatTwoShowsTheHistogram(t *testing.T) {
+	_, tm, scr := presentLive(t, "retry", "fixed", 1)
+	scr.waitFor(t, "beat 1", has("beat 1 of 3", "backs off", "PAUSED"))
+	mark := len(scr.all)
+	tm.Send(tea.KeyMsg{Type: tea.KeyPgDown})
+	scr.waitFor(t, "beat 2 with the histogram", since(mark, has("beat 2 of 3", "The herd comes back", "retry delays", "retries, mean", "100–200ms")))
+	quitTalk(t, tm)
+}
+
+func TestPresentDeadlockShowsTheRingAtItsCycle(t *testing.T) {
+	_, tm, scr := presentLive(t, "deadlock", "safe", 1)
+	scr.waitFor(t, "the cycle beat with the ring", has("beat 1 of 3", "A wait-for cycle closed", "─ wait-for ", "┌▶", "DEADLOCK: 2 workers wait in a circle"))
+	quitTalk(t, tm)
+}
+
+// TestPresentRemoteKeysKeepTheTalk: Esc, F5 and Shift+F5 (F17) — what a
+// remote's start/stop button sends — leave the talk on screen; b blanks it
+// and any key brings it back; q asks once.
+func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
+	_, tm, scr := presentLive(t, "ttl-expiry", "safe", 1)
+	scr.waitFor(t, "beat 1", has("beat 1 of 4", "PAUSED"))
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	tm.Send(tea.KeyMsg{Type: tea.KeyF5})
+	tm.Send(tea.KeyMsg{Type: tea.KeyF17})
+	mark := len(scr.all)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRight})
+	scr.waitFor(t, "beat 2 after esc, f5, shift+f5", since(mark, has("beat 2 of 4")))
+
+	mark = len(scr.all)
+	tm.Send(keyRunes("b"))
+	scr.waitFor(t, "a blank screen", since(mark, func(b []byte) bool {
+		return bytes.Contains(b, []byte("\x1b[")) && !bytes.Contains(b, []byte("beat")) && !bytes.Contains(b, []byte("swimlanes"))
+	}))
+	mark = len(scr.all)
+	tm.Send(keyRunes("x"))
+	scr.waitFor(t, "the talk back", since(mark, has("beat 2 of 4", "swimlanes")))
+
+	mark = len(scr.all)
+	tm.Send(keyRunes("q"))
+	scr.waitFor(t, "asked once", since(mark, has("q again to quit")))
+	tm.Send(keyRunes("x")) // not quitting after all
+	a := quitTalk(t, tm)
+	if a.screen != screenRun || a.run == nil || !a.run.pr.on {
+		t.Fatalf("the talk was left: screen %d", a.screen)
+	}
+}
+
+func TestPresentBlankIsDark(t *testing.T) {
+	a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true})
+	a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	a.Update(frameMsg(time.Unix(0, 0)))
+	a.Update(keyRunes("b"))
+	if s := strings.TrimSpace(ansi.Strip(a.View())); s != "" {
+		t.Fatalf("b left %q on screen", s)
+	}
+	a.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 0 of 4") || a.screen != screenRun {
+		t.Fatalf("a key after b did not bring the talk back:\n%s", s)
+	}
+}

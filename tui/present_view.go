@@ -1,0 +1,224 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/timeline"
+)
+
+// presentSplitW is the narrowest presenter layout with a panel column
+// beside the lanes; narrower, each panel is one line under them.
+const presentSplitW = 100
+
+// presentPanels are the panels each scenario's story needs on a presenter's
+// screen, beside the lanes and locks: every panel its captions name. A
+// scenario with a stock counter gets the stock too, which its verdict
+// names.
+var presentPanels = map[string][]panel{
+	"oversell":     {panelStock},
+	"naive-flaws":  nil,
+	"crash":        nil,
+	"ttl-expiry":   {panelStock},
+	"fencing":      {panelStock},
+	"renewal":      {panelStock},
+	"deadlock":     {panelWaits},
+	"retry":        {panelRetries, panelStock},
+	"redlock":      {panelNodes},
+	"webhook":      {panelCredits},
+	"queue-double": {panelJob},
+}
+
+// presentLayout is the panels a presenter's screen shows for a scenario:
+// the story's, then the stock when there is one and it is not already in.
+func presentLayout(name string, hasStock bool) []panel {
+	ps, ok := presentPanels[name]
+	if !ok {
+		ps = []panel{panelRetries, panelWaits} // unknown to this build: the common pair
+	}
+	ps = append([]panel(nil), ps...)
+	if hasStock && !hasPanel(ps, panelStock) {
+		ps = append(ps, panelStock)
+	}
+	return ps
+}
+
+func hasPanel(ps []panel, p panel) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// captionBox is the caption, large: bold, wrapped, centred in a box, with
+// a title (which beat) and a hint (what the keys do now).
+func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
+	inner := max(w-8, 20)
+	lines := []string{""}
+	for _, l := range centreWrap(text, inner, w-2) {
+		lines = append(lines, th.Title.Render(l))
+	}
+	lines = append(lines, "", strings.Repeat(" ", max((w-2-ansi.StringWidth(hint))/2, 0))+th.Muted.Render(hint))
+	return strings.Split(box(th, title, lines, w, len(lines)+2), "\n")
+}
+
+// centreWrap wraps text at wrap cells and centres each line in w cells.
+func centreWrap(text string, wrap, w int) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Wordwrap(text, wrap, ""), "\n") {
+		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
+	}
+	return out
+}
+
+// presentHint says what the presenter's keys do now.
+func (v *runView) presentHint(k int) string {
+	switch {
+	case v.noHints:
+		return ""
+	case v.scene != nil && v.s.finished() && v.presenterState().Last:
+		return "→ the next scene · ← goes back a beat"
+	case k >= v.tl.N-1 && v.s.finished() && v.pr.talk:
+		return "the end of the scene · → goes on · ← goes back a beat"
+	case k >= v.tl.N-1 && v.s.finished():
+		return "the end of the run · ← goes back a beat · r runs it again"
+	case v.pr.waiting:
+		return "→ next · ← back · p leaves presenter mode"
+	case v.paused:
+		return "→ plays on to the next beat"
+	}
+	return "playing — it stops at the next beat"
+}
+
+// renderPresent is the presenter's layout: the beat on top (its headline
+// in big letters when the screen has room), then the lanes and locks with
+// the panels the scenario's story names beside them, and the verdict.
+func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h int) string {
+	st := v.presenterState()
+	top := v.presentTop(th, st, k, w, h)
+	verdict := v.verdict(th, k, w)
+	bodyH := max(h-1-len(top)-len(verdict), 6)
+	var b strings.Builder
+	b.WriteString(fit(v.header(th, k, now, w), w))
+	for _, l := range top {
+		b.WriteString("\n" + fit(l, w))
+	}
+	b.WriteString("\n" + v.presentBody(th, k, now, w, bodyH))
+	for _, l := range verdict {
+		b.WriteString("\n" + fit(l, w))
+	}
+	return b.String()
+}
+
+// presentTop is the beat: big type when there is room for it, else the
+// caption in a box.
+func (v *runView) presentTop(th *themes.Theme, st PresenterState, k, w, h int) []string {
+	title, text := fmt.Sprintf("beat %d of %d", st.Index, st.Total), st.Caption
+	if st.Extra != "" {
+		text += "\n" + st.Extra
+	}
+	if note := v.noteAfter(k); note != "" {
+		text += "\n" + note
+	}
+	if st.Index == 0 {
+		title, text = fmt.Sprintf("beat 0 of %d", st.Total), v.s.header.Scenario+" · "+v.s.header.Strategy+" — the first beat is coming"
+	}
+	hint := v.presentHint(k)
+	if big := v.bigTop(th, st, title, text, hint, w, h); big != nil {
+		return big
+	}
+	return captionBox(th, title, text, hint, w)
+}
+
+// noteAfter is the newest beat without an ID (a fault's or a script's note)
+// said after the beat on screen, up to cursor k: it is shown under the
+// beat's caption instead of stopping the talk.
+func (v *runView) noteAfter(k int) string {
+	note := ""
+	for _, m := range v.tl.Markers {
+		if m.Kind != timeline.MarkerBeat || int(m.Seq) > k {
+			continue
+		}
+		if e := v.s.log.At(int(m.Seq)); e.Code == "" {
+			note = e.Msg
+		} else {
+			note = ""
+		}
+	}
+	return note
+}
+
+// presentBody is the lanes and locks, with the story's panels in a column
+// beside them (or a line each under them on a narrow screen), h rows.
+func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h int) string {
+	ps := presentLayout(v.s.header.Scenario, v.tl.HasStock)
+	lockRows := min(2*len(v.tl.Locks), 4)
+	lockH := 0
+	if lockRows > 0 {
+		lockH = lockRows + 2
+	}
+	if w >= presentSplitW && len(ps) > 0 {
+		rw := min(rightW, w*2/5)
+		lw := w - rw
+		laneH := max(h-lockH, 4)
+		if laneH+lockH > h {
+			lockH = 0
+			laneH = h
+		}
+		labelW := labelWidth(v.tl, laneH-3)
+		left := box(th, "swimlanes", lanes(th, v.tl, k, now, lw-2, labelW, laneH-2, v.scroll), lw, laneH)
+		if lockH > 0 {
+			left += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, lw-2, labelW, lockRows), lw, lockH)
+		}
+		return joinH(left, v.column(th, ps, k, now, rw, h))
+	}
+	var lines []string
+	for _, p := range ps {
+		if p == panelNodes {
+			rows := nodeRows(th, v.tl, k, now, w-2)
+			lines = append(lines, strings.Split(box(th, "nodes", rows, w, len(rows)+2), "\n")...)
+			continue
+		}
+		lines = append(lines, fit(v.onePanelLine(th, p, k, now, w), w))
+	}
+	laneH := max(h-lockH-len(lines), 4)
+	if laneH+lockH+len(lines) > h {
+		lockH = 0
+		laneH = max(h-len(lines), 4)
+	}
+	labelW := labelWidth(v.tl, laneH-3)
+	out := box(th, "swimlanes", lanes(th, v.tl, k, now, w-2, labelW, laneH-2, v.scroll), w, laneH)
+	if lockH > 0 {
+		out += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, w-2, labelW, lockRows), w, lockH)
+	}
+	for _, l := range lines {
+		out += "\n" + l
+	}
+	return out
+}
+
+// onePanelLine is panel p in one line, its title first.
+func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Duration, w int) string {
+	switch p {
+	case panelStock:
+		return th.Muted.Render("stock: ") + gaugeLine(th, v.tl, k)
+	case panelRetries:
+		return retryLine(&v.hist, th, v.tl, k)
+	case panelWaits:
+		g := waitGraph(th, v.tl, k, w, 1)
+		if len(g) > 2 {
+			return th.Muted.Render("wait-for: ") + g[2]
+		}
+		return th.Muted.Render("wait-for: ") + strings.Join(g, "  ")
+	case panelCredits:
+		return th.Muted.Render("credits: ") + strings.Join(credits(th, v.tl, k), "  ")
+	case panelJob:
+		return strings.Join(jobState(th, v.tl, k, now)[:3], "  ")
+	}
+	return ""
+}
