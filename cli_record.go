@@ -62,6 +62,7 @@ func newRecordCmd() *cobra.Command {
 	fl.DurationVar(&f.hold, "hold", 3*time.Second, "presenter mode: how long each caption stays")
 	fl.Float64Var(&f.play, "play-speed", 0, "playback speed of the recorded runs, 0.001 to 10 (default: each scenario's own pace)")
 	fl.StringVar(&f.talk, "talk", "", "record a talk file's scenes in presenter mode, with their title cards")
+	_ = cmd.MarkFlagFilename("talk", "yaml", "yml")
 	return cmd
 }
 

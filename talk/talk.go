@@ -52,6 +52,7 @@ type Scene struct {
 
 // Beat is a talk's extra caption and notes for one beat of a scene.
 type Beat struct {
+	Line    int // where the entry is in the file
 	N       int // 1-based, as the screen counts them
 	Caption string
 	Notes   string
@@ -435,6 +436,7 @@ func (p *parser) beats(n *yaml.Node) ([]Beat, error) {
 			return nil, p.errf(at, "beat %d is already given on line %d", b.N, line)
 		}
 		seen[b.N] = at.Line
+		b.Line = at.Line
 		out = append(out, b)
 	}
 	slices.SortFunc(out, func(a, b Beat) int { return a.N - b.N })
