@@ -1,9 +1,31 @@
 package timeline
 
-import "time"
+import (
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+)
 
 // What the log says in the order workers learned it, drawn in the order it
 // happened, and what the log implies without an event saying it.
+
+// ranAt is when Redis ran the lock operation e answers, as far as the log
+// can tell: an event stamped with its call (when the operation was sent)
+// ran between its call and its answer, and after whatever the lock's lane
+// already shows; so the lane changes at the call, or at the lock's last
+// change when that came later. The TTL counts from there, as the lock
+// library counts a lock's life from when it was sent. An unstamped event
+// ran at its answer.
+func ranAt(l *Lock, e *scenario.Event) time.Duration {
+	if e.Has&scenario.HasCall == 0 || e.Call >= e.T {
+		return e.T
+	}
+	at := e.Call
+	if cur := l.current(); cur != nil {
+		at = max(at, cur.T)
+	}
+	return min(at, e.T)
+}
 
 // takeOver notes that worker b took lock l at t while the lock lane still
 // shows another holder that has left its critical section: that holder's

@@ -327,17 +327,19 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			tl.waitFor(seq, e.Worker, -1, "")
 		}
 		l, i := tl.lock(e.Res)
-		tl.takeOver(l, e.Worker, e.T)
-		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: e.Worker, TTL: e.TTL, Deadline: e.T + e.TTL, Fence: e.Fence})
+		at := ranAt(l, &e)
+		tl.takeOver(l, e.Worker, at)
+		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: e.TTL, Deadline: at + e.TTL, Fence: e.Fence})
 		tl.arm(i)
 		tl.handOver(seq, e.Res, e.Worker)
 	case scenario.KindRenewed:
 		l, i := tl.lock(e.Res)
+		at := ranAt(l, &e)
 		if cur := l.current(); cur != nil && cur.Holder == e.Worker {
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: e.Worker, TTL: e.TTL, Deadline: e.T + e.TTL, Fence: cur.Fence})
+			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: e.TTL, Deadline: at + e.TTL, Fence: cur.Fence})
 			tl.arm(i)
 		}
-		l.Marks = append(l.Marks, Mark{seq, e.T, MarkRenewal, e.Worker})
+		l.Marks = append(l.Marks, Mark{seq, at, MarkRenewal, e.Worker})
 	case scenario.KindVote:
 		if e.Has&scenario.HasNode != 0 {
 			l, _ := tl.lock(e.Res)
@@ -353,10 +355,11 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			// ran this release before it: drawn there.
 			drawAt = at
 		} else if cur := l.current(); cur != nil && cur.Holder != -1 {
+			at := ranAt(l, &e)
 			if cur.Holder >= 0 && cur.Holder != e.Worker {
-				l.Marks = append(l.Marks, Mark{seq, e.T, MarkForeignDelete, e.Worker})
+				l.Marks = append(l.Marks, Mark{seq, at, MarkForeignDelete, e.Worker})
 			}
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: e.T, Holder: -1})
+			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
 			tl.handOver(seq, e.Res, -1)
 		}
 	case scenario.KindReleaseFailed:

@@ -1,0 +1,82 @@
+package timeline_test
+
+import (
+	mrand "math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/tui/timeline"
+)
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// TestLockLaneDrawsOperationsWhereTheyRan: w00 releases (sent at 50ms,
+// answered at 60ms) while w01's acquire (sent at 52ms, answered at 55ms)
+// comes first in the log. Redis ran the release first: the lock lane hands
+// over at 52ms, w00's lane lets go there too, and w00's lock counted its
+// TTL from when its acquire was sent.
+func TestLockLaneDrawsOperationsWhereTheyRan(t *testing.T) {
+	l := scenario.NewLog(nil, nil)
+	add := func(e scenario.Event) { l.Append(e) }
+	add(scenario.Event{T: 0, Worker: 0, Kind: scenario.KindAttempt, Res: "lock:x"})
+	add(scenario.Event{T: ms(5), Worker: 0, Kind: scenario.KindAcquired, Res: "lock:x", TTL: ms(100), Has: scenario.HasTTL}.WithCall(0))
+	add(scenario.Event{T: ms(5), Worker: 0, Kind: scenario.KindWorkStart, Res: "x"})
+	add(scenario.Event{T: ms(50), Worker: 0, Kind: scenario.KindWorkEnd, Res: "x"})
+	add(scenario.Event{T: ms(52), Worker: 1, Kind: scenario.KindAttempt, Res: "lock:x"})
+	add(scenario.Event{T: ms(55), Worker: 1, Kind: scenario.KindAcquired, Res: "lock:x", TTL: ms(100), Has: scenario.HasTTL}.WithCall(ms(52)))
+	add(scenario.Event{T: ms(60), Worker: 0, Kind: scenario.KindRelease, Res: "lock:x"}.WithOK(true).WithCall(ms(50)))
+	tl := timeline.New(2)
+	tl.Catch(l)
+	spans, _ := tl.LockAt(tl.Locks[0], tl.N-1)
+	if len(spans) != 2 || spans[0].Holder != 0 || spans[0].T != 0 || spans[0].Deadline != ms(100) ||
+		spans[1].Holder != 1 || spans[1].T != ms(52) {
+		t.Fatalf("lock lane %+v: want w00 from 0 (deadline 100ms), then w01 from 52ms", spans)
+	}
+	w0 := tl.SpansAt(0, tl.N-1)
+	if last := w0[len(w0)-1]; last.T != ms(52) {
+		t.Fatalf("w00's lane lets go at %v, want 52ms", last.T)
+	}
+}
+
+// TestLockLaneNeverGoesBack: over random logs whose operations carry their
+// calls, the lock lane's changes are in time order, each within its
+// operation's interval or after the change before it.
+func TestLockLaneNeverGoesBack(t *testing.T) {
+	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindAcquired, scenario.KindDenied, scenario.KindRelease,
+		scenario.KindRenewed, scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindReleaseFailed}
+	for seed := range uint64(30) {
+		rng := mrand.New(mrand.NewPCG(seed, 9))
+		l := scenario.NewLog(nil, nil)
+		var at time.Duration
+		for range 3000 {
+			at += time.Duration(rng.IntN(4000)) * time.Microsecond
+			e := scenario.Event{T: at, Worker: int32(rng.IntN(4)), Kind: kinds[rng.IntN(len(kinds))], Res: "lock:x"}
+			if e.Kind == scenario.KindAcquired || e.Kind == scenario.KindRenewed {
+				e.TTL, e.Has = time.Duration(rng.IntN(50)+1)*time.Millisecond, scenario.HasTTL
+			}
+			if e.Kind == scenario.KindDenied {
+				e.Msg = "held"
+			}
+			if rng.IntN(4) > 0 {
+				e = e.WithCall(at - time.Duration(rng.IntN(30_000))*time.Microsecond)
+			}
+			l.Append(e)
+		}
+		tl := timeline.New(4)
+		tl.Catch(l)
+		for _, lk := range tl.Locks {
+			for i := 1; i < len(lk.Spans); i++ {
+				if lk.Spans[i].T < lk.Spans[i-1].T {
+					t.Fatalf("seed %d: %s's lane goes back from %v to %v (span %d)", seed, lk.Name, lk.Spans[i-1].T, lk.Spans[i].T, i)
+				}
+			}
+			for _, sp := range lk.Spans {
+				e := l.At(int(sp.Seq))
+				if sp.T > e.T {
+					t.Fatalf("seed %d: a change drawn at %v, after its event's answer at %v", seed, sp.T, e.T)
+				}
+			}
+		}
+	}
+}
