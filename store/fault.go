@@ -103,9 +103,39 @@ func (n *Node) JumpClock(d time.Duration) error {
 		return ErrUnsupported
 	}
 	n.mu.Lock()
-	n.base = n.base.Add(d)
+	n.skew.Jump(d)
 	n.synced = -1 // force the next sync
 	n.mu.Unlock()
 	n.sync()
 	return nil
+}
+
+// SlewClock makes an embedded node's clock gain d over the next over of
+// virtual time, gradually, instead of at once: it runs (over+d)/over times
+// as fast as the run's clock meanwhile, and its TTLs lapse that much
+// sooner. A slew by d over the TTL ends where a jump by d would have, a TTL
+// later.
+func (n *Node) SlewClock(d, over time.Duration) error {
+	if !n.embedded {
+		return ErrUnsupported
+	}
+	n.mu.Lock()
+	now := max(n.clock.Now(), n.synced)
+	n.skew.Slew(now, d, over)
+	n.mu.Unlock()
+	n.sync()
+	return nil
+}
+
+// ClockOffset is how far the node's clock is ahead of the run's now, and
+// how fast it runs against it (1: in step). A real server's is unknown:
+// 0 and 1.
+func (n *Node) ClockOffset() (ahead time.Duration, rate float64) {
+	if !n.embedded {
+		return 0, 1
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	v := n.clock.Now()
+	return n.skew.At(v), n.skew.Rate(v)
 }

@@ -22,6 +22,7 @@ type Node struct {
 	base   time.Time // the embedded server's wall time at virtual zero
 	mu     sync.Mutex
 	synced time.Duration
+	skew   Skew // the node's clock against the run's (jumps, slews); mu guards it
 	stop   chan struct{}
 	done   chan struct{}
 
@@ -136,10 +137,14 @@ func (n *Node) sync() {
 	n.mu.Lock()
 	if v := n.clock.Now(); v > n.synced || n.synced < 0 {
 		n.synced = v
-		n.mini.SetTime(n.base.Add(v))
+		n.mini.SetTime(n.wall(v))
 	}
 	n.mu.Unlock()
 }
+
+// wall is the embedded server's time at virtual time v: the run's, moved
+// by the node's skew. mu is held.
+func (n *Node) wall(v time.Duration) time.Time { return n.base.Add(v + n.skew.At(v)) }
 
 // follow keeps an idle embedded node's time with the clock until close.
 func (n *Node) follow() {

@@ -49,7 +49,7 @@ func (n *Node) attach(lag time.Duration) {
 	m := miniredis.NewMiniRedis() // not listening until it is promoted
 	m.ClockTTL(true)
 	n.mu.Lock()
-	m.SetTime(n.base.Add(n.synced))
+	m.SetTime(n.wall(n.synced))
 	n.mu.Unlock()
 	r := &replica{mini: m, lag: lag}
 	n.replMu.Lock()
@@ -222,7 +222,7 @@ func (n *Node) tickReplica() {
 		return
 	}
 	n.mu.Lock()
-	n.repl.mini.SetTime(n.base.Add(n.synced))
+	n.repl.mini.SetTime(n.wall(n.synced))
 	n.mu.Unlock()
 	n.replicate(n.repl, n.clock.Now())
 }
