@@ -78,7 +78,7 @@ func TestSlewedNodeLapsesEarly(t *testing.T) {
 	}
 	sawEarly := false
 	for clk.Now()-start < ttl+ttl/2 {
-		_ = clk.SetSpeed(0.1)
+		_ = clk.SetSpeed(0.25)
 		time.Sleep(5 * time.Millisecond)
 		_ = clk.SetSpeed(0)
 		v := clk.Now() - start
