@@ -17,12 +17,25 @@ import (
 // failed acquire is undone on every node, and release goes to every node.
 type Redlock struct {
 	base
-	nodes []Client
+	nodes  []Client
+	fenced bool
 }
 
 // NewRedlock returns the Redlock strategy over nodes.
 func NewRedlock(nodes []Client, o Options) *Redlock {
 	return &Redlock{base: newBase(o), nodes: nodes}
+}
+
+// NewFencedRedlock returns Redlock with a fencing token issued by the
+// majority that grants the lock. Each node takes the next value of its
+// counter (key+":fence") in the same script as SET NX, only on success;
+// the lease's fence is the highest value among the nodes that granted it,
+// and those nodes' counters are raised to it. Any later majority shares a
+// node with this one, so its fence is higher — as long as no node loses
+// its counter (a restart without persistence, a failover to a replica
+// that missed it): the counters are only as durable as the nodes.
+func NewFencedRedlock(nodes []Client, o Options) *Redlock {
+	return &Redlock{base: newBase(o), nodes: nodes, fenced: true}
 }
 
 // Strategy returns "redlock".
@@ -112,18 +125,11 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	// Each node gets a small share of the TTL to answer, so a dead or slow
 	// node cannot eat the validity.
 	timeout := min(max(r.clock.Real(ttl/10), 5*time.Millisecond), time.Second)
+	fences := make([]int64, len(r.nodes))
 	errs := r.each(ctx, timeout, func(ctx context.Context, i int, c Client) error {
 		call := r.clock.Now()
-		cmd := redis.NewBoolCmd(ctx, "set", key, tok, "px", r.ms(ttl), "nx")
-		err := c.Process(ctx, cmd)
-		switch {
-		case err != nil && err != redis.Nil:
-		case cmd.Val():
-			err = nil
-		default:
-			err = errTaken
-		}
-		step := Step{Kind: StepVote, Key: key, Token: tok, TTL: ttl, Node: i, OK: err == nil, Attempt: attempt, Call: call}
+		err := r.vote(ctx, c, key, tok, ttl, &fences[i])
+		step := Step{Kind: StepVote, Key: key, Token: tok, TTL: ttl, Node: i, OK: err == nil, Attempt: attempt, Call: call, Fence: fences[i]}
 		if err != nil {
 			step.Msg = err.Error()
 			if err != errTaken {
@@ -144,10 +150,11 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	}
 	validity := ttl - (r.clock.Now() - start) - Drift(ttl)
 	if granted >= r.Quorum() && validity > 0 {
-		r.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: validity, Attempt: attempt, Node: -1,
+		fence := r.raise(ctx, key, fences, errs)
+		r.emit(Step{Kind: StepAcquired, Key: key, Token: tok, Fence: fence, TTL: validity, Attempt: attempt, Node: -1,
 			Msg: fmt.Sprintf("%d/%d nodes", granted, len(r.nodes)), Call: start})
 		l := newLease(ctx, key, tok, ttl, attempt)
-		l.Validity = validity
+		l.Validity, l.Fence = validity, fence
 		l.release = func(ctx context.Context) error { return r.releaseAll(ctx, key, tok) }
 		return l, nil
 	}
@@ -162,6 +169,57 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	}
 	r.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: qe.Error(), Call: start})
 	return nil, qe
+}
+
+// vote asks one node for the lock: nil when it granted it, errTaken when
+// another owner holds it, else the node's error. A fenced vote also takes
+// the node's next fence.
+func (r *Redlock) vote(ctx context.Context, c Client, key, tok string, ttl time.Duration, fence *int64) error {
+	if r.fenced {
+		n, err := fencedScript.Run(ctx, c, []string{key, FenceKey(key)}, tok, r.ms(ttl)).Int64()
+		switch {
+		case err != nil:
+			return err
+		case n == 0:
+			return errTaken
+		}
+		*fence = n
+		return nil
+	}
+	cmd := redis.NewBoolCmd(ctx, "set", key, tok, "px", r.ms(ttl), "nx")
+	err := c.Process(ctx, cmd)
+	switch {
+	case err != nil && err != redis.Nil:
+		return err
+	case cmd.Val():
+		return nil
+	}
+	return errTaken
+}
+
+// raise returns the fence of a granted fenced acquire — the highest that
+// a granting node counted — and raises the counters of the granting nodes
+// that counted less to it (0 and nothing to do when not fenced). It is part
+// of the acquire, as the undoing of a partial one is: not observed.
+func (r *Redlock) raise(ctx context.Context, key string, fences []int64, errs []error) int64 {
+	var top int64
+	lagging := false
+	for i, f := range fences {
+		if errs[i] == nil {
+			lagging = lagging || (top != 0 && f != top)
+			top = max(top, f)
+		}
+	}
+	if !r.fenced || !lagging {
+		return top
+	}
+	r.each(ctx, time.Second, func(ctx context.Context, i int, c Client) error {
+		if errs[i] != nil || fences[i] == top {
+			return nil
+		}
+		return raiseScript.Run(ctx, c, []string{FenceKey(key)}, top).Err()
+	})
+	return top
 }
 
 // releaseAll runs compare-and-delete on every node. It succeeds when a

@@ -30,6 +30,10 @@ var (
 	//go:embed scripts/fenced_acquire.lua
 	fencedLua    string
 	fencedScript = redis.NewScript(fencedLua)
+
+	//go:embed scripts/fence_raise.lua
+	raiseLua    string
+	raiseScript = redis.NewScript(raiseLua)
 )
 
 // Compile-time checks.
