@@ -242,7 +242,7 @@ func (s *Summary) verdict() {
 	if s.serverVerdict() {
 		return
 	}
-	lost := s.ExpectedStock != s.FinalStock
+	lost := s.HasStock && s.ExpectedStock != s.FinalStock // a run without a stock counter has nothing to lose there
 	nolock := s.Strategy == "none" || !lockStrategies[s.Strategy]
 	switch {
 	case s.HasStock && int64(s.Successes) > s.InitialStock:
