@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -357,75 +356,4 @@ func webhookBeats(strategy string, p Params) []Beat {
 			return fmt.Sprintf("%s credits the account.", wn(e))
 		}},
 	}
-}
-
-func redlockBeats(string, Params) []Beat {
-	two := func(res, how string) Beat {
-		return Beat{"two-holders-" + res, func(e Event) bool { return violation(CodeOverlap)(e) && e.Res == res },
-			func(e Event) string { return how + " — two holders of one Redlock. " + e.Msg }}
-	}
-	var q votes
-	return []Beat{
-		{"quorum", q.until(onRes(KindAcquired, "lock:Q")), q.say},
-		two("J", "A clock jump on one node"),
-		two("F", "A failover that lost the write"),
-		{"two-holders-P", func(e Event) bool { return violation(CodeOverlap)(e) && e.Res == "P" },
-			func(e Event) string {
-				return "A pause past the validity — w06 is now a stale holder: its lock's validity ended while it was paused, yet it is still inside, and a new holder walks in beside it. " + e.Msg
-			}},
-	}
-}
-
-// votes counts one Redlock acquire's per-node answers from the vote
-// events, so its caption says what the nodes said in this run.
-type votes struct {
-	granted []int
-	refused []string // "node 3 down"
-	nodes   int
-}
-
-// until watches votes and fires at the event done says.
-func (v *votes) until(done func(Event) bool) func(Event) bool {
-	return func(e Event) bool {
-		switch {
-		case e.Kind == KindAttempt:
-			*v = votes{}
-		case e.Kind == KindVote:
-			v.nodes++
-			if e.OK {
-				v.granted = append(v.granted, int(e.Node))
-			} else {
-				v.refused = append(v.refused, fmt.Sprintf("node %d %s", e.Node, voteWords(e)))
-			}
-		}
-		return done(e)
-	}
-}
-
-func (v *votes) say(e Event) string {
-	quorum := v.nodes/2 + 1
-	s := fmt.Sprintf("%d of %d nodes granted %s — a quorum of %d: %s holds it", len(v.granted), v.nodes, e.Res, quorum, wn(e))
-	switch len(v.refused) {
-	case 0:
-		return s + ". No node was down: every node answered."
-	case 1:
-		return s + ", with one node not granting (" + v.refused[0] + ")."
-	}
-	slices.Sort(v.refused) // in node order, however the answers arrived
-	return s + fmt.Sprintf(", with %d nodes not granting (%s).", len(v.refused), strings.Join(v.refused, ", "))
-}
-
-// voteWords says why a node did not grant, in a few words.
-func voteWords(e Event) string {
-	switch {
-	case e.Msg == "taken":
-		return "held by another owner"
-	case strings.Contains(e.Msg, "connection refused"):
-		return "down"
-	case e.Outcome == OutcomeIndeterminate:
-		return "did not answer in time"
-	case e.Outcome == OutcomeFailed:
-		return "refused: " + e.Msg
-	}
-	return "did not grant"
 }

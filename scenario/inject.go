@@ -141,6 +141,9 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d resumed", n.Index)
 	case "jump":
 		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
+	case "slew":
+		err, ev.Kind = n.SlewClock(d, d), KindBeat
+		ev.Msg = fmt.Sprintf("node %d's clock slews %v forward over %v: it runs twice as fast until then", n.Index, d, d)
 	case "failover":
 		var lost int
 		if lost, err = n.Failover(); err == nil {

@@ -79,6 +79,8 @@ type Params struct {
 	RetryCap   Millis `json:"retry_cap_ms"`
 	Nodes      int    `json:"nodes"`
 	Order      string `json:"order,omitempty"`
+	Part       string `json:"part,omitempty"`  // Redlock: all, or one part's name
+	Clock      string `json:"clock,omitempty"` // Redlock: how node 2's clock moves, jump or slew
 }
 
 // Lock orders of the deadlock scenario.
@@ -125,6 +127,12 @@ func (p Params) Validate() error {
 	}
 	if p.Order != "" && !slices.Contains(Orders, p.Order) {
 		return &ParamError{"order", fmt.Sprintf("%q is not an order: want one of %s", p.Order, strings.Join(Orders, ", "))}
+	}
+	if p.Part != "" && !slices.Contains(names(PartChoices()), p.Part) {
+		return &ParamError{"part", fmt.Sprintf("%q is not a Redlock part: want one of %s", p.Part, partWords())}
+	}
+	if p.Clock != "" && !slices.Contains(names(ClockMoves), p.Clock) {
+		return &ParamError{"clock", fmt.Sprintf("%q is not a way a clock moves: want one of %s", p.Clock, strings.Join(names(ClockMoves), ", "))}
 	}
 	if _, err := lock.ParsePolicy(p.Retry); err != nil {
 		return &ParamError{"retry", fmt.Sprintf("%q is not a retry policy: want one of %s", p.Retry, lock.PolicyNames())}

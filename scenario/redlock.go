@@ -3,6 +3,8 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,25 +14,97 @@ import (
 
 var redlockScenario = &Scenario{
 	Name:  "redlock",
-	Speed: 0.5, // 3.6 s: 7 s
-	Title: "Redlock under faults: quorum, clock jumps, failovers, pauses",
-	Watch: "the per-node votes, and the two holders at once after each fault",
-	Explain: "Four parts on five nodes, each on its own lock. 1: two nodes down, the quorum (3) still " +
-		"grants; a third down and it is denied. 2: w02 holds a bare majority (nodes 0–2; 3 and 4 are cut off " +
-		"from it); node 2's clock jumps past the TTL, the key lapses there, and w03 gets nodes 2–4 — two " +
-		"holders. 3: the same with node 2's primary failing over to its asynchronous replica, which had not " +
-		"yet received w04's write. 4: w06 holds on all five, then " +
-		"pauses past the lock's validity; w07 acquires; w06 wakes still believing it holds the lock.",
-	Source:     "the locking-patterns article (Redlock); Kleppmann's critique; the Valkey example (failover)",
+	Speed: 0.5, // 5.6 s: 11 s
+	Title: "Redlock under faults: quorum, clock jumps and slews, failovers, pauses, fences",
+	Watch: "the per-node votes, the two holders at once after each fault, and the fence that stops the stale one",
+	Explain: "Five parts on five nodes, each on its own lock, two workers each (--part runs one). 1 quorum: two " +
+		"nodes down, the quorum (3) still grants; a third down and it is denied. 2 clock: a holder has a bare " +
+		"majority (nodes 0–2; 3 and 4 are cut off from it); node 2's clock jumps past the TTL (--clock slew: " +
+		"gains the same amount gradually over the TTL), the key lapses there, and the other worker gets nodes " +
+		"2–4. 3 failover: the same with node 2's primary failing over to its asynchronous replica, which had not " +
+		"yet received the write. 4 pause: a holder on all five pauses past the lock's validity; the other " +
+		"acquires and writes; the stale holder wakes and writes the record it read before — a lost update. " +
+		"5 fence: the same pause, but each node counts a fence with its vote, the lock's fence is the " +
+		"majority's highest, and the record rejects the stale holder's older fence (Kleppmann's fix).",
+	Source:     "the locking-patterns article (Redlock); Kleppmann, \"How to do distributed locking\"; antirez, \"Is Redlock safe?\"; the Valkey example (failover)",
 	Strategies: []string{"redlock"},
 	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Nodes, p.TTL, p.Work = 8, 5, Millis(time.Second), Millis(300*time.Millisecond)
+		p.Workers, p.Nodes, p.TTL, p.Work = 10, 5, Millis(time.Second), Millis(300*time.Millisecond)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 60
+		p.Part, p.Clock = "all", "jump"
 	}),
-	Uses:  []string{"ttl", "work", "retry-base"},
-	Cast:  8,
-	run:   runRedlock,
-	beats: redlockBeats,
+	Uses:    []string{"ttl", "work", "retry-base", "part", "clock"},
+	Cast:    10,
+	castFor: func(p Params) int { return 2 * len(redlockParts(p)) },
+	run:     runRedlock,
+	beats:   redlockBeats,
+}
+
+// Choice is one value a parameter may take, and what it means.
+type Choice struct{ Name, Doc string }
+
+// Names lists the choices' names.
+func names(cs []Choice) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// RedlockParts are the Redlock scenario's parts, in the order they run;
+// --part all runs every one.
+var RedlockParts = []Choice{
+	{"quorum", "two of five nodes down: the quorum still grants; three down: denied"},
+	{"clock", "node 2's clock moves past the TTL (--clock): two majorities at once"},
+	{"failover", "node 2 fails over to a replica that missed the write: two holders"},
+	{"pause", "a holder pauses past its validity: a stale holder writes beside the new one"},
+	{"fence", "the same pause; the record checks fences issued by a majority: the stale write is rejected"},
+}
+
+// ClockMoves are the ways node 2's clock moves in the Redlock clock part.
+var ClockMoves = []Choice{
+	{"jump", "forward by the TTL at once (Kleppmann's case)"},
+	{"slew", "forward by the TTL gradually, over the TTL (antirez: slew, don't step)"},
+}
+
+// PartChoices are the values of --part: all, then each part.
+func PartChoices() []Choice {
+	return append([]Choice{{"all", "every part, in order"}}, RedlockParts...)
+}
+
+// redlockParts are the indices (0-based) of the parts p selects.
+func redlockParts(p Params) []int {
+	if i := slices.Index(names(RedlockParts), p.Part); i >= 0 {
+		return []int{i}
+	}
+	all := make([]int, len(RedlockParts))
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
+// redlockRun is one run of the Redlock scenario: its nodes, the clients
+// a partitioned worker sees, and its lock-making.
+type redlockRun struct {
+	env           *Env
+	full, partial []lock.Client
+	ttl, work     time.Duration
+	once, poll    lock.Retry
+}
+
+func (r *redlockRun) lock(w *Worker, clients []lock.Client, retry lock.Retry) *lock.Redlock {
+	return lock.NewRedlock(clients, lock.Options{Clock: r.env.Clock(), Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold})
+}
+
+func (r *redlockRun) fencedLock(w *Worker, retry lock.Retry) *lock.Redlock {
+	return lock.NewFencedRedlock(r.full, lock.Options{Clock: r.env.Clock(), Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold})
+}
+
+func (r *redlockRun) heading(part int, say string) {
+	r.env.Emit(Event{Kind: KindBeat, Code: fmt.Sprintf("part-%d", part+1),
+		Msg: fmt.Sprintf("Part %d of %d: %s", part+1, len(RedlockParts), say)})
 }
 
 func runRedlock(ctx context.Context, env *Env) error {
@@ -39,91 +113,85 @@ func runRedlock(ctx context.Context, env *Env) error {
 		env.Emit(Event{Kind: KindBeat, Msg: fmt.Sprintf("redlock needs 5 nodes, the store has %d: give five --redis URLs or use the embedded store", len(nodes))})
 		return nil
 	}
-	for _, r := range []string{"Q", "J", "F", "P"} {
-		env.Emit(Event{Kind: KindInit, Res: r})
+	parts := redlockParts(env.Params)
+	for _, i := range parts {
+		env.Emit(Event{Kind: KindInit, Res: redlockRes[i]})
 	}
-	ws := make([]*Worker, 8)
-	for i := range ws {
-		ws[i] = env.worker(int32(i))
-	}
-	cut := cutOff(env, 2) // nodes 3 and 4 as w02 and w04 see them: unreachable
+	cut := cutOff(env, 2) // nodes 3 and 4 as a partitioned worker sees them: unreachable
 	defer func() {
 		for _, c := range cut {
 			c.Close()
 		}
 	}()
-	ttl := env.Params.TTL.D()
-	// Node 2 has an asynchronous replica trailing it by half a TTL.
-	_ = nodes[2].Replicate(ttl / 2) // unsupported on a real server: the failover beat says so
-	full := lock.Clients(env.Store.Clients())
-	partial := append(append([]lock.Client(nil), full[:3]...), cut[0], cut[1])
-	redlockFor := func(w *Worker, clients []lock.Client, retry lock.Retry) *lock.Redlock {
-		return lock.NewRedlock(clients, lock.Options{Clock: env.Clock(), Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold})
+	r := &redlockRun{env: env, ttl: env.Params.TTL.D(), work: env.Params.Work.D(),
+		once: lock.Retry{}, poll: env.Params.RetryPolicy()}
+	r.full = lock.Clients(env.Store.Clients())
+	r.partial = append(append([]lock.Client(nil), r.full[:3]...), cut[0], cut[1])
+	for k, i := range parts {
+		if ctx.Err() != nil {
+			break
+		}
+		a, b := env.worker(int32(2*k)), env.worker(int32(2*k+1))
+		switch i {
+		case 0:
+			r.quorum(a, b)
+		case 1, 2:
+			r.bareMajority(ctx, i, a, b)
+		case 3, 4:
+			r.stale(ctx, i, a, b)
+		}
 	}
-	once, poll := lock.Retry{}, env.Params.RetryPolicy()
+	return ctx.Err()
+}
 
-	// Beat 1: the quorum.
-	env.Emit(Event{Kind: KindBeat, Code: "part-1", Msg: "Part 1 of 4: two of five nodes go down — does a quorum of three still grant?"})
+// redlockRes are the parts' resources; each part's lock is lock:<res>.
+var redlockRes = []string{"Q", "J", "F", "P", "S"}
+
+// quorum: two nodes down, then a third.
+func (r *redlockRun) quorum(a, b *Worker) {
+	env, nodes := r.env, r.env.Store.Nodes()
+	r.heading(0, "two of five nodes go down — does a quorum of three still grant?")
 	_, _ = fault(env, nodes[3], "down", 0)
 	_, _ = fault(env, nodes[4], "down", 0)
-	hold(env, ws[0], redlockFor(ws[0], full, once), "Q", ttl, env.Params.Work.D())
+	hold(env, a, r.lock(a, r.full, r.once), "Q", r.ttl, r.work)
 	_, _ = fault(env, nodes[2], "down", 0)
-	hold(env, ws[1], redlockFor(ws[1], full, once), "Q", ttl, env.Params.Work.D())
+	hold(env, b, r.lock(b, r.full, r.once), "Q", r.ttl, r.work)
 	for _, i := range []int{2, 3, 4} {
 		_, _ = fault(env, nodes[i], "up", 0)
 	}
+}
 
-	// Beats 2 and 3: a bare majority loses a node's copy of the key.
-	for _, b := range []struct {
-		res, kind, say string
-		a, c           int
-	}{
-		{"J", "jump", "Part 2 of 4: node 2's clock jumps past the TTL", 2, 3},
-		{"F", "failover", "Part 3 of 4: node 2's primary fails over to a replica that missed the last writes", 4, 5},
-	} {
-		env.Emit(Event{Kind: KindBeat, Code: map[string]string{"J": "part-2", "F": "part-3"}[b.res], Msg: b.say})
-		holder := ws[b.a]
-		got := make(chan bool, 1)
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hold(env, holder, redlockFor(holder, partial, once), b.res, ttl, 3*env.Params.Work.D(), got)
-		}()
-		if <-got {
-			env.Clock().Sleep(ctx, env.Params.Work.D()/2)
-			_, _ = fault(env, nodes[2], b.kind, ttl)
-			hold(env, ws[b.c], redlockFor(ws[b.c], full, poll), b.res, ttl, env.Params.Work.D())
-		}
-		wg.Wait()
+// bareMajority: a holds nodes 0–2 only; node 2 loses its copy of the key
+// (its clock moves, or it fails over), and b, which reaches nodes 2–4,
+// polls for the lock.
+func (r *redlockRun) bareMajority(ctx context.Context, part int, a, b *Worker) {
+	env, node := r.env, r.env.Store.Nodes()[2]
+	res, kind := redlockRes[part], "failover"
+	switch {
+	case part == 2:
+		r.heading(part, "node 2's primary fails over to a replica that missed the last writes")
+		// Node 2 gets an asynchronous replica trailing it by half a TTL.
+		_ = node.Replicate(r.ttl / 2) // unsupported on a real server: the failover says so
+	case env.Params.Clock == "slew":
+		kind = "slew"
+		r.heading(part, fmt.Sprintf("node 2's clock slews %s forward over the next %s — the jump's amount, gained gradually (antirez: slew, don't jump)", ms(r.ttl), ms(r.ttl)))
+	default:
+		kind = "jump"
+		r.heading(part, "node 2's clock jumps past the TTL")
 	}
-
-	// Beat 4: a pause past the validity.
-	env.Emit(Event{Kind: KindBeat, Code: "part-4", Msg: "Part 4 of 4: w06 takes the lock on all five nodes, then pauses past its validity"})
+	got := make(chan bool, 1)
 	var wg sync.WaitGroup
-	inside := make(chan bool, 1)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		w := ws[6]
-		ctx := w.ctx
-		l, err := redlockFor(w, full, once).Acquire(ctx, env.Store.Key("lock:P"), ttl)
-		if err != nil {
-			w.Fail(ctx, err, "lock not obtained")
-			return
-		}
-		w.Emit(Event{Kind: KindWorkStart, Res: "P"})
-		// The pause outlasts the validity and lasts until w07 is inside:
-		// on a busy machine w07's acquisition may take longer than planned.
-		w.PauseUntil(ctx, ttl+ttl/2, inside, "stop-the-world pause past the validity")
-		w.Emit(Event{Kind: KindWorkEnd, Res: "P"})
-		releaseQuietly(ctx, l)
-		w.Done(true, "", "woke up a stale holder: its validity had ended, yet it acted as if it held the lock")
+		hold(env, a, r.lock(a, r.partial, r.once), res, r.ttl, 3*r.work, got)
 	}()
-	env.Clock().Sleep(ctx, ttl/4)
-	hold(env, ws[7], redlockFor(ws[7], full, poll), "P", ttl, env.Params.Work.D(), inside)
+	if <-got {
+		env.Clock().Sleep(ctx, r.work/2)
+		_, _ = fault(env, node, kind, r.ttl)
+		hold(env, b, r.lock(b, r.full, r.poll), res, r.ttl, r.work)
+	}
 	wg.Wait()
-	return ctx.Err()
 }
 
 // hold acquires lock:res, works inside for work and releases; got, if
@@ -162,3 +230,6 @@ func cutOff(env *Env, n int) []*redis.Client {
 	}
 	return cs
 }
+
+// partWords is "quorum, clock, …" for messages.
+func partWords() string { return strings.Join(names(PartChoices()), ", ") }

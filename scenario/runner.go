@@ -65,6 +65,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	}
 	if sc.Cast > 0 {
 		cfg.Params.Workers = sc.Cast
+		if sc.castFor != nil {
+			cfg.Params.Workers = sc.castFor(cfg.Params)
+		}
 	}
 	if err := cfg.Params.Validate(); err != nil {
 		return nil, err

@@ -34,7 +34,10 @@ type Scenario struct {
 	// Cast, when set, is the scenario's fixed number of workers: each one
 	// plays a part, so --workers does not apply.
 	Cast int
-	run  func(ctx context.Context, env *Env) error
+	// castFor, if set, is the number of workers for the parameters, when
+	// they choose which parts are played (Redlock's --part).
+	castFor func(Params) int
+	run     func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
 	notes func(h Header, ev Events) [][2]string

@@ -1,0 +1,151 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/locklab/locklab/lock"
+)
+
+// stale is the pause past the validity (part 4) and Kleppmann's fix for
+// it (part 5). a takes the lock on all five nodes, reads the record and
+// stops the world for one and a half TTLs; b, polling, takes the lock once
+// it has lapsed, reads and writes the record; a wakes up a stale holder and
+// writes what it read before its pause plus one. Unfenced, that write lands
+// over b's: a lost update. Fenced, each node counts a fence with its vote,
+// the lock's fence is the granting majority's highest, and the record
+// rejects a's fence, older than b's.
+func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
+	env := r.env
+	res := redlockRes[part]
+	fenced := part == 4
+	if fenced {
+		r.heading(part, fmt.Sprintf("%s pauses past its validity again, but with fences: each node counts one with its vote, the lock takes the majority's highest, and the record rejects a fence older than the last it saw (Kleppmann's fix)", WorkerName(a.ID)))
+	} else {
+		r.heading(part, fmt.Sprintf("%s takes the lock on all five nodes, reads the record, then pauses past its validity", WorkerName(a.ID)))
+	}
+	st := env.Store
+	if err := st.Client().Set(ctx, st.Key(res), 0, 0).Err(); err != nil {
+		env.Emit(Event{Kind: KindBeat, Msg: "the record could not be set up: " + serverMessage(err)})
+		return
+	}
+	locker := func(w *Worker, retry lock.Retry) lock.Locker {
+		if fenced {
+			return r.fencedLock(w, retry)
+		}
+		return r.lock(w, r.full, retry)
+	}
+	// b says when it has written (or has given up): a's pause outlasts
+	// the validity, and lasts until then however slow the machine is.
+	written := make(chan bool, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ctx := a.ctx
+		l, err := locker(a, r.once).Acquire(ctx, st.Key("lock:"+res), r.ttl)
+		if err != nil {
+			a.Fail(ctx, err, "lock not obtained")
+			return
+		}
+		a.Emit(Event{Kind: KindWorkStart, Res: res})
+		v, err := r.read(a, res)
+		landed := false
+		if err == nil {
+			if err = a.PauseUntil(ctx, r.ttl+r.ttl/2, written, "stop-the-world pause past the validity"); err == nil {
+				landed, err = r.write(a, res, l.Fence, v+1)
+			}
+		}
+		a.Emit(Event{Kind: KindWorkEnd, Res: res})
+		releaseQuietly(ctx, l)
+		switch {
+		case err != nil:
+			a.Fail(ctx, err, "")
+		case landed:
+			a.Done(true, "", "woke up a stale holder: its validity had ended, yet it wrote as if it held the lock")
+		default:
+			a.Done(false, FailLock, fmt.Sprintf("woke up a stale holder: its write with fence %d was rejected", l.Fence))
+		}
+	}()
+	env.Clock().Sleep(ctx, r.ttl/4)
+	func() {
+		ctx := b.ctx
+		l, err := locker(b, r.poll).Acquire(ctx, st.Key("lock:"+res), r.ttl)
+		if err != nil {
+			written <- false
+			b.Fail(ctx, err, "lock not obtained")
+			return
+		}
+		b.Emit(Event{Kind: KindWorkStart, Res: res})
+		v, err := r.read(b, res)
+		landed := false
+		if err == nil {
+			landed, err = r.write(b, res, l.Fence, v+1)
+		}
+		written <- landed
+		if err == nil {
+			err = b.Sleep(ctx, r.work)
+		}
+		b.Emit(Event{Kind: KindWorkEnd, Res: res})
+		releaseQuietly(ctx, l)
+		switch {
+		case err != nil:
+			b.Fail(ctx, err, "")
+		case landed:
+			b.Done(true, "", "")
+		default:
+			b.Done(false, FailLock, fmt.Sprintf("its write with fence %d was rejected", l.Fence))
+		}
+	}()
+	wg.Wait()
+}
+
+// read gets the record res.
+func (r *redlockRun) read(w *Worker, res string) (int64, error) {
+	st, ctx := r.env.Store, w.ctx
+	call := w.Now()
+	v, err := st.Client().Get(ctx, st.Key(res)).Int64()
+	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("read", Event{Res: res}, call, err)
+		}
+		return 0, err
+	}
+	w.Emit(Event{Kind: KindRead, Res: res}.WithStock(v).WithCall(call))
+	return v, nil
+}
+
+// write sets the record res to v; with a fence (not 0) only if the record
+// has seen no newer fence. false, nil: the fence was rejected.
+func (r *redlockRun) write(w *Worker, res string, fence, v int64) (bool, error) {
+	st, ctx := r.env.Store, w.ctx
+	call := w.Now()
+	ev := Event{Res: res}.WithStock(v)
+	if fence != 0 {
+		ev = ev.WithFence(fence)
+	}
+	var err error
+	written := int64(1)
+	if fence == 0 {
+		err = st.Client().Set(ctx, st.Key(res), v, 0).Err()
+	} else {
+		written, err = fencedWriteScript.Run(ctx, st.Client(), []string{st.Key(res), st.Key(res + ":fence")}, fence, v).Int64()
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("write", ev, call, err)
+		}
+		return false, err
+	}
+	switch {
+	case fence == 0:
+	case written == 0:
+		w.Emit(Event{Kind: KindFenceRejected, Res: res}.WithFence(fence).WithCall(call))
+	default:
+		w.Emit(Event{Kind: KindFenceOK, Res: res}.WithFence(fence).WithCall(call))
+	}
+	ev.Kind = KindWrite
+	w.Emit(ev.WithOK(written != 0).WithCall(call))
+	return written != 0, nil
+}
