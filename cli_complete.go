@@ -34,7 +34,17 @@ var flagCompletions = map[string]completion{
 	"order": func(*cobra.Command) []string {
 		return []string{"opposite\tP1 A→B, P2 B→A: a circular wait", "sorted\tevery worker locks in one order: no cycle", "all-at-once\tone atomic multi-key acquire"}
 	},
+	"part":  func(*cobra.Command) []string { return choiceCandidates(scenario.PartChoices()) },
+	"clock": func(*cobra.Command) []string { return choiceCandidates(scenario.ClockMoves) },
 	"theme": func(*cobra.Command) []string { return slices.Clone(themes.Names) },
+}
+
+func choiceCandidates(cs []scenario.Choice) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name + "\t" + c.Doc
+	}
+	return out
 }
 
 func scenarioCandidates() []string {

@@ -113,4 +113,18 @@ func (f *runFlags) noteIgnored(cmd *cobra.Command, sc *scenario.Scenario) {
 	if set("order") && !slices.Contains(sc.Uses, "order") {
 		note(cmd, "--order is deadlock's lock order; %s does not use it; ignored", sc.Name)
 	}
+	for _, name := range []string{"part", "clock"} {
+		if set(name) && !slices.Contains(sc.Uses, name) {
+			note(cmd, "--%s is redlock's; %s does not use it; ignored", name, sc.Name)
+		}
+	}
+}
+
+// choiceNames are the names of a parameter's choices.
+func choiceNames(cs []scenario.Choice) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
 }

@@ -32,6 +32,8 @@ type runFlags struct {
 	retryCap   time.Duration
 	nodes      int
 	order      string
+	part       string
+	clock      string
 	work       time.Duration
 	seed       uint64
 	all        bool
@@ -98,6 +100,12 @@ func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy st
 	}
 	if set("order") {
 		p.Order = f.order
+	}
+	if set("part") {
+		p.Part = f.part
+	}
+	if set("clock") {
+		p.Clock = f.clock
 	}
 	if set("work") {
 		p.Work = scenario.Millis(f.work)
@@ -375,6 +383,8 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.DurationVar(&f.retryCap, "retry-cap", 0, "cap of the exponential retry policies")
 	fl.IntVar(&f.nodes, "nodes", 0, "embedded Redis nodes (Redlock: default 5)")
 	fl.StringVar(&f.order, "order", "", "deadlock: opposite, sorted or all-at-once")
+	fl.StringVar(&f.part, "part", "", "redlock: the part to play: "+strings.Join(choiceNames(scenario.PartChoices()), ", "))
+	fl.StringVar(&f.clock, "clock", "", "redlock: how node 2's clock moves: "+strings.Join(choiceNames(scenario.ClockMoves), " or "))
 	fl.DurationVar(&f.work, "work", 0, "time a holder works inside the critical section")
 	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
 	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")

@@ -114,7 +114,7 @@ func paramFlagsSet(cmd *cobra.Command) []string {
 }
 
 // paramFlags are the run flags that set a scenario's parameters.
-var paramFlags = []string{"lock", "stock", "workers", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes", "order", "work"}
+var paramFlags = []string{"lock", "stock", "workers", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes", "order", "part", "clock", "work"}
 
 func applyOrApplies(names []string) string {
 	if len(names) == 1 {

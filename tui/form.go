@@ -47,6 +47,8 @@ var hints = map[string]string{
 	"retry-base": "base delay, e.g. 100ms", "retry-cap": "cap, e.g. 5s", "nodes": "Redis nodes (Redlock)",
 	"seed": "same seed, same story", "work": "time inside the critical section, e.g. 3s",
 	"order": "opposite, sorted or all-at-once",
+	"part":  choiceHint(scenario.PartChoices()),
+	"clock": choiceHint(scenario.ClockMoves),
 	"speed": fmt.Sprintf("clock speed, %g to %g (× real time)", store.MinSpeed, store.MaxSpeed),
 }
 
@@ -75,8 +77,24 @@ func paramText(p scenario.Params, name string) string {
 		return p.Work.D().String()
 	case "order":
 		return p.Order
+	case "part":
+		return p.Part
+	case "clock":
+		return p.Clock
 	}
 	return ""
+}
+
+// choiceHint lists a parameter's choices: "jump or slew".
+func choiceHint(cs []scenario.Choice) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // setParam parses text into the named parameter.
@@ -127,6 +145,10 @@ func setParam(p *scenario.Params, name, text string) error {
 		p.Work, err = dur()
 	case "order":
 		p.Order = text
+	case "part":
+		p.Part = text
+	case "clock":
+		p.Clock = text
 	}
 	return err
 }
