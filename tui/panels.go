@@ -229,8 +229,11 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 		case timeline.NodeFailedOver:
 			sym, state = themes.SymFailover, "failed over"
 		}
-		if n.Offset != 0 && n.State != timeline.NodeStopped {
-			sym, state = themes.SymNodeClock, fmt.Sprintf("clock +%s", dur(n.Offset))
+		if off := n.OffsetAt(now); off != 0 && n.State != timeline.NodeStopped {
+			sym, state = themes.SymNodeClock, fmt.Sprintf("clock +%s", dur(off))
+			if n.Slewing(now) {
+				state += ", slewing"
+			}
 		}
 		row := th.Mark(sym, 0) + " " + th.Text.Render(fmt.Sprintf("node %d", n.Index)) + th.Muted.Render(" · ") + th.Style(sym, 0).Render(state)
 		if h := n.HolderAt(now); h >= 0 {

@@ -25,16 +25,36 @@ type Node struct {
 	Seq      int64
 	T        time.Duration
 	State    NodeState
-	Offset   time.Duration // how far its clock was moved
+	Offset   time.Duration // how far its clock was moved at once
 	Holder   int32         // −1: the key is free there
 	Lock     string
-	Deadline time.Duration // run time at which the key lapses there (0: no TTL)
+	Deadline time.Duration // node time at which the key lapses there (0: no TTL)
+	// A slew in progress: the clock gains SlewBy over SlewOver from run
+	// time SlewFrom.
+	SlewFrom, SlewBy, SlewOver time.Duration
+}
+
+// OffsetAt is how far the node's clock is ahead of the run's at run time
+// now: its jumps, and as much of a slew as has happened by then.
+func (n Node) OffsetAt(now time.Duration) time.Duration {
+	if n.SlewOver <= 0 || now <= n.SlewFrom {
+		return n.Offset
+	}
+	if now >= n.SlewFrom+n.SlewOver {
+		return n.Offset + n.SlewBy
+	}
+	return n.Offset + time.Duration(float64(n.SlewBy)*float64(now-n.SlewFrom)/float64(n.SlewOver))
+}
+
+// Slewing reports whether the node's clock is slewing at run time now.
+func (n Node) Slewing(now time.Duration) bool {
+	return n.SlewOver > 0 && now >= n.SlewFrom && now < n.SlewFrom+n.SlewOver
 }
 
 // HolderAt is who holds the key on the node at run time now (−1: nobody),
 // its TTL lapsing by the node's own clock.
 func (n Node) HolderAt(now time.Duration) int32 {
-	if n.Holder < 0 || (n.Deadline > 0 && now+n.Offset >= n.Deadline) {
+	if n.Holder < 0 || (n.Deadline > 0 && now+n.OffsetAt(now) >= n.Deadline) {
 		return -1
 	}
 	return n.Holder
@@ -64,6 +84,11 @@ func (tl *Timeline) foldNode(seq int64, e *scenario.Event) {
 	case scenario.KindFailover:
 		n.State, n.Holder = NodeFailedOver, -1 // the replica missed the last writes
 	case scenario.KindBeat:
+		if by, over, ok := slewOf(e.Msg); ok {
+			n.Offset = n.OffsetAt(e.T) // a slew in progress keeps what it gained
+			n.SlewFrom, n.SlewBy, n.SlewOver = e.T, by, over
+			break
+		}
 		_, after, ok := strings.Cut(e.Msg, "clock jumped ")
 		if !ok {
 			return
@@ -79,7 +104,7 @@ func (tl *Timeline) foldNode(seq int64, e *scenario.Event) {
 		}
 		n.Holder, n.Lock, n.Deadline = e.Worker, e.Res, 0
 		if e.TTL > 0 {
-			n.Deadline = e.T + n.Offset + e.TTL
+			n.Deadline = e.T + n.OffsetAt(e.T) + e.TTL
 		}
 	case scenario.KindRelease, scenario.KindReleaseFailed:
 		if n.Holder == e.Worker && n.Lock == e.Res && (e.Kind == scenario.KindRelease || strings.Contains(e.Msg, "expired")) {
@@ -112,4 +137,22 @@ func (tl *Timeline) NodesAt(k int) []Node {
 		}
 	}
 	return out
+}
+
+// slewOf reads "node 2's clock slews 1s forward over 1s: …".
+func slewOf(msg string) (by, over time.Duration, ok bool) {
+	_, after, found := strings.Cut(msg, "clock slews ")
+	if !found {
+		return 0, 0, false
+	}
+	f := strings.Fields(strings.ReplaceAll(after, ":", " "))
+	if len(f) < 4 || f[1] != "forward" || f[2] != "over" {
+		return 0, 0, false
+	}
+	by, err1 := time.ParseDuration(f[0])
+	over, err2 := time.ParseDuration(f[3])
+	if err1 != nil || err2 != nil || by <= 0 || over <= 0 {
+		return 0, 0, false
+	}
+	return by, over, true
 }
