@@ -15,7 +15,9 @@ func BenchmarkEmit(b *testing.B) {
 	l := scenario.NewLog(store.NewClock(1), sc.Deriver("safe", sc.Defaults)) // as a run has it
 	l.Emit(scenario.Event{Worker: 3, Kind: scenario.KindAcquired, Res: "lock:stock"})
 	l.Emit(scenario.Event{Worker: 3, Kind: scenario.KindWrite, Res: "stock"}) // the narration has said all
-	e := scenario.Event{Worker: 3, Kind: scenario.KindAttempt, Res: "lock:stock", TTL: 5 * time.Second, Has: scenario.HasTTL}
+	// An answer, stamped with the time its operation was sent (invoke)
+	// beside the time it arrived (return), as every answer is.
+	e := scenario.Event{Worker: 3, Kind: scenario.KindDenied, Res: "lock:stock", Msg: "held", TTL: 5 * time.Second, Has: scenario.HasTTL}.WithCall(time.Millisecond)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
