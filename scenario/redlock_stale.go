@@ -39,12 +39,16 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 	// b says when it has written (or has given up): a's pause outlasts
 	// the validity, and lasts until then however slow the machine is.
 	written := make(chan bool, 1)
+	// b sets out a quarter TTL after a holds the lock: a's votes may be
+	// slow on a busy machine, and a polls until it has it.
+	held := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		ctx := a.ctx
-		l, err := locker(a, r.once).Acquire(ctx, st.Key("lock:"+res), r.ttl)
+		l, err := locker(a, r.poll).Acquire(ctx, st.Key("lock:"+res), r.ttl)
+		close(held)
 		if err != nil {
 			a.Fail(ctx, err, "lock not obtained")
 			return
@@ -68,6 +72,10 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 			a.Done(false, FailLock, fmt.Sprintf("woke up a stale holder: its write with fence %d was rejected", l.Fence))
 		}
 	}()
+	select {
+	case <-held:
+	case <-ctx.Done():
+	}
 	env.Clock().Sleep(ctx, r.ttl/4)
 	func() {
 		ctx := b.ctx
