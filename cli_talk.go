@@ -144,11 +144,11 @@ func printTalk(cmd *cobra.Command, t *talk.Talk, logs []*scenario.Loaded) {
 		}
 		var notes []string
 		for _, b := range sc.Beats {
-			notes = append(notes, fmt.Sprint(b.N))
+			notes = append(notes, b.Key())
 		}
 		beats := ""
 		if len(notes) > 0 {
-			beats = "notes/captions for beat " + strings.Join(notes, ", ")
+			beats = "notes or captions at beat " + strings.Join(notes, ", ")
 		}
 		fmt.Fprintf(tw, "  %d\t%s · %s\t%s\t%s\t%s\n", i+1, sc.Scenario, sc.Strategy, from, sc.Title, beats)
 	}

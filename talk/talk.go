@@ -52,16 +52,31 @@ type Scene struct {
 
 // Beat is a talk's extra caption and notes for one beat of a scene.
 type Beat struct {
-	Line    int // where the entry is in the file
-	N       int // 1-based, as the screen counts them
+	Line    int    // where the entry is in the file
+	N       int    // 1-based, as the screen counts them; 0 when ID names it
+	ID      string // the beat's ID (a scenario's beat or "verdict"), when it is named
 	Caption string
 	Notes   string
 }
 
-// Beat returns the talk's entry for beat n, if it has one.
-func (s *Scene) Beat(n int) (Beat, bool) {
+// Key is how the entry names its beat: its ID, or its number.
+func (b Beat) Key() string {
+	if b.ID != "" {
+		return b.ID
+	}
+	return strconv.Itoa(b.N)
+}
+
+// Beat returns the talk's entry for beat n (from 1) or the beat with id,
+// if it has one: by ID first.
+func (s *Scene) Beat(n int, id string) (Beat, bool) {
 	for _, b := range s.Beats {
-		if b.N == n {
+		if b.ID != "" && b.ID == id {
+			return b, true
+		}
+	}
+	for _, b := range s.Beats {
+		if b.ID == "" && b.N == n {
 			return b, true
 		}
 	}
@@ -311,7 +326,7 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 		return s, p.errf(at, "%v", err)
 	}
 	if beats != nil {
-		if s.Beats, err = p.beats(beats); err != nil {
+		if s.Beats, err = p.beats(beats, sc.BeatIDs(s.Strategy, s.Params)); err != nil {
 			return s, err
 		}
 	}
@@ -398,7 +413,7 @@ func setParam(ps *scenario.Params, key, val string) error {
 	return nil
 }
 
-func (p *parser) beats(n *yaml.Node) ([]Beat, error) {
+func (p *parser) beats(n *yaml.Node, ids []string) ([]Beat, error) {
 	if n.Kind != yaml.SequenceNode {
 		return nil, p.errf(n, "beats must be a list of entries like - beat: 1, with caption: and notes:")
 	}
@@ -406,7 +421,7 @@ func (p *parser) beats(n *yaml.Node) ([]Beat, error) {
 		return nil, p.errf(n.Content[MaxBeats], "more than %d beat entries in one scene", MaxBeats)
 	}
 	var out []Beat
-	seen := map[int]int{}
+	seen := map[string]int{}
 	for _, bn := range n.Content {
 		var b Beat
 		var at *yaml.Node
@@ -415,8 +430,16 @@ func (p *parser) beats(n *yaml.Node) ([]Beat, error) {
 			switch key {
 			case "beat":
 				at = v
-				b.N, err = strconv.Atoi(v.Value)
-				if err != nil || b.N < 1 || b.N > MaxBeats || v.Kind != yaml.ScalarNode {
+				if v.Kind != yaml.ScalarNode {
+					return p.errf(v, "beat must be a number from 1 or one of the beats' names: %s", strings.Join(ids, ", "))
+				}
+				var nerr error
+				if b.N, nerr = strconv.Atoi(v.Value); nerr != nil {
+					b.N, b.ID = 0, v.Value
+					if !slices.Contains(ids, b.ID) {
+						err = p.errf(v, "unknown beat %q: want a number from 1 or one of %s", v.Value, strings.Join(ids, ", "))
+					}
+				} else if b.N < 1 || b.N > MaxBeats {
 					err = p.errf(v, "beat must be a number from 1 to %d, as the screen counts beats (got %q)", MaxBeats, v.Value)
 				}
 			case "caption":
@@ -432,13 +455,12 @@ func (p *parser) beats(n *yaml.Node) ([]Beat, error) {
 		if at == nil {
 			return nil, p.errf(bn, "a beat entry needs beat: N (which beat, from 1)")
 		}
-		if line, dup := seen[b.N]; dup {
-			return nil, p.errf(at, "beat %d is already given on line %d", b.N, line)
+		if line, dup := seen[b.Key()]; dup {
+			return nil, p.errf(at, "beat %s is already given on line %d", b.Key(), line)
 		}
-		seen[b.N] = at.Line
+		seen[b.Key()] = at.Line
 		b.Line = at.Line
 		out = append(out, b)
 	}
-	slices.SortFunc(out, func(a, b Beat) int { return a.N - b.N })
 	return out, nil
 }

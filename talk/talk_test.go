@@ -50,7 +50,7 @@ scenes:
 		s.Params.TTL.D() != 50*time.Millisecond || s.Params.Retry != "full-jitter" || s.Line != 3 {
 		t.Errorf("scene 1: %+v", s)
 	}
-	if b, ok := s.Beat(1); !ok || b.Caption != "first" || s.Beats[1].Notes != "second" {
+	if b, ok := s.Beat(1, ""); !ok || b.Caption != "first" || s.Beats[0].Notes != "second" {
 		t.Errorf("beats: %+v", s.Beats)
 	}
 	r := tk.Scenes[1]
@@ -77,6 +77,7 @@ func TestParseErrors(t *testing.T) {
 		{"tab", "scenes:\n\t- scenario: oversell\n", "t.yaml:2: not valid YAML"},
 		{"bad seed", "scenes:\n  - scenario: oversell\n    seed: -1\n", "t.yaml:3: seed must be a whole number"},
 		{"beat zero", "scenes:\n  - scenario: oversell\n    beats:\n      - beat: 0\n", "t.yaml:4: beat must be a number from 1"},
+		{"beat id", "scenes:\n  - scenario: ttl-expiry\n    beats:\n      - beat: taken\n      - beat: tooken\n", "t.yaml:5: unknown beat \"tooken\": want a number from 1 or one of acquired, taken, stale-write, verdict"},
 		{"beat twice", "scenes:\n  - scenario: oversell\n    beats:\n      - beat: 1\n      - beat: 1\n", "t.yaml:5: beat 1 is already given on line 4"},
 		{"alias", "x: &a {scenario: oversell}\nscenes:\n  - *a\n", "t.yaml:1: unknown key \"x\""},
 		{"alias scene", "scenes:\n  - &a {scenario: oversell}\n  - *a\n", "t.yaml:3: anchors and aliases are not supported"},

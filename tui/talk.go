@@ -3,7 +3,6 @@ package tui
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -131,7 +130,7 @@ func (a *App) onSceneRun() {
 func sceneExtras(sc *talk.Scene) map[string]BeatExtra {
 	x := map[string]BeatExtra{}
 	for _, b := range sc.Beats {
-		x[strconv.Itoa(b.N)] = BeatExtra{Caption: b.Caption, Notes: b.Notes}
+		x[b.Key()] = BeatExtra{Caption: b.Caption, Notes: b.Notes}
 	}
 	return x
 }
@@ -216,7 +215,7 @@ func (a *App) position() talk.Position {
 	case tp.card || a.run == nil:
 		p.Notes = sc.Notes
 		p.Next = fmt.Sprintf("%s · %s runs", sc.Scenario, sc.Strategy)
-		if b, ok := sc.Beat(1); ok && b.Notes != "" {
+		if b, ok := sc.Beat(1, a.firstBeatID(sc)); ok && b.Notes != "" {
 			p.Next += " — beat 1: " + b.Notes
 		}
 	default:
@@ -265,4 +264,14 @@ func (a *App) talkHelp() helpMap {
 	prev := pk.Prev
 	prev.SetHelp("←", "back")
 	return helpMap{short: []key.Binding{next, prev}, full: [][]key.Binding{{next, prev}}}
+}
+
+// firstBeatID is the ID of the first beat a scene's run can tell.
+func (a *App) firstBeatID(sc *talk.Scene) string {
+	if s, err := scenario.Lookup(sc.Scenario); err == nil {
+		if ids := s.BeatIDs(sc.Strategy, sc.Params); len(ids) > 0 {
+			return ids[0]
+		}
+	}
+	return ""
 }
