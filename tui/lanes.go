@@ -80,12 +80,19 @@ func renderCells(lk *look, b *strings.Builder, cells []themes.State) {
 // lanes renders the swimlanes box content: one row per worker (identical
 // rows folded together when they do not fit), then the time axis.
 func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, width, labelW, rows, scroll int) []string {
+	return lanesOver(th, tl, k, now, now, width, labelW, rows, scroll)
+}
+
+// lanesOver is lanes over a window of span (at least now): what is past
+// now is left blank, the time still to come.
+func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int) []string {
 	if rows < 2 {
 		return nil
 	}
 	workers := len(tl.Workers)
 	cols := max(width-labelW-1, 1)
-	sc := newScale(now, cols)
+	span = max(span, now)
+	sc := newScale(span, cols)
 	type group struct {
 		first, count int
 		cells        []themes.State
@@ -138,7 +145,7 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 	for len(out) < avail {
 		out = append(out, "")
 	}
-	return append(out, axis(th, labelW+1, cols, now, tl.MarkersAt(k), tl.OverlapsAt(k)))
+	return append(out, axis(th, labelW+1, cols, now, span, tl.MarkersAt(k), tl.OverlapsAt(k)))
 }
 
 func statesKey(cells []themes.State) []byte {
@@ -162,12 +169,13 @@ var axisRank = map[themes.Symbol]int{
 	themes.Symbol(themes.Crashed): 3, themes.SymDeadlock: 2, themes.SymBeat: 1,
 }
 
-// axis is the time axis under the lanes: 0 on the left, now on the right,
-// a glyph where each marker is ([ and ] jump between them), and the
-// columns where two workers were inside one critical section at once.
-func axis(th *themes.Theme, indent, cols int, now time.Duration, marks []timeline.Marker, overlaps []timeline.Interval) string {
-	right := dur(now)
-	mid := dur(now / 2)
+// axis is the time axis under the lanes: 0 on the left, the window's span
+// (now, unless the window reaches further) on the right, a glyph where each
+// marker is ([ and ] jump between them), and the columns where two workers
+// were inside one critical section at once.
+func axis(th *themes.Theme, indent, cols int, now, span time.Duration, marks []timeline.Marker, overlaps []timeline.Interval) string {
+	right := dur(span)
+	mid := dur(span / 2)
 	line := []rune(strings.Repeat("─", cols))
 	if cols > 0 {
 		line[0] = '0'
@@ -189,7 +197,7 @@ func axis(th *themes.Theme, indent, cols int, now time.Duration, marks []timelin
 	for i := range at {
 		at[i] = none
 	}
-	sc := newScale(now, len(r))
+	sc := newScale(span, len(r))
 	put := func(c int, sym themes.Symbol) {
 		// The nearest line cell at or left of the column: the labels
 		// stay legible.

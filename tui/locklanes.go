@@ -19,9 +19,15 @@ var glyphLapse = themes.SymLapse.Rune()
 // working holder, then who holds it now and a TTL countdown bar.
 // Each lock takes two rows; its columns line up with the swimlanes'.
 func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, width, labelW, rows int) []string {
+	return lockLanesOver(th, tl, k, now, now, width, labelW, rows)
+}
+
+// lockLanesOver is lockLanes over a window of span (at least now), its
+// columns lined up with lanesOver's.
+func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows int) []string {
 	var out []string
 	cols := max(width-labelW-1, 1)
-	sc := newScale(now, cols)
+	sc := newScale(max(span, now), cols)
 	lk := lookOf(th)
 	for _, l := range tl.Locks {
 		if len(out)+2 > rows {

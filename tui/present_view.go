@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -157,6 +158,7 @@ func (v *runView) noteAfter(k int) string {
 // beside them (or a line each under them on a narrow screen), h rows.
 func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h int) string {
 	ps := presentLayout(v.s.header.Scenario, v.tl.HasStock)
+	span := v.presentSpan(k, now)
 	lockRows := min(2*len(v.tl.Locks), 4)
 	lockH := 0
 	if lockRows > 0 {
@@ -171,9 +173,9 @@ func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h i
 			laneH = h
 		}
 		labelW := labelWidth(v.tl, laneH-3)
-		left := box(th, "swimlanes", lanes(th, v.tl, k, now, lw-2, labelW, laneH-2, v.scroll), lw, laneH)
+		left := box(th, "swimlanes", lanesOver(th, v.tl, k, now, span, lw-2, labelW, laneH-2, v.scroll), lw, laneH)
 		if lockH > 0 {
-			left += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, lw-2, labelW, lockRows), lw, lockH)
+			left += "\n" + box(th, "locks", lockLanesOver(th, v.tl, k, now, span, lw-2, labelW, lockRows), lw, lockH)
 		}
 		return joinH(left, v.column(th, ps, k, now, rw, h))
 	}
@@ -192,9 +194,9 @@ func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h i
 		laneH = max(h-len(lines), 4)
 	}
 	labelW := labelWidth(v.tl, laneH-3)
-	out := box(th, "swimlanes", lanes(th, v.tl, k, now, w-2, labelW, laneH-2, v.scroll), w, laneH)
+	out := box(th, "swimlanes", lanesOver(th, v.tl, k, now, span, w-2, labelW, laneH-2, v.scroll), w, laneH)
 	if lockH > 0 {
-		out += "\n" + box(th, "locks", lockLanes(th, v.tl, k, now, w-2, labelW, lockRows), w, lockH)
+		out += "\n" + box(th, "locks", lockLanesOver(th, v.tl, k, now, span, w-2, labelW, lockRows), w, lockH)
 	}
 	for _, l := range lines {
 		out += "\n" + l
@@ -221,4 +223,34 @@ func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Durati
 		return strings.Join(jobState(th, v.tl, k, now)[:3], "  ")
 	}
 	return ""
+}
+
+// presentSpan is the time window of the presenter's lanes: the part of the
+// run being told. A recorded run's reaches the next beat the presenter
+// stops at (or the end); a live run's, the scenario's own time scale (see
+// storyScale) until the run outgrows it. Either way at least now.
+func (v *runView) presentSpan(k int, now time.Duration) time.Duration {
+	span := storyScale(v.s.header.Scenario, v.s.header.Params)
+	if v.recorded() {
+		span = v.endT()
+		if b, ok := v.nextBeat(int64(k), v.tl.N-1); ok {
+			span = v.eventT(int(b))
+		}
+		span += span / 20 // the beat's event just inside the right edge
+	}
+	return max(span, now)
+}
+
+// storyScale is how long a scenario's story takes to unfold, from its
+// parameters: what its lanes show before the run reaches it.
+func storyScale(name string, p scenario.Params) time.Duration {
+	switch name {
+	case "retry":
+		return 2 * p.RetryBase.D() // the first wave and the herd coming back
+	case "oversell", "webhook":
+		return 3 * p.Delay.D() // the race window
+	case "ttl-expiry", "fencing", "renewal", "crash", "deadlock", "naive-flaws", "queue-double", "redlock":
+		return p.TTL.D() * 5 / 4 // the TTL lapses: the story's turn
+	}
+	return 0
 }
