@@ -42,14 +42,11 @@ const slowSpeed = 0.5
 // stall of tens of milliseconds on a busy machine cannot reorder them.
 const naiveSpeed = 1
 
-// limitFor is how many runs of a scenario go side by side. Naive-flaws'
-// overlap needs a poll to land within 50ms and Redlock's votes a tenth of
-// the TTL, both in real time: runs of them side by side starve each
-// other on a 2-core machine, so they go one or two at a time.
+// limitFor is how many runs of a scenario go side by side. Redlock's
+// votes must come within a tenth of the TTL in real time: runs of it side
+// by side starve each other on a 2-core machine, so they go two at a time.
 func limitFor(name string) int {
 	switch name {
-	case "naive-flaws":
-		return 1
 	case "redlock":
 		return 2
 	}

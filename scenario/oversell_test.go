@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 		spin()
 	}
 	storetest.QuietRedis()
+	wideParallel()
 	stop, err := startBusy()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -86,6 +87,7 @@ func seeds(t *testing.T, n int) int {
 }
 
 func TestNoLockOversells(t *testing.T) {
+	t.Parallel()
 	stores(t, 1, func(t *testing.T, urls []string) {
 		n := seeds(t, 100)
 		oversold := 0
@@ -151,6 +153,7 @@ func TestLocksNeverOversell(t *testing.T) {
 }
 
 func TestSafeWithJitterSellsExactlyTheStock(t *testing.T) {
+	t.Parallel()
 	stores(t, 1, func(t *testing.T, urls []string) {
 		r := run(t, urls, scenario.Config{Scenario: "oversell", Strategy: "safe", Seed: 1,
 			Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock, p.Retry = 50, 5, "full-jitter" })})
@@ -171,6 +174,7 @@ func TestSafeWithoutRetryUndersells(t *testing.T) {
 }
 
 func TestEventLogRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, strategy := range []string{"none", "fenced", "redlock"} {
 		var buf bytes.Buffer
 		r := run(t, nil, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: 42, Events: &buf,
@@ -198,6 +202,7 @@ func TestEventLogRoundTrip(t *testing.T) {
 }
 
 func TestRunLeavesOtherKeysAlone(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	ctx := context.Background()
 	c := srv.Client(t)

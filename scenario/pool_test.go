@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -95,6 +96,21 @@ func forEach(n, limit int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// parallelTests is how many top-level tests run side by side unless
+// -parallel says otherwise. The outcome tests' runs mostly sleep on the
+// virtual clock, so far more of them than the cores (go test's default) fit.
+const parallelTests = 8
+
+// wideParallel sets -test.parallel to parallelTests unless it was given.
+func wideParallel() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(parallelTests))
+	}
 }
 
 // busyEnv names the number of CPU-bound processes to start beside the

@@ -22,6 +22,7 @@ func isViolation(l string) bool { return strings.Contains(l, `"kind":"violation"
 // A log whose violation events were removed, moved or forged still gets
 // the verdict its events show, and says that its own verdict differs.
 func TestReplayDerivesTheVerdictAgain(t *testing.T) {
+	t.Parallel()
 	var unsafe []string
 	for seed := uint64(1); seed <= 5 && !slicesContainsFunc(unsafe, isViolation); seed++ {
 		unsafe = logLines(t, "ttl-expiry", "safe", seed) // a busy machine may miss the overlap once
