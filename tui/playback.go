@@ -179,6 +179,9 @@ func (v *runView) pauseWorld(pause bool) {
 // before the playhead leaves the newest event.
 func (v *runView) holdLive() {
 	if v.recorded() {
+		if v.follow {
+			v.ended() // the run ended since the last frame: a recording now, paused
+		}
 		v.follow = false
 		return
 	}
