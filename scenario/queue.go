@@ -97,7 +97,7 @@ func runQueue(ctx context.Context, env *Env) error {
 			}
 			order.Unlock()
 			if err == nil {
-				runJob(ctx, env, w, id, since, reservation, ttlMs)
+				runJob(ctx, env, w, id, "effect", since, reservation, ttlMs)
 				return
 			}
 			if !errors.Is(err, redis.Nil) { // not "the queue is empty": the server failed
@@ -126,7 +126,8 @@ func runQueue(ctx context.Context, env *Env) error {
 // reservation is extended every third of its length while the job runs,
 // only while it is still w's; a heartbeat that finds it lapsed or taken
 // stops the job before its effect, as a worker told "not reserved" must.
-func runJob(ctx context.Context, env *Env, w *Worker, id string, since, reservation time.Duration, server func(time.Duration) time.Duration) {
+// effect names the resource the job's effect is.
+func runJob(ctx context.Context, env *Env, w *Worker, id, effect string, since, reservation time.Duration, server func(time.Duration) time.Duration) {
 	st := env.Store
 	c := st.Client()
 	job, reserved := st.Key("job:"+id), st.Key("reserved:job:"+id)
@@ -187,7 +188,7 @@ func runJob(ctx context.Context, env *Env, w *Worker, id string, since, reservat
 			}
 		}
 		if apply {
-			w.Emit(Event{Kind: KindWrite, Res: "effect", Msg: "charged card 7 $100"}.WithOK(true))
+			w.Emit(Event{Kind: KindWrite, Res: effect, Msg: "charged card 7 $100"}.WithOK(true))
 		}
 	}
 	close(hb)

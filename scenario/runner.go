@@ -40,6 +40,8 @@ type Run struct {
 	// guest runs only the workers of a race another process hosts: no
 	// setup, no final reading, no verdict.
 	guest func(ctx context.Context, env *Env) error
+	// outside runs a race whose workers come from outside, one per call.
+	outside func(ctx context.Context, env *Env) error
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
@@ -53,6 +55,9 @@ type runMode struct {
 	lanes  []string                        // the workers' names, when not w00…
 	hosted func(ctx context.Context) error // the workers race elsewhere: this waits for them
 	guest  bool                            // only the workers race here
+	// outside, when set, is the whole run: its workers come from outside
+	// the process one at a time (see Open); only the checker derives.
+	outside func(ctx context.Context, env *Env) error
 }
 
 func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run, error) {
@@ -87,7 +92,10 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	copy(h.Lanes, mode.lanes)
 	ctx, cancel := context.WithCancel(ctx)
 	var derive Deriver
-	if !mode.guest {
+	switch {
+	case mode.outside != nil: // the story's beats are about its own cast
+		derive = &chain{check: NewChecker(), tell: &narrator{}}
+	case !mode.guest:
 		derive = sc.Deriver(cfg.Strategy, cfg.Params)
 	}
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
@@ -97,6 +105,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if mode.guest {
 		r.guest = guestWork[sc.Name]
 	}
+	r.outside = mode.outside
 	r.env = env
 	go r.main(ctx, sc, env)
 	return r, nil
@@ -115,9 +124,12 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 		rec = startRecorder(r.Log, w)
 	}
 	var err error
-	if r.guest != nil {
+	switch {
+	case r.guest != nil:
 		err = r.guest(ctx, env)
-	} else {
+	case r.outside != nil:
+		err = r.outside(ctx, env)
+	default:
 		err = sc.run(ctx, env)
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -239,13 +251,9 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 	}
 	ws := make([]*Worker, n)
 	for i := range ws {
-		w := e.worker(int32(i))
-		if _, isLock := lockStrategies[e.Strategy]; isLock {
-			l, err := e.NewLock(w, e.Strategy, e.Params.RetryPolicy(), nil)
-			if err != nil {
-				return err
-			}
-			w.Lock = l
+		w, err := e.lockedWorker(int32(i))
+		if err != nil {
+			return err
 		}
 		ws[i] = w
 	}
@@ -262,6 +270,19 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 	close(start)
 	wg.Wait()
 	return ctx.Err()
+}
+
+// lockedWorker makes worker i with its lock, when the strategy is one.
+func (e *Env) lockedWorker(i int32) (*Worker, error) {
+	w := e.worker(i)
+	if _, isLock := lockStrategies[e.Strategy]; isLock {
+		l, err := e.NewLock(w, e.Strategy, e.Params.RetryPolicy(), nil)
+		if err != nil {
+			return nil, err
+		}
+		w.Lock = l
+	}
+	return w, nil
 }
 
 // lockStrategies are the strategies that are locks (not "atomic", not
@@ -301,6 +322,8 @@ type Worker struct {
 	mu      sync.Mutex
 	resumed chan struct{} // non-nil while paused
 	paused  time.Duration // total of the pauses that have ended
+
+	tap func(Event) // sees each of w's events after it is logged (outside workers)
 }
 
 // Emit appends an event of this worker.
@@ -310,6 +333,9 @@ func (w *Worker) Emit(ev Event) {
 	}
 	ev.Worker = w.ID
 	w.env.run.Log.Emit(ev)
+	if w.tap != nil {
+		w.tap(ev)
+	}
 }
 
 // Done records the worker's outcome: ok, or a failure code and message.

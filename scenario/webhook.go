@@ -31,109 +31,135 @@ var webhook = &Scenario{
 }
 
 func runWebhook(ctx context.Context, env *Env) error {
-	st := env.Store
 	env.Emit(Event{Kind: KindInit, Res: "credit", Code: LimitOnce})
-	processed, account := st.Key("processed:pay_42"), st.Key("account:7")
+	d := delivery{id: "pay_42", credit: "credit", processed: "processed"}
 	return env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
-		credit := func() error {
-			if err := w.Sleep(ctx, env.Params.Delay.D()); err != nil { // calling the bank
-				return err
-			}
-			call := w.Now()
-			bal, err := st.Client().IncrBy(ctx, account, 100).Result()
-			if err != nil {
-				if ctx.Err() == nil {
-					w.OpError("write", Event{Res: "credit"}, call, err)
-				}
-				return err
-			}
-			w.Emit(Event{Kind: KindWrite, Res: "credit", Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true).WithCall(call))
-			call = w.Now()
-			if err := st.Client().Set(ctx, processed, "1", 0).Err(); err != nil {
-				if ctx.Err() == nil {
-					w.OpError("write", Event{Res: "processed"}, call, err)
-				}
-				return err
-			}
-			return nil
-		}
-		checkAndCredit := func() {
-			w.Emit(Event{Kind: KindWorkStart, Res: "pay_42"})
-			call := w.Now()
-			n, err := st.Client().Exists(ctx, processed).Result()
-			if err != nil {
-				if ctx.Err() == nil {
-					w.OpError("read", Event{Res: "processed"}, call, err)
-				}
-			} else {
-				w.Emit(Event{Kind: KindRead, Res: "processed", Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
-			}
-			switch {
-			case err != nil:
-			case n == 1:
-				w.Emit(Event{Kind: KindWorkEnd, Res: "pay_42"})
-				w.Done(true, "", "200 already processed")
-				return
-			default:
-				err = credit()
-			}
-			w.Emit(Event{Kind: KindWorkEnd, Res: "pay_42"})
-			if err != nil {
-				w.Fail(ctx, err, "")
-				return
-			}
-			w.Done(true, "", "200 credited")
-		}
-		switch env.Strategy {
-		case "none":
-			checkAndCredit()
-		case "idempotency":
-			call := w.Now()
-			first, err := st.Client().SetNX(ctx, st.Key("idem:pay_42"), w.ID, 0).Result()
-			switch {
-			case err != nil:
-				if ctx.Err() == nil {
-					w.OpError("write", Event{Res: "idem:pay_42"}, call, err)
-				}
-				w.Fail(ctx, err, "")
-			case !first:
-				w.Emit(Event{Kind: KindRead, Res: "idem:pay_42", Msg: "key taken: a duplicate"}.WithCall(call))
-				w.Done(true, "", "200 duplicate, ignored")
-			default:
-				if err := credit(); err != nil {
-					w.Fail(ctx, err, "")
-				} else {
-					w.Done(true, "", "200 credited")
-				}
-			}
-		case "safe", "fail-fast":
-			retry := env.Params.RetryPolicy()
-			if env.Strategy == "fail-fast" {
-				retry = lock.Retry{}
-			}
-			l, err := env.NewLock(w, "safe", retry, nil)
-			if err != nil {
-				w.Done(false, FailError, err.Error())
-				return
-			}
-			key := st.Key("lock:pay_42")
-			lease, err := l.Acquire(ctx, key, env.Params.TTL.D())
-			if err != nil && !errors.Is(err, lock.ErrNotObtained) {
-				w.Fail(ctx, err, "")
-				return
-			}
-			if err != nil {
-				pttl, perr := st.Client().PTTL(ctx, key).Result()
-				if perr != nil || pttl < 0 {
-					pttl = 0
-				}
-				after := env.Clock().FromServer(pttl)
-				w.Emit(Event{Kind: KindDone, Code: FailLock, Delay: after, Has: HasDelay | HasOK,
-					Msg: fmt.Sprintf("409 locked, retry after %d ms", after.Milliseconds())})
-				return
-			}
-			checkAndCredit()
-			releaseQuietly(ctx, lease)
-		}
+		deliver(ctx, env, w, d)
 	})
+}
+
+// delivery is one webhook delivery's names: its id (the payment), the
+// resource its credit is (an effect allowed once) and its "processed"
+// marker's.
+type delivery struct {
+	id, credit, processed string
+}
+
+// deliveryOf names the resources of delivery id as an outside request
+// sees them.
+func deliveryOf(id string) delivery {
+	return delivery{id: id, credit: "credit:" + id, processed: "processed:" + id}
+}
+
+// deliver is one delivery of webhook d handled by w under the run's strategy.
+func deliver(ctx context.Context, env *Env, w *Worker, d delivery) {
+	st := env.Store
+	processed, account := st.Key("processed:"+d.id), st.Key("account:7")
+	credit := func() error {
+		if err := w.Sleep(ctx, env.Params.Delay.D()); err != nil { // calling the bank
+			return err
+		}
+		call := w.Now()
+		bal, err := st.Client().IncrBy(ctx, account, 100).Result()
+		if err != nil {
+			if ctx.Err() == nil {
+				w.OpError("write", Event{Res: d.credit}, call, err)
+			}
+			return err
+		}
+		w.Emit(Event{Kind: KindWrite, Res: d.credit, Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true).WithCall(call))
+		call = w.Now()
+		if err := st.Client().Set(ctx, processed, "1", 0).Err(); err != nil {
+			if ctx.Err() == nil {
+				w.OpError("write", Event{Res: d.processed}, call, err)
+			}
+			return err
+		}
+		return nil
+	}
+	checkAndCredit := func() {
+		w.Emit(Event{Kind: KindWorkStart, Res: d.id})
+		call := w.Now()
+		n, err := st.Client().Exists(ctx, processed).Result()
+		if err != nil {
+			if ctx.Err() == nil {
+				w.OpError("read", Event{Res: d.processed}, call, err)
+			}
+		} else {
+			w.Emit(Event{Kind: KindRead, Res: d.processed, Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
+		}
+		switch {
+		case err != nil:
+		case n == 1:
+			w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
+			w.Done(true, "", "200 already processed")
+			return
+		default:
+			err = credit()
+		}
+		w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
+		if err != nil {
+			w.Fail(ctx, err, "")
+			return
+		}
+		w.Done(true, "", "200 credited")
+	}
+	switch env.Strategy {
+	case "none":
+		checkAndCredit()
+	case "idempotency":
+		idem := "idem:" + d.id
+		call := w.Now()
+		first, err := st.Client().SetNX(ctx, st.Key(idem), w.ID, 0).Result()
+		switch {
+		case err != nil:
+			if ctx.Err() == nil {
+				w.OpError("write", Event{Res: idem}, call, err)
+			}
+			w.Fail(ctx, err, "")
+		case !first:
+			w.Emit(Event{Kind: KindRead, Res: idem, Msg: "key taken: a duplicate"}.WithCall(call))
+			w.Done(true, "", "200 duplicate, ignored")
+		default:
+			if err := credit(); err != nil {
+				w.Fail(ctx, err, "")
+			} else {
+				w.Done(true, "", "200 credited")
+			}
+		}
+	case "safe", "fail-fast":
+		retry := env.Params.RetryPolicy()
+		if env.Strategy == "fail-fast" {
+			retry = lock.Retry{}
+		}
+		l, err := env.NewLock(w, "safe", retry, nil)
+		if err != nil {
+			w.Done(false, FailError, err.Error())
+			return
+		}
+		key := st.Key("lock:" + d.id)
+		lease, err := l.Acquire(ctx, key, env.Params.TTL.D())
+		if err != nil && !errors.Is(err, lock.ErrNotObtained) {
+			w.Fail(ctx, err, "")
+			return
+		}
+		if err != nil {
+			after := env.remaining(ctx, key)
+			w.Emit(Event{Kind: KindDone, Code: FailLock, Delay: after, Has: HasDelay | HasOK,
+				Msg: fmt.Sprintf("409 locked, retry after %d ms", after.Milliseconds())})
+			return
+		}
+		checkAndCredit()
+		releaseQuietly(ctx, lease)
+	}
+}
+
+// remaining is how long the key has left to live, in virtual time: 0 if
+// it has no TTL, is gone, or the server cannot say.
+func (e *Env) remaining(ctx context.Context, key string) time.Duration {
+	pttl, err := e.Store.Client().PTTL(ctx, key).Result()
+	if err != nil || pttl < 0 {
+		pttl = 0
+	}
+	return e.Clock().FromServer(pttl)
 }
