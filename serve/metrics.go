@@ -1,0 +1,149 @@
+package serve
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics counts what the rounds' event logs record, for Prometheus: a
+// fold over each log, caught up when scraped (and when a round ends), so
+// the numbers are the log's and nothing else's.
+type metrics struct {
+	reg *prometheus.Registry
+
+	lockCalls, denials, retries, lapses, events, rounds prometheus.Counter
+	hold                                                prometheus.Histogram
+	violations, workers, refused                        *prometheus.CounterVec
+	round                                               prometheus.Gauge
+
+	mu    sync.Mutex
+	folds map[*scenario.Log]*logFold
+}
+
+// logFold is how far one log has been counted, and its open holds.
+type logFold struct {
+	cursor int
+	holds  map[int32]hold // by worker
+}
+
+type hold struct {
+	since, ttl time.Duration
+}
+
+func newMetrics() *metrics {
+	counter := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Namespace: "locklab", Name: name, Help: help})
+	}
+	m := &metrics{
+		reg:       prometheus.NewRegistry(),
+		lockCalls: counter("lock_calls_total", "Lock acquire attempts (one per try, retries included)."),
+		denials:   counter("lock_denials_total", "Lock attempts denied because another worker held the lock."),
+		retries:   counter("lock_retries_total", "Backoffs before a retry of a denied lock attempt."),
+		lapses: counter("lock_ttl_lapses_total", "Locks (or reservations) whose TTL lapsed while held: a hold longer "+
+			"than its TTL, a release the server refused, or a reservation the queue took back."),
+		events: counter("events_total", "Events appended to the rounds' logs, derived ones included."),
+		rounds: counter("rounds_ended_total", "Rounds ended by POST /reset."),
+		hold: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "locklab", Name: "lock_hold_seconds",
+			Help:    "Time from acquiring a lock to releasing it (virtual time of the run).",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
+		violations: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "locklab", Name: "violations_total",
+			Help: "Safety violations the checker found, by kind (overlap, oversold, lost_update, duplicate)."}, []string{"code"}),
+		workers: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "locklab", Name: "workers_total",
+			Help: "Workers (requests) that finished, by outcome: ok, lock, stock, error, indeterminate, cancelled."}, []string{"outcome"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "locklab", Name: "requests_refused_total",
+			Help: "Requests refused before they became workers: over the rate limit, or the round full."}, []string{"reason"}),
+		round: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "locklab", Name: "round", Help: "The current round."}),
+		folds: map[*scenario.Log]*logFold{},
+	}
+	m.reg.MustRegister(m.lockCalls, m.denials, m.retries, m.lapses, m.events, m.rounds, m.hold, m.violations,
+		m.workers, m.refused, m.round, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, c := range []string{scenario.CodeOverlap, scenario.CodeOversold, scenario.CodeLostUpdate, scenario.CodeDuplicate} {
+		m.violations.WithLabelValues(c)
+	}
+	for _, o := range []string{"ok", scenario.FailLock, scenario.FailStock, scenario.FailError, scenario.FailIndeterminate, scenario.FailCancel} {
+		m.workers.WithLabelValues(o)
+	}
+	for _, r := range []string{"rate", "full"} {
+		m.refused.WithLabelValues(r)
+	}
+	return m
+}
+
+// handler catches up with the current round, then answers the scrape.
+func (m *metrics) handler(s *Server) http.Handler {
+	h := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rd := s.current()
+		m.round.Set(float64(rd.n))
+		m.catchUp(rd.out.Run.Log)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// catchUp counts the events of l not counted yet.
+func (m *metrics) catchUp(l *scenario.Log) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.folds[l]
+	if f == nil {
+		f = &logFold{holds: map[int32]hold{}}
+		m.folds[l] = f
+	}
+	n := l.Len()
+	for i := f.cursor; i < n; i++ {
+		m.fold(f, l.At(i))
+	}
+	m.events.Add(float64(n - f.cursor))
+	f.cursor = n
+}
+
+// forget drops a finished log's fold.
+func (m *metrics) forget(l *scenario.Log) {
+	m.mu.Lock()
+	delete(m.folds, l)
+	m.mu.Unlock()
+}
+
+func (m *metrics) fold(f *logFold, e scenario.Event) {
+	switch e.Kind {
+	case scenario.KindAttempt:
+		m.lockCalls.Inc()
+	case scenario.KindDenied:
+		m.denials.Inc()
+	case scenario.KindBackoff:
+		m.retries.Inc()
+	case scenario.KindExpired:
+		m.lapses.Inc()
+	case scenario.KindViolation:
+		m.violations.WithLabelValues(e.Code).Inc()
+	case scenario.KindAcquired:
+		f.holds[e.Worker] = hold{since: e.T, ttl: e.TTL}
+	case scenario.KindRelease, scenario.KindReleaseFailed, scenario.KindLockLost:
+		h, ok := f.holds[e.Worker]
+		if !ok {
+			break
+		}
+		delete(f.holds, e.Worker)
+		d := e.T - h.since
+		m.hold.Observe(d.Seconds())
+		if e.Kind != scenario.KindRelease || (h.ttl > 0 && d > h.ttl) {
+			m.lapses.Inc()
+		}
+	case scenario.KindDone:
+		outcome := e.Code
+		if e.OK {
+			outcome = "ok"
+		}
+		if outcome == "" {
+			outcome = "unknown"
+		}
+		m.workers.WithLabelValues(outcome).Inc()
+		delete(f.holds, e.Worker)
+	}
+}
