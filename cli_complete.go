@@ -18,12 +18,15 @@ type completion func(cmd *cobra.Command) []string
 // flagCompletions are the flags whose values come from a fixed set.
 var flagCompletions = map[string]completion{
 	"scenario": func(cmd *cobra.Command) []string {
-		if cmd.Name() == "host" {
+		switch cmd.Name() {
+		case "host":
 			return hostScenarioCandidates()
+		case "serve":
+			return outsideCandidates()
 		}
 		return scenarioCandidates()
 	},
-	"lock":     strategyCandidates,
+	"lock": strategyCandidates,
 	"retry": func(*cobra.Command) []string {
 		var out []string
 		for _, p := range lock.Policies {
@@ -51,6 +54,17 @@ func scenarioCandidates() []string {
 	var out []string
 	for _, s := range scenario.Catalogue() {
 		out = append(out, s.Name+"\t"+s.Title)
+	}
+	return out
+}
+
+// outsideCandidates are the scenarios serve runs.
+func outsideCandidates() []string {
+	var out []string
+	for _, c := range scenarioCandidates() {
+		if name, _, _ := strings.Cut(c, "\t"); slices.Contains(scenario.OutsideScenarios, name) {
+			out = append(out, c)
+		}
 	}
 	return out
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/serve"
+	"github.com/locklab/locklab/store"
+	"github.com/spf13/cobra"
+)
+
+// serveFlags are serve's: the run flags, where to listen and how fast.
+type serveFlags struct {
+	runFlags
+	scenario string
+	addr     string
+	rate     float64
+}
+
+// defaultServeRate is the requests per second serve accepts by default.
+const defaultServeRate = 2000
+
+func newServeCmd() *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a live run over HTTP: each request is one worker",
+		Long: "serve runs a scenario whose workers are HTTP requests: POST /buy (oversell), POST /webhook\n" +
+			"{\"delivery_id\": …} (webhook) or POST /jobs/{id}/run (queue-double) each race as one worker, one\n" +
+			"lane of the live run, and answer with the outcome as JSON (409 with Retry-After when the lock is\n" +
+			"held). GET /state gives the checker's verdict, GET /events streams the event log (Server-Sent\n" +
+			"Events), GET /metrics counts it for Prometheus, POST /reset starts a new round on fresh keys.\n" +
+			"It listens on loopback unless --addr says otherwise; Ctrl-C stops it and deletes the round's keys.",
+		Example: "  locklab serve --scenario oversell --lock none --stock 1\n" +
+			"  locklab serve --lock safe --retry full-jitter --stock 5 --addr 127.0.0.1:9090\n" +
+			"  locklab serve --scenario webhook --lock fail-fast\n" +
+			"  locklab serve --scenario queue-double --ttl 2s --work 3s --redis redis://localhost:6379",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("serve takes no arguments (got %q): pick the scenario with --scenario (one of %s)", args[0], strings.Join(scenario.OutsideScenarios, ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.serve(cmd) },
+	}
+	fl := cmd.Flags()
+	addRunFlags(fl, &f.runFlags)
+	fl.Lookup("workers").Usage = fmt.Sprintf("requests (lanes) a round takes before it is full (default %d)", scenario.MaxWorkers)
+	fl.StringVar(&f.scenario, "scenario", "oversell", "the scenario requests race in: "+strings.Join(scenario.OutsideScenarios, ", "))
+	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on (loopback unless you name another address)")
+	fl.Float64Var(&f.rate, "rate", defaultServeRate, "requests per second accepted, all clients together; 0: no limit")
+	return cmd
+}
+
+// serveConfig checks the flags and says what to serve.
+func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
+	var cfg serve.Config
+	if !slices.Contains(scenario.OutsideScenarios, f.scenario) {
+		if _, err := scenario.Lookup(f.scenario); err != nil {
+			return cfg, usagef("--scenario %q is not a scenario: serve runs one of %s", f.scenario, strings.Join(scenario.OutsideScenarios, ", "))
+		}
+		return cfg, usagef("--scenario %s cannot take its workers from HTTP requests: serve runs one of %s", f.scenario, strings.Join(scenario.OutsideScenarios, ", "))
+	}
+	sc, _ := scenario.Lookup(f.scenario)
+	if err := checkAddr(f.addr); err != nil {
+		return cfg, err
+	}
+	if !inRange(f.rate, 0, 1e6) {
+		return cfg, usagef("--rate must be a number from 0 (no limit) to 1000000 requests/s (got %g)", f.rate)
+	}
+	urls, err := f.store(cmd)
+	if err != nil {
+		return cfg, err
+	}
+	strategy := sc.Strategies[0]
+	if f.lock != "" {
+		if !sc.Supports(f.lock) {
+			return cfg, usagef("--lock %q is not a strategy of %s: want one of %s", f.lock, sc.Name, sc.StrategyNames())
+		}
+		strategy = f.lock
+	}
+	if _, err := f.usable(cmd, []string{strategy}, false); err != nil {
+		return cfg, err
+	}
+	if err := checkOutputPath("events", f.events); err != nil {
+		return cfg, err
+	}
+	p, err := f.params(cmd, sc, strategy, urls)
+	if err != nil {
+		return cfg, err
+	}
+	if !cmd.Flags().Changed("workers") {
+		p.Workers = scenario.MaxWorkers
+	}
+	seed := f.seed
+	if !cmd.Flags().Changed("seed") {
+		seed = freshSeed()
+	}
+	cfg = serve.Config{
+		Store: store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo, PoolSize: 256, Servers: f.servers()},
+		Run:   scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version},
+		Rate:  f.rate, Burst: int(max(f.rate, 1)),
+	}
+	if f.events != "" {
+		path := f.events
+		cfg.Events = func(n int) (io.WriteCloser, error) { return createEventLog(roundFile(path, n)) }
+	}
+	return cfg, nil
+}
+
+// roundFile names round n's event log: path itself for the first round.
+func roundFile(path string, n int) string {
+	if n == 1 {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-round" + strconv.Itoa(n) + ext
+}
+
+// checkAddr refuses an --addr that is not host:port.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q is not host:port, e.g. 127.0.0.1:8080", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usagef("--addr %q: the port must be a number from 0 to 65535", addr)
+	}
+	return nil
+}
+
+// loopback reports whether addr listens on this machine only.
+func loopback(addr string) bool {
+	host, _, _ := net.SplitHostPort(addr)
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (f *serveFlags) serve(cmd *cobra.Command) error {
+	cfg, err := f.serveConfig(cmd)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return runtimeError{fmt.Errorf("cannot listen on %s: %v: is another server using that port? Pick another with --addr", f.addr, errors.Unwrap(err))}
+	}
+	srv, err := serve.New(ctx, cfg)
+	if err != nil {
+		ln.Close()
+		var pe *scenario.ParamError
+		if errors.As(err, &pe) {
+			return usageError{err}
+		}
+		return storeError(err)
+	}
+	out := cmd.OutOrStdout()
+	h := srv.Run().Header
+	fmt.Fprintf(out, "locklab: serving %s (%s) on %s, %s\n", h.Scenario, h.Strategy, "http://"+ln.Addr().String(), h.Store)
+	fmt.Fprintf(out, "  %s · GET /state · POST /reset · GET /events · GET /metrics   (Ctrl-C stops)\n", workerRoute(h.Scenario))
+	if !loopback(f.addr) {
+		note(cmd, "listening on %s: anyone who reaches this machine can send workers", f.addr)
+	}
+	err = srv.Serve(ctx, ln)
+	last := srv.Run().Header
+	last.Params.Workers = srv.Lanes() // the requests it took, not the lanes it had room for
+	fmt.Fprintf(out, "\nround %d:\n", srv.Round())
+	fmt.Fprint(out, srv.Run().Summary().Box(last))
+	if err != nil {
+		return runtimeError{err}
+	}
+	fmt.Fprintln(out, "  stopped; the round's keys were deleted")
+	return nil
+}
+
+// workerRoute is the endpoint whose requests are sc's workers.
+func workerRoute(sc string) string {
+	switch sc {
+	case "webhook":
+		return `POST /webhook {"delivery_id": "…"}`
+	case "queue-double":
+		return "POST /jobs/{id}/run"
+	}
+	return "POST /buy"
+}
+
+// freshSeed is a seed for a run that was not given one, as run picks it.
+func freshSeed() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) % 1_000_000
+}
