@@ -43,8 +43,8 @@ func newRecordCmd() *cobra.Command {
 			"and flags give the same bytes. With scenarios it first runs each one on the embedded store (a real\n" +
 			"race, so two runs differ as runs do; save them with --events to record them again identically).\n" +
 			"With --talk it records a whole talk file in presenter mode: each scene's title card, then its run\n" +
-			"(the scene's saved log, or a fresh run), with markers at each scene and beat. Runs play at their\n" +
-			"scenario's own pace, as the view opens them, unless --play-speed says otherwise.",
+			"(the scene's saved log, a --from log per scene, or a fresh run), with markers at each scene and beat.\n" +
+			"Runs play at their scenario's own pace, as the view opens them, unless --play-speed says otherwise.",
 		Example: "  locklab record ttl-expiry:fenced --cast ttl.cast --present\n" +
 			"  locklab record oversell:none deadlock:safe --cast demo.cast --size 100x30\n" +
 			"  locklab run ttl-expiry --events run.jsonl && locklab record --from run.jsonl --cast run.cast\n" +
@@ -91,8 +91,8 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 		return usagef("record needs --cast FILE: where to write the recording")
 	case len(f.from) > 0 && len(args) > 0:
 		return usagef("record takes scenarios or --from logs, not both")
-	case f.talk != "" && (len(args) > 0 || len(f.from) > 0):
-		return usagef("record --talk records the talk's own scenes: leave out the scenarios and --from")
+	case f.talk != "" && len(args) > 0:
+		return usagef("record --talk records the talk's own scenes: leave out the scenarios (--from gives their runs, one per scene)")
 	case f.talk != "" && len(notApplying(cmd, append(recordFlagNames, "events")...)) > 0:
 		extra := notApplying(cmd, append(recordFlagNames, "events")...)
 		return usagef("--talk takes each scene's parameters from the talk file: %s %s not apply", flagList(extra), doesOrDo(extra))
@@ -141,7 +141,7 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 		if tk, runs, names, err = f.runTalk(cmd); err != nil {
 			return err
 		}
-	} else if len(f.from) > 0 {
+	} else if len(f.from) > 0 && f.talk == "" {
 		for _, path := range f.from {
 			l, err := loadLogFile(cmd.Context(), path)
 			if err != nil {
@@ -285,8 +285,23 @@ func (f *recordFlags) runTalk(cmd *cobra.Command) (*talk.Talk, []*scenario.Loade
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if len(f.from) > 0 && len(f.from) != len(tk.Scenes) {
+		return nil, nil, nil, usagef("--talk %s has %d scenes: give one --from log per scene, in order (got %d)", f.talk, len(tk.Scenes), len(f.from))
+	}
 	names := make([]string, len(tk.Scenes))
 	for i, sc := range tk.Scenes {
+		if len(f.from) > 0 {
+			l, err := loadLogFile(cmd.Context(), f.from[i])
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if l.Header.Scenario != sc.Scenario || l.Header.Strategy != sc.Strategy {
+				return nil, nil, nil, usagef("--from %s is a run of %s · %s; scene %d of %s is %s · %s", f.from[i],
+					l.Header.Scenario, l.Header.Strategy, i+1, f.talk, sc.Scenario, sc.Strategy)
+			}
+			logs[i], names[i] = l, filepath.Base(f.from[i])
+			continue
+		}
 		names[i] = sc.Scenario + ":" + sc.Strategy
 		if logs[i] != nil {
 			names[i] = filepath.Base(sc.Log)
