@@ -45,6 +45,13 @@ type strtab struct {
 	idx map[string]uint32
 	n   uint32
 	dir atomic.Pointer[[]*[strChunk]string]
+	// recent are strings interned lately, by length and first byte: a
+	// worker's events repeat their key, token and message, and comparing
+	// with one of them costs less than hashing for the map.
+	recent [16]struct {
+		s string
+		i uint32
+	}
 }
 
 func (t *strtab) init() {
@@ -59,7 +66,12 @@ func (t *strtab) intern(s string) uint32 {
 	if s == "" {
 		return 0
 	}
+	c := &t.recent[(len(s)^int(s[0]))&(len(t.recent)-1)]
+	if c.s == s {
+		return c.i
+	}
 	if i, ok := t.idx[s]; ok {
+		c.s, c.i = s, i
 		return i
 	}
 	i := t.n
@@ -72,6 +84,7 @@ func (t *strtab) intern(s string) uint32 {
 	dir[i/strChunk][i%strChunk] = s
 	t.idx[s] = i
 	t.n++
+	c.s, c.i = s, i
 	return i
 }
 
