@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	figure "github.com/common-nighthawk/go-figure"
 	"github.com/locklab/locklab/scenario"
@@ -114,10 +115,13 @@ func (v *runView) bigTop(th *themes.Theme, st PresenterState, title, text, hint 
 	}
 	style := th.Title
 	if st.ID == scenario.BeatVerdict {
-		style = th.VerdictBad
+		// The verdict badge's colour, as the letters' own: a badge's
+		// background would fill the letters' gaps.
+		badge := th.VerdictBad
 		if strings.HasPrefix(st.Caption, "CORRECT") {
-			style = th.VerdictGood
+			badge = th.VerdictGood
 		}
+		style = lipgloss.NewStyle().Foreground(badge.GetBackground()).Bold(true)
 	}
 	out := []string{""}
 	pad := strings.Repeat(" ", max((w-widest(rows))/2, 0))
