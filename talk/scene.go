@@ -1,0 +1,222 @@
+package talk
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
+	"go.yaml.in/yaml/v3"
+)
+
+var sceneKeys = []string{"scenario", "strategy", "title", "seed", "params", "notes", "log", "beats"}
+
+func (p *parser) scene(n *yaml.Node) (Scene, error) {
+	s := Scene{Line: n.Line, Seed: 1}
+	var params, beats, strat *yaml.Node
+	err := p.mapping(n, "a scene", sceneKeys, func(key string, _, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "scenario":
+			s.Scenario, err = p.text(v, "scenario")
+			if err == nil {
+				_, err = scenario.Lookup(s.Scenario)
+				if err != nil {
+					err = p.errf(v, "%v", err)
+				}
+			}
+		case "strategy":
+			strat = v
+			s.Strategy, err = p.text(v, "strategy")
+		case "title":
+			s.Title, err = p.text(v, "title")
+		case "notes":
+			s.Notes, err = p.text(v, "notes")
+		case "log":
+			s.Log, err = p.text(v, "log")
+		case "seed":
+			var u uint64
+			if u, err = strconv.ParseUint(v.Value, 10, 64); err != nil || v.Kind != yaml.ScalarNode {
+				err = p.errf(v, "seed must be a whole number from 0 (got %q)", v.Value)
+			}
+			s.Seed = u
+		case "params":
+			params = v
+		case "beats":
+			beats = v
+		}
+		return err
+	})
+	if err != nil {
+		return s, err
+	}
+	if s.Scenario == "" {
+		return s, p.errf(n, "a scene needs a scenario: one of %s", scenario.Names())
+	}
+	sc, _ := scenario.Lookup(s.Scenario)
+	if s.Strategy == "" {
+		s.Strategy = sc.Strategies[0]
+	} else if !sc.Supports(s.Strategy) {
+		return s, p.errf(strat, "%q is not a strategy of %s: want one of %s", s.Strategy, sc.Name, sc.StrategyNames())
+	}
+	if s.Title == "" {
+		s.Title = sc.Title
+	}
+	s.Params = sc.Defaults
+	if s.Strategy == "redlock" && s.Params.Nodes < 3 {
+		s.Params.Nodes = 5
+	}
+	if params != nil {
+		if err := p.params(params, sc, &s.Params); err != nil {
+			return s, err
+		}
+	}
+	if err := s.Params.Validate(); err != nil {
+		at := n
+		if params != nil {
+			at = params
+		}
+		return s, p.errf(at, "%v", err)
+	}
+	if beats != nil {
+		if s.Beats, err = p.beats(beats, sc.BeatIDs(s.Strategy, s.Params)); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// ParamNames are the parameters a scene of sc may set: the flags it reads.
+func ParamNames(sc *scenario.Scenario) []string { return sc.Uses }
+
+func (p *parser) params(n *yaml.Node, sc *scenario.Scenario, ps *scenario.Params) error {
+	names := ParamNames(sc)
+	if n.Kind != yaml.MappingNode {
+		return p.errf(n, "params must be a mapping of %s's parameters: %s", sc.Name, strings.Join(names, ", "))
+	}
+	return p.mapping(n, sc.Name+"'s params", names, func(key string, _, v *yaml.Node) error {
+		if v.Kind != yaml.ScalarNode {
+			return p.errf(v, "%s must be a single value", key)
+		}
+		if err := setParam(ps, key, v.Value); err != nil {
+			return p.errf(v, "%s: %v", key, err)
+		}
+		return nil
+	})
+}
+
+// setParam sets the parameter named like its flag from its text.
+func setParam(ps *scenario.Params, key, val string) error {
+	dur := func(d *scenario.Millis) error {
+		v, err := time.ParseDuration(val)
+		if err != nil {
+			return fmt.Errorf("want a duration like 5ms, 1s or 1m30s (got %q)", val)
+		}
+		*d = scenario.Millis(v)
+		return nil
+	}
+	num := func() (int64, error) {
+		v, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("want a whole number (got %q)", val)
+		}
+		return v, nil
+	}
+	switch key {
+	case "delay":
+		return dur(&ps.Delay)
+	case "work":
+		return dur(&ps.Work)
+	case "ttl":
+		return dur(&ps.TTL)
+	case "retry-base":
+		return dur(&ps.RetryBase)
+	case "retry-cap":
+		return dur(&ps.RetryCap)
+	case "retry":
+		pol, err := lock.ParsePolicy(val)
+		ps.Retry = string(pol)
+		return err
+	case "order":
+		if !slices.Contains(scenario.Orders, val) {
+			return fmt.Errorf("want one of %s (got %q)", strings.Join(scenario.Orders, ", "), val)
+		}
+		ps.Order = val
+		return nil
+	}
+	v, err := num()
+	if err != nil {
+		return err
+	}
+	switch key {
+	case "workers":
+		ps.Workers = int(min(max(v, -1), scenario.MaxWorkers+1))
+	case "stock":
+		ps.Stock = v
+	case "max-retries":
+		ps.MaxRetries = int(min(max(v, -1), scenario.MaxRetryCount+1))
+	case "nodes":
+		ps.Nodes = int(min(max(v, -1), scenario.MaxNodes+1))
+		if ps.Nodes < 1 || ps.Nodes > scenario.MaxNodes {
+			return fmt.Errorf("must be between 1 and %d (got %d)", scenario.MaxNodes, v)
+		}
+	default:
+		return fmt.Errorf("is not a parameter locklab knows")
+	}
+	return nil
+}
+
+func (p *parser) beats(n *yaml.Node, ids []string) ([]Beat, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, "beats must be a list of entries like - beat: 1, with caption: and notes:")
+	}
+	if len(n.Content) > MaxBeats {
+		return nil, p.errf(n.Content[MaxBeats], "more than %d beat entries in one scene", MaxBeats)
+	}
+	var out []Beat
+	seen := map[string]int{}
+	for _, bn := range n.Content {
+		var b Beat
+		var at *yaml.Node
+		err := p.mapping(bn, "a beat", []string{"beat", "caption", "notes"}, func(key string, _, v *yaml.Node) error {
+			var err error
+			switch key {
+			case "beat":
+				at = v
+				if v.Kind != yaml.ScalarNode {
+					return p.errf(v, "beat must be a number from 1 or one of the beats' names: %s", strings.Join(ids, ", "))
+				}
+				var nerr error
+				if b.N, nerr = strconv.Atoi(v.Value); nerr != nil {
+					b.N, b.ID = 0, v.Value
+					if !slices.Contains(ids, b.ID) {
+						err = p.errf(v, "unknown beat %q: want a number from 1 or one of %s", v.Value, strings.Join(ids, ", "))
+					}
+				} else if b.N < 1 || b.N > MaxBeats {
+					err = p.errf(v, "beat must be a number from 1 to %d, as the screen counts beats (got %q)", MaxBeats, v.Value)
+				}
+			case "caption":
+				b.Caption, err = p.text(v, "caption")
+			case "notes":
+				b.Notes, err = p.text(v, "notes")
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if at == nil {
+			return nil, p.errf(bn, "a beat entry needs beat: N (which beat, from 1)")
+		}
+		if line, dup := seen[b.Key()]; dup {
+			return nil, p.errf(at, "beat %s is already given on line %d", b.Key(), line)
+		}
+		seen[b.Key()] = at.Line
+		b.Line = at.Line
+		out = append(out, b)
+	}
+	return out, nil
+}
