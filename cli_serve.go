@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/serve"
@@ -28,6 +29,10 @@ type serveFlags struct {
 
 // defaultServeRate is the requests per second serve accepts by default.
 const defaultServeRate = 2000
+
+// serveDelay is serve's default --delay (between the read and the write,
+// or the check and the credit): wide enough for requests to race in.
+const serveDelay = 100 * time.Millisecond
 
 func newServeCmd() *cobra.Command {
 	f := &serveFlags{}
@@ -55,6 +60,7 @@ func newServeCmd() *cobra.Command {
 	fl := cmd.Flags()
 	addRunFlags(fl, &f.runFlags)
 	fl.Lookup("workers").Usage = fmt.Sprintf("requests (lanes) a round takes before it is full (default %d)", scenario.MaxWorkers)
+	fl.Lookup("delay").Usage = fmt.Sprintf("time between reading and writing (oversell) or checking and crediting (webhook) (default %v)", serveDelay)
 	fl.StringVar(&f.scenario, "scenario", "oversell", "the scenario requests race in: "+strings.Join(scenario.OutsideScenarios, ", "))
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on (loopback unless you name another address)")
 	fl.Float64Var(&f.rate, "rate", defaultServeRate, "requests per second accepted, all clients together; 0: no limit")
@@ -100,6 +106,11 @@ func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
 	}
 	if !cmd.Flags().Changed("workers") {
 		p.Workers = scenario.MaxWorkers
+	}
+	if !cmd.Flags().Changed("delay") && p.Delay.D() < serveDelay {
+		// Requests arrive tens of milliseconds apart, not microseconds as
+		// goroutines do: a window of a few milliseconds would hide the race.
+		p.Delay = scenario.Millis(serveDelay)
 	}
 	seed := f.seed
 	if !cmd.Flags().Changed("seed") {
