@@ -32,7 +32,10 @@ func openingSpeed(name string) float64 {
 // recorded reports whether the whole log is known: a replay, or a live run
 // that has ended. The playhead then moves through the log the same way for
 // both, at the view's speed.
-func (v *runView) recorded() bool { return v.s.finished() }
+// It is read at frame time: a run that ends between two frames stays live
+// until the next frame has folded its last events, so the view never says
+// DONE over a log it has not drawn to the end.
+func (v *runView) recorded() bool { return v.over || v.s.run == nil }
 
 // mode is what the header badge says.
 func (v *runView) mode() string {
@@ -75,6 +78,7 @@ func (v *runView) onFrame(now time.Time) {
 	v.lastFrame = now
 	done := v.s.finished() // before the fold: a finished run's last events are all in it
 	v.tl.Catch(v.s.log)
+	v.over = done
 	if done {
 		v.stepping = false // an open fault menu stays open (and modal) until esc
 	}

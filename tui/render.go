@@ -150,7 +150,7 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 		{th.Text.Render(speed), 0},
 		{badge.Render(v.mode()), 0},
 	}
-	if v.paused && v.s.live() && !v.s.embedded() && !v.s.finished() {
+	if v.paused && v.s.live() && !v.s.embedded() && !v.recorded() {
 		parts = append(parts, part{th.Warn.Render("view paused — Redis keeps running"), 0})
 	}
 	viol := 0
@@ -189,7 +189,7 @@ func (v *runView) statusLine(th *themes.Theme) string {
 // verdict is the banner at the end of a run: the checker's verdict and the
 // lab's summary fields, only once the run is over and the cursor at its end.
 func (v *runView) verdict(th *themes.Theme, k, w int) []string {
-	if !v.s.finished() || k < v.tl.N-1 || v.s.summary == nil {
+	if !v.recorded() || k < v.tl.N-1 || v.s.summary == nil {
 		return nil
 	}
 	s := v.s.summary

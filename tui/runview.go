@@ -23,6 +23,7 @@ type runView struct {
 	playT     time.Duration
 	lastFrame time.Time
 	stepping  bool // waiting for the world to make one more event
+	over      bool // the run had ended when the last frame folded the log
 	scroll    int
 	status    string
 	cache     renderCache
