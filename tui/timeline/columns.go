@@ -99,9 +99,13 @@ func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 		return
 	}
 	col := func(t time.Duration) int { return min(max(int(int64(t)*int64(cols)/int64(span)), 0), cols-1) }
-	// start(c) is the first time in column c: ⌈c·span/cols⌉.
-	start := func(c int) time.Duration {
-		return time.Duration((int64(c)*int64(span) + int64(cols) - 1) / int64(cols))
+	// The first time in column c is ⌈c·span/cols⌉: kept as a quotient
+	// and a remainder of c·span + cols − 1 by cols, stepped column by
+	// column (a division per column costs more than the rest).
+	step, stepRem := int64(span)/int64(cols), int64(span)%int64(cols)
+	startOf := func(c int) (q, r int64) {
+		n := int64(c)*int64(span) + int64(cols) - 1
+		return n / int64(cols), n % int64(cols)
 	}
 	first := col(wk.t(0))
 	end := col(now)
@@ -109,12 +113,17 @@ func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 		end = col(wk.t(n - 1))
 	}
 	a := 0
+	q, r := startOf(first)
 	for c := first; c <= end; c++ {
+		t0, t1 := time.Duration(q), time.Duration(-1)
+		q, r = q+step, r+stepRem
+		if r >= int64(cols) {
+			q, r = q+1, r-int64(cols)
+		}
 		// b: the first span that starts in a later column.
-		t0, t1 := start(c), time.Duration(-1)
 		b := n
 		if c < end && c < cols-1 {
-			t1 = start(c + 1)
+			t1 = time.Duration(q)
 			b = min(wk.firstAt(t1, total), n)
 		}
 		if b <= a {

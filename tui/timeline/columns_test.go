@@ -1,7 +1,9 @@
 package timeline_test
 
 import (
+	"fmt"
 	mrand "math/rand/v2"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,4 +108,45 @@ func TestColumnsMatchAWalkOverEverySpan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkColumns is one frame's lane summaries alone: 64 workers × 116
+// columns over the whole run, at the end of logs of 10k, 250k and 1M
+// events. Its cost per frame must not grow with the log.
+func BenchmarkColumns(b *testing.B) {
+	for _, n := range []int{10_000, 250_000, 1_000_000} {
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			rng := mrand.New(mrand.NewPCG(1, 2))
+			l := scenario.NewLog(nil, nil)
+			var at time.Duration
+			kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff, scenario.KindAcquired,
+				scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindRelease}
+			for i := range n {
+				at += time.Duration(rng.IntN(40)+1) * time.Microsecond
+				l.Append(scenario.Event{T: at, Worker: int32(rng.IntN(64)), Kind: kinds[i%len(kinds)], Res: "lock:x"})
+			}
+			tl := timeline.New(64)
+			tl.Catch(l)
+			dst := make([]uint16, 116)
+			b.ReportAllocs()
+			cpu0, ops := cpuTime(), 0
+			for b.Loop() {
+				for w := range 64 {
+					tl.Columns(dst, w, tl.N-1, tl.Last, tl.Last)
+				}
+				ops++
+			}
+			// On a shared machine wall time counts other processes too.
+			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(ops), "cpu-ms/op")
+		})
+	}
+}
+
+// cpuTime is the CPU time this process has used (user and system).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

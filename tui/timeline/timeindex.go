@@ -38,8 +38,11 @@ func (x *timeIndex) push(i int, t time.Duration, m uint16) {
 		x.shift = minShift
 		x.masks = [][]uint16{nil}
 	}
+	// At most maxBuckets, and not many more than spans: an index larger
+	// than its spans would cost a frame more cache than the spans do.
+	limit := min(maxBuckets, 2*i+64)
 	q := x.bucket(t)
-	for q >= maxBuckets {
+	for q >= limit {
 		x.widen()
 		q = x.bucket(t)
 	}
