@@ -350,6 +350,16 @@ func (s *Store) AbortOn(ctx context.Context) (stop func() bool) {
 	return context.AfterFunc(ctx, s.abort)
 }
 
+// Abort gives up a real server now, as AbortOn does when its context ends:
+// the run's keys are deleted (bounded) and the clients closed, so workers
+// blocked on a server that does not answer return at once. Close then
+// reports what was deleted or left. Nothing to do on the embedded store.
+func (s *Store) Abort() {
+	if s.kind == Real {
+		s.abort()
+	}
+}
+
 func (s *Store) abort() {
 	s.life.Lock()
 	defer s.life.Unlock()

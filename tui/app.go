@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,6 +97,7 @@ type startedMsg struct {
 
 // App is the root model.
 type App struct {
+	left     []error // what stopped runs could not delete
 	opts     *Options
 	theme    *themes.Theme
 	w, h     int
@@ -192,7 +194,10 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	_, err := p.Run()
 	a.shutdown()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil
+		err = nil
+	}
+	if err == nil && len(a.left) > 0 {
+		return errors.Join(a.left...) // what the runs left behind, and how to remove it
 	}
 	return err
 }
@@ -220,9 +225,17 @@ func (a *App) Init() tea.Cmd {
 	return frame()
 }
 
-func (a *App) shutdown() {
-	if a.run != nil {
-		a.run.s.stop()
+func (a *App) shutdown() { a.stopRun() }
+
+// stopRun stops the current run (its keys are deleted) and keeps what could
+// not be deleted, to be said when the program ends.
+func (a *App) stopRun() {
+	if a.run == nil {
+		return
+	}
+	a.run.s.stop()
+	if l := a.run.s.left; l != nil && !slices.Contains(a.left, l) {
+		a.left = append(a.left, l)
 	}
 }
 
@@ -282,7 +295,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return a, nil
 		}
 		if a.run != nil {
-			a.run.s.stop()
+			a.stopRun()
 		}
 		present := a.opts.Present
 		if a.run != nil {
@@ -370,7 +383,7 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if a.run.s.replay != "" {
 			return a, a.quit()
 		}
-		a.run.s.stop()
+		a.stopRun()
 		a.run = nil
 		a.screen = screenForm
 		return a, nil

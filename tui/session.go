@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -30,6 +31,7 @@ type session struct {
 	summary *scenario.Summary
 	replay  string     // the file, when replaying
 	kind    store.Kind // where the run lived, kept after its store is closed
+	left    error      // what closing the store could not delete, if anything
 }
 
 // replicaLag is how far each embedded node's replica trails it, so a
@@ -114,10 +116,20 @@ func (s *session) stop() {
 			_ = c.SetSpeed(1) // let cancelled workers wake
 		}
 		s.run.Stop()
+		select {
+		case <-s.run.Done():
+		default:
+			// Quit mid-run: a server that does not answer must not hold
+			// the exit; workers blocked on it return now.
+			s.store.Abort()
+		}
 		_ = s.run.Wait()
 	}
 	if s.store != nil {
-		s.store.Close()
+		var left *store.LeftError
+		if err := s.store.Close(); errors.As(err, &left) {
+			s.left = left
+		}
 		s.store = nil
 	}
 	if s.events != nil {

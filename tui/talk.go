@@ -60,7 +60,7 @@ func (a *App) handleTalkKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case a.run == nil:
 		return nil, true // the scene is starting
 	case prev && a.run.firstBeatShown():
-		a.run.s.stop()
+		a.stopRun()
 		tp.card = true
 		return nil, true
 	case msg.String() == "esc":
@@ -73,7 +73,7 @@ func (a *App) handleTalkKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 // or the end of the talk.
 func (a *App) nextScene() tea.Cmd {
 	tp := a.talk
-	a.run.s.stop()
+	a.stopRun()
 	if tp.i+1 < len(tp.t.Scenes) {
 		tp.i++
 		tp.card = true
