@@ -103,6 +103,9 @@ func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h
 	st := v.presenterState()
 	top := v.presentTop(th, st, k, w, h)
 	verdict := v.verdict(th, k, w)
+	if st.ID == scenario.BeatVerdict && v.bigShown(st, w, h) {
+		verdict = nil // the verdict is the beat on top, in big letters, its detail under it
+	}
 	bodyH := max(h-1-len(top)-len(verdict), 6)
 	var b strings.Builder
 	b.WriteString(fit(v.header(th, k, now, w), w))
@@ -253,4 +256,13 @@ func storyScale(name string, p scenario.Params) time.Duration {
 		return p.TTL.D() * 5 / 4 // the TTL lapses: the story's turn
 	}
 	return 0
+}
+
+// bigShown reports whether the beat st is on top in big type at w×h.
+func (v *runView) bigShown(st PresenterState, w, h int) bool {
+	if v.big == nil {
+		v.big = bigCache{}
+	}
+	return w >= bigW && h >= bigH && st.Index > 0 && st.ID != "" &&
+		v.big.letters(headline(st), w-2, h >= bigTall) != nil
 }
