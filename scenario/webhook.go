@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/locklab/locklab/lock"
@@ -32,7 +33,10 @@ var webhook = &Scenario{
 
 func runWebhook(ctx context.Context, env *Env) error {
 	env.Emit(Event{Kind: KindInit, Res: "credit", Code: LimitOnce})
-	d := delivery{id: "pay_42", credit: "credit", processed: "processed"}
+	// The deliveries arrive at once: under fail-fast the first one holds
+	// the lock until every delivery has made its attempt, so the others
+	// find it taken however a busy machine schedules them.
+	d := delivery{id: "pay_42", credit: "credit", processed: "processed", all: newArrivals(env.Params.Workers)}
 	return env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		deliver(ctx, env, w, d)
 	})
@@ -43,6 +47,38 @@ func runWebhook(ctx context.Context, env *Env) error {
 // marker's.
 type delivery struct {
 	id, credit, processed string
+	all                   *arrivals // the deliveries that arrive together; nil for one from outside
+}
+
+// arrivals counts the deliveries of one run that have made their first
+// attempt at the lock.
+type arrivals struct {
+	left atomic.Int32
+	done chan struct{}
+}
+
+func newArrivals(n int) *arrivals {
+	a := &arrivals{done: make(chan struct{})}
+	a.left.Store(int32(n))
+	return a
+}
+
+// arrive counts one delivery in; a nil arrivals counts nothing.
+func (a *arrivals) arrive() {
+	if a != nil && a.left.Add(-1) == 0 {
+		close(a.done)
+	}
+}
+
+// wait blocks until every delivery has arrived, or ctx ends.
+func (a *arrivals) wait(ctx context.Context) {
+	if a == nil {
+		return
+	}
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+	}
 }
 
 // deliveryOf names the resources of delivery id as an outside request
@@ -134,11 +170,16 @@ func deliver(ctx context.Context, env *Env, w *Worker, d delivery) {
 		}
 		l, err := env.NewLock(w, "safe", retry, nil)
 		if err != nil {
+			d.all.arrive()
 			w.Done(false, FailError, err.Error())
 			return
 		}
 		key := st.Key("lock:" + d.id)
 		lease, err := l.Acquire(ctx, key, env.Params.TTL.D())
+		d.all.arrive()
+		if err == nil && env.Strategy == "fail-fast" {
+			d.all.wait(ctx)
+		}
 		if err != nil && !errors.Is(err, lock.ErrNotObtained) {
 			w.Fail(ctx, err, "")
 			return
