@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -113,7 +114,11 @@ func runFor(sc *scenario.Scenario, strategy string, seed uint64) (scenario.Slice
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Wait(); err != nil {
+	// A run a busy machine made the embedded server fail (a reply later
+	// than the client's time-out) is still a history: both readings must
+	// agree on it too.
+	var serverErr *scenario.ServerError
+	if err := r.Wait(); err != nil && !errors.As(err, &serverErr) {
 		return nil, err
 	}
 	rec, err := scenario.ReadRecording(&buf)
