@@ -25,6 +25,7 @@ type hostFlags struct {
 	scenario  string
 	theme     string
 	attendees int
+	sshFlags
 }
 
 // hostParamFlags are the race's parameters the host sets.
@@ -66,6 +67,7 @@ func newHostCmd() *cobra.Command {
 	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	fl.IntVar(&f.attendees, "attendees", 0, "without a terminal: run one round once this many have joined, print its summary and exit")
 	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
+	addSSHFlags(fl, &f.sshFlags)
 	return cmd
 }
 
@@ -99,6 +101,13 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	th, err := pickTheme(f.theme)
 	if err != nil {
 		return err
+	}
+	ssh, err := f.sshConfig(cmd)
+	if err != nil {
+		return err
+	}
+	if ssh != nil && f.attendees > 0 {
+		return usagef("--ssh serves the view; a headless host (--attendees) has none")
 	}
 	switch {
 	case f.attendees < 0 || f.attendees > workshop.MaxAttendees:
@@ -134,6 +143,14 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	}
 	stage := tui.NewStage(title, hint)
 	ws := hostWorkshop{h}
+	if ssh != nil {
+		srv, addr, err := serveSSH(ctx, ssh, stage, th)
+		if err != nil {
+			return runtimeError{err}
+		}
+		defer srv.Close()
+		stage.Title += " · ssh -p " + addr
+	}
 	return tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
 }
 

@@ -105,7 +105,7 @@ func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return v, nil
 		}
 		v.err = ""
-		v.stage.setRound(msg.run)
+		v.stage.SetRound(msg.run)
 	case tea.KeyMsg:
 		return v.handleKey(msg)
 	}

@@ -48,8 +48,8 @@ func (s *Stage) Round() (*scenario.Run, int) {
 	return s.run, s.round
 }
 
-// setRound puts a new round on stage.
-func (s *Stage) setRound(r *scenario.Run) {
+// SetRound puts a new round on stage.
+func (s *Stage) SetRound(r *scenario.Run) {
 	s.mu.Lock()
 	s.run = r
 	s.round++
