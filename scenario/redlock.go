@@ -179,20 +179,56 @@ func (r *redlockRun) bareMajority(ctx context.Context, part int, a, b *Worker) {
 		kind = "jump"
 		r.heading(part, "node 2's clock jumps past the TTL")
 	}
-	got := make(chan bool, 1)
+	got, in := make(chan bool, 1), make(chan bool, 1)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		// a polls: on a busy machine a vote may come too late to count.
-		hold(env, a, r.lock(a, r.partial, r.poll), res, r.ttl, 3*r.work, got)
+		r.holdValid(a, r.lock(a, r.partial, r.poll), res, got, in)
 	}()
 	if <-got {
 		env.Clock().Sleep(ctx, r.work/2)
 		_, _ = fault(env, node, kind, r.ttl)
-		hold(env, b, r.lock(b, r.full, r.poll), res, r.ttl, r.work)
+		hold(env, b, r.lock(b, r.full, r.poll), res, r.ttl, r.work, in)
 	}
 	wg.Wait()
+}
+
+// holdValid is a's part when a bare majority loses a node's copy: it
+// acquires lock:res and works for as long as its lock is valid — until
+// b is inside beside it, or has given up, or the validity Redlock computed
+// runs out, whichever comes first. b can get in only while a is valid if
+// a node lost a's key: two holders then are the fault's doing, however
+// slow the machine, and without the fault there is one holder at a time.
+func (r *redlockRun) holdValid(a *Worker, l lock.Locker, res string, got chan<- bool, in <-chan bool) {
+	ctx := a.ctx
+	lease, err := l.Acquire(ctx, r.env.Store.Key("lock:"+res), r.ttl)
+	if err != nil {
+		got <- false
+		a.Fail(ctx, err, "lock not obtained")
+		return
+	}
+	a.Emit(Event{Kind: KindWorkStart, Res: res})
+	got <- true
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- a.Sleep(wctx, lease.Validity) }()
+	select {
+	case <-in:
+		stop()
+		<-done
+		err = ctx.Err()
+	case err = <-done:
+	}
+	stop()
+	a.Emit(Event{Kind: KindWorkEnd, Res: res})
+	releaseQuietly(ctx, lease)
+	if err != nil {
+		a.Done(false, FailCancel, "interrupted")
+		return
+	}
+	a.Done(true, "", "")
 }
 
 // hold acquires lock:res, works inside for work and releases; got, if
