@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates the README's demo: docs/demo.cast (asciicast v2) and
-# docs/demo.svg (animated, by svg-term-cli), recorded through locklab's own
-# view from the event logs in docs/demo/. With --fresh it runs the scenarios
+# docs/demo.svg (animated, by svg-term-cli) — talks/locking-101.yaml given
+# through locklab's own view, title cards and beats, recorded from the event
+# logs in docs/demo/ (one per scene). With --fresh it runs the talk's scenes
 # again first (new races, new logs); without it the same logs give the same
 # recording, byte for byte.
 #
 #   scripts/demo.sh            # re-record from docs/demo/*.jsonl
-#   scripts/demo.sh --fresh    # run the scenarios again, then record
+#   scripts/demo.sh --fresh    # run the scenes again, then record
 #
 # Needs Go and Node.js (npx fetches svg-term-cli).
 set -euo pipefail
@@ -15,20 +16,17 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d)/locklab
 go build -o "$bin" .
 
-# The flagship scenarios, each with the strategy that shows its failure.
-runs=(oversell:none ttl-expiry:fenced deadlock:safe)
+talk=talks/locking-101.yaml
+scenes=$("$bin" talk --check "$talk" | grep -c '^  [0-9]')
 
-if [ "${1:-}" = "--fresh" ] || ! ls docs/demo/*.jsonl >/dev/null 2>&1; then
+if [ "${1:-}" = "--fresh" ] || ! ls docs/demo/scene-*.jsonl >/dev/null 2>&1; then
   rm -f docs/demo/*.jsonl
-  for i in "${!runs[@]}"; do
-    name=${runs[$i]%%:*} lock=${runs[$i]##*:}
-    "$bin" run "$name" --lock "$lock" --seed 42 --quiet --events "docs/demo/$((i + 1))-$name-$lock.jsonl" >/dev/null
-  done
+  "$bin" record --talk "$talk" --events docs/demo/scene.jsonl --cast "$(dirname "$bin")/fresh.cast" >/dev/null
 fi
 
 from=()
-for f in docs/demo/*.jsonl; do from+=(--from "$f"); done
-"$bin" record "${from[@]}" --cast docs/demo.cast --size 100x30 --present --hold 2500ms --play-speed 0.5 --fps 10
+for i in $(seq 1 "$scenes"); do from+=(--from "docs/demo/scene-$i.jsonl"); done
+"$bin" record --talk "$talk" "${from[@]}" --cast docs/demo.cast --size 100x30 --hold 2s --fps 2
 
 npx --yes svg-term-cli@2.1.1 --in docs/demo.cast --out docs/demo.svg --window --no-cursor
 echo "demo: docs/demo.cast, docs/demo.svg ($(du -h docs/demo.svg | cut -f1))"
