@@ -28,9 +28,6 @@ type hostFlags struct {
 	sshFlags
 }
 
-// hostParamFlags are the race's parameters the host sets.
-var hostParamFlags = []string{"lock", "stock", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap"}
-
 func newHostCmd() *cobra.Command {
 	f := &hostFlags{}
 	cmd := &cobra.Command{

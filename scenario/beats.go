@@ -95,10 +95,6 @@ func violation(codes ...string) func(Event) bool {
 	}
 }
 
-func onRes(k Kind, res string) func(Event) bool {
-	return func(e Event) bool { return e.Kind == k && e.Res == res }
-}
-
 // said is a fixed caption.
 func said(s string) func(Event) string { return func(Event) string { return s } }
 

@@ -27,9 +27,6 @@ type talkPlay struct {
 	last    talk.Position
 }
 
-// talkOn reports whether the app gives a talk.
-func (a *App) talkOn() bool { return a.talk != nil }
-
 // startTalk sets the app up to give opts.Talk, from its first title card.
 func (a *App) startTalk() {
 	o := a.opts

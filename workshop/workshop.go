@@ -19,7 +19,6 @@ package workshop
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -158,6 +157,3 @@ func readRound(ctx context.Context, rc *redis.Client, key string) (*Round, strin
 	}
 	return &r, b["state"], nil
 }
-
-// errNoHost: nobody hosts the room.
-var errNoHost = errors.New("no host")
