@@ -127,3 +127,32 @@ func TestBeatsFollowTheirEvents(t *testing.T) {
 		t.Fatalf("%d of %d beats said", seen, len(want))
 	}
 }
+
+// TestBeatIDsListEveryBeatARunTells: every beat a run tells is among its
+// scenario's beat IDs, in their order, so a presenter's "beat i of N"
+// knows N from the first beat — Redlock's part headings included.
+func TestBeatIDsListEveryBeatARunTells(t *testing.T) {
+	t.Parallel()
+	for _, sc := range scenario.Catalogue() {
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			strategy := sc.Strategies[0]
+			ids := sc.BeatIDs(strategy, sc.Defaults)
+			r := runAt(t, nil, storySpeed(sc.Name), scenario.Config{Scenario: sc.Name, Strategy: strategy, Seed: 1, Params: sc.Defaults})
+			told, _ := story(r)
+			i := 0
+			for _, id := range told {
+				if id == "" {
+					continue // a note under the current beat, not a beat of its own
+				}
+				for i < len(ids) && ids[i] != id {
+					i++
+				}
+				if i == len(ids) {
+					t.Fatalf("the run told %v; its beat IDs are %v", told, ids)
+				}
+				i++
+			}
+		})
+	}
+}

@@ -38,6 +38,19 @@ var redlockScenario = &Scenario{
 	castFor: func(p Params) int { return 2 * len(redlockParts(p)) },
 	run:     runRedlock,
 	beats:   redlockBeats,
+	headings: func(strategy string, p Params) []string {
+		// Each part's heading, said by the run, then the part's own beats.
+		var ids []string
+		for _, part := range redlockParts(p) {
+			one := p
+			one.Part = RedlockParts[part].Name
+			ids = append(ids, fmt.Sprintf("part-%d", part+1))
+			for _, b := range redlockBeats(strategy, one) {
+				ids = append(ids, b.ID)
+			}
+		}
+		return ids
+	},
 }
 
 // Choice is one value a parameter may take, and what it means.

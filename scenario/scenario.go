@@ -46,6 +46,9 @@ type Scenario struct {
 	Slow []string
 	// beats is the scenario's narration for a strategy and parameters.
 	beats func(strategy string, p Params) []Beat
+	// headings, if set, are the IDs of every beat a run tells, in order,
+	// where the run says some (a part's heading) itself besides beats.
+	headings func(strategy string, p Params) []string
 }
 
 // Strategy is a way to protect the critical section.
