@@ -21,7 +21,6 @@ func TestMain(m *testing.M) {
 		spin()
 	}
 	storetest.QuietRedis()
-	wideParallel()
 	stop, err := startBusy()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

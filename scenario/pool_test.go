@@ -2,7 +2,6 @@ package scenario_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,7 +19,11 @@ import (
 // clock's; a real server keeps real time) and returns the run. Unlike runAt
 // it may be called from any goroutine.
 func runE(urls []string, speed float64, cfg scenario.Config) (*scenario.Run, error) {
-	st, err := store.Open(context.Background(), store.Config{URLs: urls, Nodes: cfg.Params.Nodes, PoolSize: 64, Speed: speed})
+	slowmo := 1.0
+	if len(urls) > 0 && speed < 1 {
+		slowmo = 1 / speed // a real server keeps real time: slow the run down instead
+	}
+	st, err := store.Open(context.Background(), store.Config{URLs: urls, Nodes: cfg.Params.Nodes, PoolSize: 64, Speed: speed, Slowmo: slowmo})
 	if err != nil {
 		return nil, err
 	}
@@ -96,21 +99,6 @@ func forEach(n, limit int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
-}
-
-// parallelTests is how many top-level tests run side by side unless
-// -parallel says otherwise. The outcome tests' runs mostly sleep on the
-// virtual clock, so far more of them than the cores (go test's default) fit.
-const parallelTests = 8
-
-// wideParallel sets -test.parallel to parallelTests unless it was given.
-func wideParallel() {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		_ = flag.Set("test.parallel", strconv.Itoa(parallelTests))
-	}
 }
 
 // busyEnv names the number of CPU-bound processes to start beside the

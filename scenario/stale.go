@@ -93,13 +93,16 @@ func runStale(ctx context.Context, env *Env, mode staleMode) error {
 	if err := initStock(ctx, env); err != nil {
 		return err
 	}
+	// w00 holds the lock before the others arrive, however a busy machine
+	// schedules their goroutines.
+	holding := newCue()
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		if w.ID == 0 {
-			staleHolder(ctx, env, w, mode)
+			staleHolder(ctx, env, w, mode, holding)
 			return
 		}
 		// The others arrive a little later, one after the other.
-		if w.Sleep(ctx, time.Duration(w.ID)*100*time.Millisecond) != nil {
+		if holding.wait(ctx) != nil || w.Sleep(ctx, time.Duration(w.ID)*100*time.Millisecond) != nil {
 			w.Done(false, FailCancel, "interrupted")
 			return
 		}
@@ -109,9 +112,11 @@ func runStale(ctx context.Context, env *Env, mode staleMode) error {
 }
 
 // staleHolder is w00: it takes the lock, reads, and is late to write.
-func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode) {
+func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holding *cue) {
 	st := env.Store
+	defer holding.give()
 	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
+	holding.give()
 	if err != nil {
 		w.Fail(ctx, err, "lock not obtained")
 		return
