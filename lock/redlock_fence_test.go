@@ -17,6 +17,14 @@ func TestFencedRedlockFencesGrowAcrossMajorities(t *testing.T) {
 	onBoth(t, 5, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		key := s.Key("lock:x")
+		// A vote may take a tenth of the TTL: ten seconds leaves a busy
+		// machine a second for each; this test is about fences, not time.
+		const ttl = 10 * time.Second
+		for _, c := range s.Clients() {
+			if err := c.Ping(ctx).Err(); err != nil { // dial first: the story is not about dials
+				t.Fatal(err)
+			}
+		}
 		live := lock.Clients(s.Clients())
 		cut := func(nodes ...int) []lock.Client {
 			cs := append([]lock.Client(nil), live...)
@@ -32,7 +40,7 @@ func TestFencedRedlockFencesGrowAcrossMajorities(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rec recorder
-		a, err := lock.NewFencedRedlock(cut(3, 4), lock.Options{Clock: s.Clock(), Observer: rec.observe}).TryAcquire(ctx, key, time.Second)
+		a, err := lock.NewFencedRedlock(cut(3, 4), lock.Options{Clock: s.Clock(), Observer: rec.observe}).TryAcquire(ctx, key, ttl)
 		if err != nil {
 			t.Fatalf("nodes 0–2: %v", err)
 		}
@@ -54,7 +62,7 @@ func TestFencedRedlockFencesGrowAcrossMajorities(t *testing.T) {
 		if err := a.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
-		b, err := lock.NewFencedRedlock(cut(0, 1), lock.Options{Clock: s.Clock()}).TryAcquire(ctx, key, time.Second)
+		b, err := lock.NewFencedRedlock(cut(0, 1), lock.Options{Clock: s.Clock()}).TryAcquire(ctx, key, ttl)
 		if err != nil {
 			t.Fatalf("nodes 2–4: %v", err)
 		}
@@ -64,7 +72,7 @@ func TestFencedRedlockFencesGrowAcrossMajorities(t *testing.T) {
 		if err := b.Release(ctx); err != nil {
 			t.Fatal(err)
 		}
-		plain, err := lock.NewRedlock(live, lock.Options{Clock: s.Clock()}).TryAcquire(ctx, key, time.Second)
+		plain, err := lock.NewRedlock(live, lock.Options{Clock: s.Clock()}).TryAcquire(ctx, key, ttl)
 		if err != nil {
 			t.Fatal(err)
 		}
