@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -117,12 +115,7 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if err := checkOutputPath("events", f.events); err != nil {
 		return err
 	}
-	seed := f.seed
-	if !cmd.Flags().Changed("seed") {
-		var b [8]byte
-		_, _ = crand.Read(b[:])
-		seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000
-	}
+	seed := seedFlag(cmd, f.seed)
 	ctx := cmd.Context()
 	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: url, Room: f.room, Scenario: sc.Name, Strategy: strategy,
 		Params: p, Seed: seed, Tool: "locklab " + version})

@@ -176,12 +176,7 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	if strategies, err = f.usable(cmd, strategies, f.all); err != nil {
 		return err
 	}
-	seed := f.seed
-	if !cmd.Flags().Changed("seed") {
-		var b [8]byte
-		_, _ = crand.Read(b[:])
-		seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000
-	}
+	seed := seedFlag(cmd, f.seed)
 	out := cmd.OutOrStdout()
 	var results []*scenario.Summary
 	for _, strategy := range strategies {
@@ -413,4 +408,14 @@ func (f *runFlags) store(cmd *cobra.Command) ([]string, error) {
 		return nil, err
 	}
 	return urls, nil
+}
+
+// seedFlag is --seed when given, else a fresh one (shown in the summary).
+func seedFlag(cmd *cobra.Command, given uint64) uint64 {
+	if cmd.Flags().Changed("seed") {
+		return given
+	}
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) % 1_000_000
 }
