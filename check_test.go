@@ -88,12 +88,12 @@ func TestCheckAgreesWithTheChecker(t *testing.T) {
 	}
 }
 
-// The agreement test runs each history at the clock's top speed, a dozen
+// The agreement test runs each history at the clock's top speed, four
 // side by side: what it compares is two readings of one log, whatever the
 // log says happened, so no outcome needs the human pace.
 const (
 	checkSpeed = store.MaxSpeed
-	checkRuns  = 12
+	checkRuns  = 4
 	// checkTimeout bounds porcupine on one history; a history it cannot
 	// decide in time is listed as given up, not counted either way.
 	checkTimeout = 2 * time.Second

@@ -169,14 +169,14 @@ func TestWatchdogKeepsShortLockAcrossLongWork(t *testing.T) {
 		key := s.Key("lock:x")
 		var rec recorder
 		w := lock.NewWatchdog(s.Client(), lock.Options{Clock: s.Clock(), Observer: rec.observe})
-		// A 600ms TTL: a renewal (every 200ms) must be 400ms late in real
+		// A 1.2s TTL: a renewal (every 400ms) must be 800ms late in real
 		// time before the lock lapses, which a busy machine does not do.
-		l, err := w.TryAcquire(ctx, key, 600*time.Millisecond)
+		l, err := w.TryAcquire(ctx, key, 1200*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 10 { // 3s of work in 300ms slices, checking ownership throughout
-			if err := s.Clock().Sleep(l.Context(), 300*time.Millisecond); err != nil {
+		for range 10 { // 6s of work in 600ms slices, checking ownership throughout
+			if err := s.Clock().Sleep(l.Context(), 600*time.Millisecond); err != nil {
 				t.Fatalf("holder's context ended: %v", context.Cause(l.Context()))
 			}
 			if got := s.Client().Get(ctx, key).Val(); got != l.Token {
@@ -187,7 +187,7 @@ func TestWatchdogKeepsShortLockAcrossLongWork(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n := rec.count(lock.StepRenewed); n < 10 {
-			t.Fatalf("%d renewals over 3s at ttl/3 = 200ms, want ≥ 10", n)
+			t.Fatalf("%d renewals over 6s at ttl/3 = 400ms, want ≥ 10", n)
 		}
 		if s.Client().Exists(ctx, key).Val() != 0 {
 			t.Fatal("lock still there after release")
