@@ -70,9 +70,12 @@ func (s *Store) openEmbedded(cfg Config) error {
 		m.SetTime(epoch)
 		// One dial attempt: an in-process server that refuses is closed, not busy.
 		o := clientOptions(&redis.Options{Addr: m.Addr(), DialerRetries: 1}, cfg)
-		// An in-process server is never far: a dial that takes long is a
-		// busy machine's scheduler, not a lost server.
-		o.DialTimeout = max(o.DialTimeout, embeddedDialTimeout)
+		// An in-process server is never far: a dial or a reply that takes
+		// long is a busy machine's scheduler, not a lost server. (A node
+		// the user paused holds commands on purpose; the run's own
+		// deadlines still bound them.)
+		o.DialTimeout = max(o.DialTimeout, embeddedPatience)
+		o.ReadTimeout, o.WriteTimeout = embeddedPatience, embeddedPatience
 		node.Client = redis.NewClient(o)
 		node.Client.AddHook(syncHook{node})
 		s.nodes = append(s.nodes, node)
@@ -120,9 +123,10 @@ func urlClientOptions(o *redis.Options, cfg Config) *redis.Options {
 	return o
 }
 
-// embeddedDialTimeout is the least time a client waits to connect to an
-// embedded node.
-const embeddedDialTimeout = 15 * time.Second
+// embeddedPatience is the least time a client waits to connect to an
+// embedded node, and how long it waits for a reply without a deadline of
+// its own.
+const embeddedPatience = 15 * time.Second
 
 func defaultConnectTimeout(cfg Config) time.Duration {
 	if cfg.ConnectTimeout > 0 {
