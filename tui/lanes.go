@@ -49,7 +49,23 @@ func laneCells(dst []themes.State, masks []uint16, tl *timeline.Timeline, w, k i
 	return dst
 }
 
+// pick is the state a column with states m shows.
 func pick(m uint16) themes.State {
+	if int(m) < len(picks) {
+		return picks[m]
+	}
+	return pickSlow(m)
+}
+
+// picks is pickSlow of every set of states, looked up once per cell.
+var picks = func() (t [1 << themes.StateCount]themes.State) {
+	for m := range t {
+		t[m] = pickSlow(uint16(m))
+	}
+	return t
+}()
+
+func pickSlow(m uint16) themes.State {
 	if m == 0 {
 		return blank
 	}

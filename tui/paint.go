@@ -77,13 +77,21 @@ func (l *look) mark(s themes.Symbol) string {
 	return l.syms[s].wrap(string(themes.Table[s].Rune))
 }
 
+// glyphRuns are 64 glyphs of each state, cut to length as cells are written.
+var glyphRuns = func() (r [themes.StateCount]string) {
+	for s := range r {
+		r[s] = strings.Repeat(string(themes.Glyphs[s]), 64)
+	}
+	return r
+}()
+
 // cells writes n glyphs of state s.
 func (l *look) cells(b *strings.Builder, s themes.State, n int) {
 	p := l.states[s]
 	b.WriteString(p.pre)
-	g := themes.Glyphs[s]
-	for range n {
-		b.WriteRune(g)
+	run, g := glyphRuns[s], len(string(themes.Glyphs[s]))
+	for ; n > 0; n -= len(run) / g {
+		b.WriteString(run[:min(n, len(run)/g)*g])
 	}
 	b.WriteString(p.post)
 }

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"math"
 	"time"
 
 	"github.com/locklab/locklab/themes"
@@ -112,6 +113,10 @@ func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 	if last := wk.st(n - 1); last == themes.DoneOK || last == themes.DoneFail || last == themes.Crashed {
 		end = col(wk.t(n - 1))
 	}
+	if tl.Grain(w, span, cols) > 0 {
+		wk.bucketColumns(dst, n, total, first, end, span)
+		return
+	}
 	a := 0
 	q, r := startOf(first)
 	for c := first; c <= end; c++ {
@@ -132,5 +137,69 @@ func (tl *Timeline) Columns(dst []uint16, w, k int, now, span time.Duration) {
 		dst[c] = wk.between(a, b, t0, t1, n, total)
 		// The span active at the column's end starts the next column.
 		a = b - 1
+	}
+}
+
+// grainCols is how many of a worker's time buckets a column must hold
+// before its lane is drawn from the buckets alone.
+const grainCols = 16
+
+// Grain is the width of worker w's time buckets when Columns draws its
+// lane at this scale from the buckets alone, else 0 (drawn span by span at
+// the columns' edges). From buckets, a span counts in the column where its
+// bucket starts (never before the worker's first column): at most a
+// sixteenth of a column early, and no span's memory is read but those of
+// one bucket at the cursor.
+func (tl *Timeline) Grain(w int, span time.Duration, cols int) time.Duration {
+	if w < 0 || w >= len(tl.Workers) || cols <= 0 {
+		return 0
+	}
+	shift := tl.Workers[w].tindex.shift
+	if len(tl.Workers[w].tindex.first) == 0 || int64(span)>>shift < int64(cols)*grainCols {
+		return 0
+	}
+	return time.Duration(1) << shift
+}
+
+// bucketColumns is Columns from the time buckets: column c holds the
+// buckets that start in it, and the state open at the first one's start.
+// Spans [0, n) count, of total; first and end are the worker's first and
+// last columns.
+func (wk *Worker) bucketColumns(dst []uint16, n, total, first, end int, span time.Duration) {
+	x := &wk.tindex
+	cols := int64(len(dst))
+	lim := len(x.first) // buckets [0, lim) hold only spans before n
+	var cut uint16      // the states of bucket lim's spans before n
+	if n < total {
+		lim = x.bucket(wk.t(n))
+		for i := x.firstOf(lim, total); i < n; i++ {
+			cut |= bit(wk.st(i))
+		}
+	}
+	last := uint8(wk.st(n - 1))
+	qa := x.bucket(wk.t(0))
+	for c := first; c <= end; c++ {
+		qb := math.MaxInt // the last column takes what is left
+		if c < end {
+			// The first bucket at or after the next column's start.
+			t1 := (int64(c+1)*int64(span) + cols - 1) / cols
+			qb = max(int((t1+1<<x.shift-1)>>x.shift), qa)
+		}
+		open := last
+		if qa <= lim && qa < len(x.open) {
+			open = x.open[qa]
+		}
+		var m uint16
+		if open != noState {
+			m = 1 << open
+		}
+		if hi := min(qb, lim); qa < hi {
+			m |= x.buckets(qa, hi)
+		}
+		if qa <= lim && lim < qb {
+			m |= cut
+		}
+		dst[c] = m
+		qa = qb
 	}
 }

@@ -14,8 +14,12 @@ import (
 type timeIndex struct {
 	shift uint
 	first []int32    // first[q]: index of the first span with T ≥ q<<shift
+	open  []uint8    // open[q]: the state at bucket q's start (noState before the first span)
 	masks [][]uint16 // masks[L][j]: states of the spans starting in buckets [j·fanT^L, (j+1)·fanT^L)
 }
+
+// noState is open's value before a worker's first span.
+const noState = 0xff
 
 const (
 	maxBuckets = 4096
@@ -32,8 +36,9 @@ func (x *timeIndex) bucket(t time.Duration) int {
 }
 
 // push notes span i, starting at t (never before the span before it), in
-// states m.
-func (x *timeIndex) push(i int, t time.Duration, m uint16) {
+// state s; prev is the state of span i−1 (noState for the first).
+func (x *timeIndex) push(i int, t time.Duration, s, prev uint8) {
+	m := uint16(1) << s
 	if len(x.masks) == 0 {
 		x.shift = minShift
 		x.masks = [][]uint16{nil}
@@ -48,6 +53,7 @@ func (x *timeIndex) push(i int, t time.Duration, m uint16) {
 	}
 	for len(x.first) <= q {
 		x.first = append(x.first, int32(i))
+		x.open = append(x.open, prev)
 		for L := range x.masks {
 			if j := (len(x.first) - 1) >> (fanTBits * L); j >= len(x.masks[L]) {
 				x.masks[L] = append(x.masks[L], 0)
@@ -77,8 +83,10 @@ func (x *timeIndex) widen() {
 	n := (len(x.first) + 1) / 2
 	for q := 0; q < n; q++ {
 		x.first[q] = x.first[2*q]
+		x.open[q] = x.open[2*q]
 	}
 	x.first = x.first[:n]
+	x.open = x.open[:n]
 	base := x.masks[0]
 	for q := 0; q < n; q++ {
 		m := base[2*q]

@@ -465,7 +465,11 @@ func (w *Worker) add(sp Span) {
 		sp.T = w.t(n - 1)
 	}
 	w.index.push(len(w.spans), sp.State)
-	w.tindex.push(len(w.spans), sp.T, bit(sp.State))
+	prev := uint8(noState)
+	if n := len(w.spans); n > 0 {
+		prev = uint8(w.st(n - 1))
+	}
+	w.tindex.push(len(w.spans), sp.T, uint8(sp.State), prev)
 	w.spans = append(w.spans, uint64(sp.T)<<8|uint64(sp.State))
 	w.seqs = append(w.seqs, uint32(sp.Seq))
 }
