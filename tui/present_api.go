@@ -146,7 +146,7 @@ func (a *App) onStage() bool {
 }
 
 // handleStageKey handles what a remote may send on stage before any screen
-// sees it: b blanks the screen and any key brings it back; q asks once.
+// sees it: b or . blanks the screen and any key brings it back; q asks once.
 func (a *App) handleStageKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	if !a.onStage() || a.run != nil && a.run.faults.open && a.screen == screenRun {
 		return false, nil

@@ -59,8 +59,8 @@ func TestPresentDeadlockShowsTheRingAtItsCycle(t *testing.T) {
 }
 
 // TestPresentRemoteKeysKeepTheTalk: Esc, F5 and Shift+F5 (F17) — what a
-// remote's start/stop button sends — leave the talk on screen; b blanks it
-// and any key brings it back; q asks once.
+// remote's start/stop button sends — leave the talk on screen; b or .
+// blanks it and any key brings it back; q asks once.
 func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
 	_, tm, scr := presentLive(t, "ttl-expiry", "safe", 1)
 	scr.waitFor(t, "beat 1", has("beat 1 of 4", "PAUSED"))
@@ -80,6 +80,17 @@ func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
 	tm.Send(keyRunes("x"))
 	scr.waitFor(t, "the talk back", since(mark, has("beat 2 of 4", "swimlanes")))
 
+	// A clicker's black-screen button sends "." for both: dark, then back
+	// at the same beat.
+	mark = len(scr.all)
+	tm.Send(keyRunes("."))
+	scr.waitFor(t, "a blank screen after .", since(mark, func(b []byte) bool {
+		return bytes.Contains(b, []byte("\x1b[")) && !bytes.Contains(b, []byte("beat")) && !bytes.Contains(b, []byte("swimlanes"))
+	}))
+	mark = len(scr.all)
+	tm.Send(keyRunes("."))
+	scr.waitFor(t, "the talk back after .", since(mark, has("beat 2 of 4", "swimlanes")))
+
 	mark = len(scr.all)
 	tm.Send(keyRunes("q"))
 	scr.waitFor(t, "asked once", since(mark, has("q again to quit")))
@@ -90,16 +101,23 @@ func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
 	}
 }
 
+// TestPresentBlankIsDark: b and . (a remote's black-screen button) blank
+// the screen; any key, . too, brings back the same beat.
 func TestPresentBlankIsDark(t *testing.T) {
-	a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true})
-	a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	a.Update(frameMsg(time.Unix(0, 0)))
-	a.Update(keyRunes("b"))
-	if s := strings.TrimSpace(ansi.Strip(a.View())); s != "" {
-		t.Fatalf("b left %q on screen", s)
-	}
-	a.Update(tea.KeyMsg{Type: tea.KeyEsc})
-	if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 0 of 4") || a.screen != screenRun {
-		t.Fatalf("a key after b did not bring the talk back:\n%s", s)
+	for _, k := range []string{"b", "."} {
+		a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true})
+		a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+		a.Update(frameMsg(time.Unix(0, 0)))
+		a.Update(keyRunes(k))
+		if s := strings.TrimSpace(ansi.Strip(a.View())); s != "" {
+			t.Fatalf("%s left %q on screen", k, s)
+		}
+		for _, back := range []tea.KeyMsg{{Type: tea.KeyEsc}, keyRunes(".")} {
+			a.Update(back)
+			if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 0 of 4") || a.screen != screenRun {
+				t.Fatalf("%s after %s did not bring the talk back at its beat:\n%s", back, k, s)
+			}
+			a.Update(keyRunes(k))
+		}
 	}
 }
