@@ -43,6 +43,9 @@ type Config struct {
 	// Grace is how long closing waits for the requests in flight before
 	// it stops them (default 5s).
 	Grace time.Duration
+	// OnRound, if set, is told of each round as it opens (the first one
+	// too), from the goroutine that opens it: a view follows the rounds.
+	OnRound func(n int, run *scenario.Run)
 }
 
 // Server serves one run at a time (a round) over HTTP.
@@ -86,6 +89,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s.round = r
 	s.routes()
+	if cfg.OnRound != nil {
+		cfg.OnRound(r.n, r.out.Run)
+	}
 	return s, nil
 }
 
@@ -180,6 +186,9 @@ func (s *Server) Reset(ifRound int) (int, error) {
 	s.mu.Lock()
 	s.round = r
 	s.mu.Unlock()
+	if s.cfg.OnRound != nil {
+		s.cfg.OnRound(r.n, r.out.Run)
+	}
 	s.metrics.catchUp(old.out.Run.Log) // the old round's last events are counted
 	err = old.end(s.cfg.Grace)
 	s.metrics.catchUp(old.out.Run.Log)
