@@ -190,7 +190,7 @@ func (v *HostView) view(th *themes.Theme) string {
 	if v.run == nil {
 		body = v.lobbyView(th)
 	} else {
-		board := v.scoreboard(th)
+		board := v.board(th)
 		runH := max(v.h-1-len(board), minH-1-len(board))
 		body = strings.Split(v.run.View(th, v.w, runH), "\n")
 		body = append(body[:min(len(body), runH)], board...)
@@ -210,6 +210,16 @@ func (v *HostView) view(th *themes.Theme) string {
 		footer = th.Accent.Render("opening a round…")
 	}
 	return strings.Join(body, "\n") + "\n" + fit(footer, v.w)
+}
+
+// board is what goes under the lanes: the scoreboard, or for a served
+// run the line that says how to send it a worker.
+func (v *HostView) board(th *themes.Theme) []string {
+	if v.stage.Requests {
+		_, n := v.stage.Round()
+		return []string{th.Accent.Render(fit(fmt.Sprintf(" round %d · %s", n, v.stage.Hint), v.w))}
+	}
+	return v.scoreboard(th)
 }
 
 func (v *HostView) helpKeys() helpMap {

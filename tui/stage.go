@@ -30,6 +30,10 @@ type Stage struct {
 	Title string
 	// Hint tells attendees how to join.
 	Hint string
+	// Requests: the round's workers are requests to an HTTP server (serve),
+	// one lane each, not attendees' machines: no lobby, no scoreboard; the
+	// hint stays on screen under the lanes.
+	Requests bool
 
 	mu    sync.Mutex
 	run   *scenario.Run
@@ -48,12 +52,15 @@ func (s *Stage) Round() (*scenario.Run, int) {
 	return s.run, s.round
 }
 
-// SetRound puts a new round on stage.
+// SetRound puts a new round on stage (the one on stage already: nothing).
 func (s *Stage) SetRound(r *scenario.Run) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r == s.run {
+		return
+	}
 	s.run = r
 	s.round++
-	s.mu.Unlock()
 }
 
 // Lobby is who was here when last asked, and why asking failed, if it did.
