@@ -138,13 +138,16 @@ func roundFile(path string, n int) string {
 }
 
 // checkAddr refuses an --addr that is not host:port.
-func checkAddr(addr string) error {
+func checkAddr(addr string) error { return checkAddrFlag("addr", addr) }
+
+// checkAddrFlag refuses a --flag that is not host:port.
+func checkAddrFlag(flag, addr string) error {
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return usagef("--addr %q is not host:port, e.g. 127.0.0.1:8080", addr)
+		return usagef("--%s %q is not host:port, e.g. 127.0.0.1:8080", flag, addr)
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return usagef("--addr %q: the port must be a number from 0 to 65535", addr)
+		return usagef("--%s %q: the port must be a number from 0 to 65535", flag, addr)
 	}
 	return nil
 }
@@ -188,6 +191,7 @@ func (f *serveFlags) serve(cmd *cobra.Command) error {
 	err = srv.Serve(ctx, ln)
 	last := srv.Run().Header
 	last.Params.Workers = srv.Lanes() // the requests it took, not the lanes it had room for
+	last.Lanes = last.Lanes[:srv.Lanes()]
 	fmt.Fprintf(out, "\nround %d:\n", srv.Round())
 	fmt.Fprint(out, srv.Run().Summary().Box(last))
 	if err != nil {

@@ -20,6 +20,7 @@ type tuiFlags struct {
 	theme    string
 	present  bool
 	cast     string
+	serve    string
 }
 
 func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
@@ -28,6 +29,7 @@ func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
 	cmd.Flags().StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	cmd.Flags().BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
 	cmd.Flags().StringVar(&f.cast, "cast", "", "record the session as an asciicast v2 file")
+	cmd.Flags().StringVar(&f.serve, "serve", "", "also serve the run over HTTP on host:port (each request a lane on screen; see locklab serve)")
 }
 
 // interactive reports whether stdin and stdout are a terminal.
@@ -52,6 +54,9 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	th, err := pickTheme(f.theme)
 	if err != nil {
 		return err
+	}
+	if cmd.Flags().Changed("serve") {
+		return f.serveTUI(cmd, th)
 	}
 	urls, err := f.store(cmd)
 	if err != nil {

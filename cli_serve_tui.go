@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/serve"
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui"
+	"github.com/spf13/cobra"
+)
+
+// serveViewLanes is how many requests a round shown on screen takes by
+// default before it is full (503 until a new round): as many lanes as a
+// screen can still tell apart when folded.
+const serveViewLanes = 500
+
+// serveTUI is locklab --serve ADDR: the HTTP server of locklab serve and,
+// on this terminal, the view of its rounds, each request a lane.
+func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
+	for _, o := range []string{"cast", "present"} {
+		if cmd.Flags().Changed(o) {
+			return usagef("--%s does not apply to --serve: the view of a served run is not recorded or presented", o)
+		}
+	}
+	sf := &serveFlags{runFlags: f.runFlags, scenario: f.scenario, addr: f.serve, rate: defaultServeRate}
+	if sf.scenario == "" {
+		sf.scenario = scenario.OutsideScenarios[0]
+	}
+	if err := checkAddrFlag("serve", f.serve); err != nil {
+		return err
+	}
+	cfg, err := sf.serveConfig(cmd)
+	if err != nil {
+		return err
+	}
+	if !cmd.Flags().Changed("workers") {
+		cfg.Run.Params.Workers = serveViewLanes
+	}
+	if !interactive() {
+		return usagef("--serve shows the run in a terminal; without one use: locklab serve --addr %s --scenario %s", f.serve, cfg.Run.Scenario)
+	}
+	ctx := cmd.Context()
+	ln, err := net.Listen("tcp", f.serve)
+	if err != nil {
+		return runtimeError{fmt.Errorf("cannot listen on %s: %v: is another server using that port? Pick another with --serve", f.serve, errors.Unwrap(err))}
+	}
+	url := "http://" + ln.Addr().String()
+	stage := tui.NewStage(fmt.Sprintf("serving %s on %s", cfg.Run.Scenario, url), curlHint(cfg.Run.Scenario, url))
+	stage.Requests = true
+	cfg.OnRound = func(_ int, run *scenario.Run) { stage.SetRound(run) }
+	srv, err := serve.New(ctx, cfg)
+	if err != nil {
+		ln.Close()
+		var pe *scenario.ParamError
+		if errors.As(err, &pe) {
+			return usageError{err}
+		}
+		return storeError(err)
+	}
+	if !loopback(f.serve) {
+		note(cmd, "listening on %s: anyone who reaches this machine can send workers", f.serve)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(sctx, ln) }()
+	viewErr := tui.RunHost(ctx, stage, servedRounds{srv}, th, os.Stdin, os.Stdout)
+	stop()
+	serveErr := <-served
+	out := cmd.OutOrStdout()
+	last := srv.Run().Header
+	last.Params.Workers = srv.Lanes() // the requests it took, not the lanes it had room for
+	last.Lanes = last.Lanes[:srv.Lanes()]
+	fmt.Fprintf(out, "round %d:\n", srv.Round())
+	fmt.Fprint(out, srv.Run().Summary().Box(last))
+	if err := errors.Join(viewErr, serveErr); err != nil {
+		return runtimeError{err}
+	}
+	fmt.Fprintln(out, "  stopped; the round's keys were deleted")
+	return nil
+}
+
+// curlHint says how to send the served run one worker.
+func curlHint(sc, url string) string {
+	switch sc {
+	case "webhook":
+		return fmt.Sprintf(`curl -X POST %s/webhook -d '{"delivery_id":"pay_42"}'   · GET %s/state`, url, url)
+	case "queue-double":
+		return fmt.Sprintf("curl -X POST %s/jobs/42/run   · GET %s/state", url, url)
+	}
+	return fmt.Sprintf("curl -X POST %s/buy   · GET %s/state", url, url)
+}
+
+// servedRounds shows a serve.Server to the host's view: no lobby, and a
+// new round is POST /reset's.
+type servedRounds struct{ srv *serve.Server }
+
+func (servedRounds) Lobby(context.Context) ([]tui.Attendee, error) { return nil, nil }
+
+func (s servedRounds) Open(context.Context) (*scenario.Run, error) {
+	if _, err := s.srv.Reset(0); err != nil {
+		return nil, err
+	}
+	return s.srv.Run(), nil
+}
