@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -224,7 +225,10 @@ var readOnly = map[string]bool{"get": true, "mget": true, "exists": true, "pttl"
 	"type": true, "strlen": true, "hget": true, "hgetall": true, "hmget": true, "hlen": true, "lrange": true,
 	"llen": true, "scard": true, "smembers": true, "sismember": true, "zrange": true, "zcard": true,
 	"zscore": true, "xrange": true, "xlen": true, "dump": true, "scan": true, "ping": true, "time": true,
-	"info": true, "pexpire": true, "expire": true, "del": true, "unlink": true, "blpop": true, "brpop": true}
+	"info": true, "pexpire": true, "expire": true, "del": true, "unlink": true, "blpop": true, "brpop": true,
+	// WATCH belongs to its connection: sent with a net it would go down
+	// another one and watch nothing.
+	"watch": true, "unwatch": true}
 
 // toNet notes the run's keys in a command and returns those to net with
 // it: the keys of a write that are not a lock's.
@@ -318,14 +322,21 @@ func (h netHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 		if len(keys) == 0 {
 			return next(ctx, cmds)
 		}
-		nets := make([]*redis.BoolCmd, len(keys))
-		all := append([]redis.Cmder{}, cmds...)
+		nets := make([]redis.Cmder, len(keys))
+		bools := make([]*redis.BoolCmd, len(keys))
 		for i, k := range keys {
-			nets[i] = redis.NewBoolCmd(ctx, "pexpire", k, h.t.ttl.Milliseconds(), "nx")
-			all = append(all, nets[i])
+			bools[i] = redis.NewBoolCmd(ctx, "pexpire", k, h.t.ttl.Milliseconds(), "nx")
+			nets[i] = bools[i]
 		}
+		// A transaction (MULTI … EXEC) takes its nets inside, before EXEC:
+		// after it they would be read as part of EXEC's reply.
+		at := len(cmds)
+		if at >= 2 && cmds[0].Name() == "multi" && cmds[at-1].Name() == "exec" {
+			at--
+		}
+		all := slices.Concat(cmds[:at], nets, cmds[at:])
 		err := next(ctx, all)
-		h.t.noteNets(keys, nets)
+		h.t.noteNets(keys, bools)
 		for _, c := range cmds {
 			if c.Err() != nil {
 				return c.Err()

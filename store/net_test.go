@@ -93,3 +93,50 @@ func benchSet(b *testing.B, c *redis.Client, key string) {
 		}
 	}
 }
+
+// TestSafetyNetKeepsTransactions: on a real server, WATCH stays on the
+// connection that sent it and a MULTI/EXEC of the run's keys still reads
+// its replies: a write by someone else since the WATCH fails the
+// transaction, none lets it through, and its key is netted.
+func TestSafetyNetKeepsTransactions(t *testing.T) {
+	srv := storetest.Start(t)
+	ctx := context.Background()
+	s, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, raw, key := s.Client(), srv.Client(t), s.Key("stock")
+	c.Set(ctx, key, 5, 0)
+	tx := func(interfere bool) error {
+		conn := c.Conn()
+		defer conn.Close()
+		if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "watch", key)); err != nil {
+			t.Fatal(err)
+		}
+		v, err := conn.Get(ctx, key).Int64()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if interfere {
+			raw.Set(ctx, key, 9, 0)
+		}
+		_, err = conn.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, key, v-1, 0)
+			return nil
+		})
+		return err
+	}
+	if err := tx(false); err != nil {
+		t.Fatalf("a transaction nobody interfered with: %v", err)
+	}
+	if v := raw.Get(ctx, key).Val(); v != "4" {
+		t.Fatalf("stock %s after the transaction, want 4", v)
+	}
+	if d := raw.PTTL(ctx, key).Val(); d <= 0 {
+		t.Fatalf("PTTL %v after the transaction's SET, want the net", d)
+	}
+	if err := tx(true); err != redis.TxFailedErr {
+		t.Fatalf("a transaction after another client's write: %v, want %v", err, redis.TxFailedErr)
+	}
+}
