@@ -1,0 +1,241 @@
+package bench
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is a bench run: the ceiling, every strategy's cells, and what the
+// AutoPipeline client gains. It is the --json output.
+type Report struct {
+	Format     string `json:"format"` // "locklab-bench"
+	Version    int    `json:"version"`
+	Store      string `json:"store"`
+	DurationMS int64  `json:"duration_ms"` // each cell's measured time
+	Workers    []int  `json:"workers"`
+	// Ceiling is the server's plain SET rate (plain client), which every
+	// ratio_to_set divides by, cell by cell.
+	Ceiling Series `json:"ceiling"`
+	// CeilingAutoPipelined is SET through the AutoPipeline client.
+	CeilingAutoPipelined *Series   `json:"ceiling_autopipeline,omitempty"`
+	Results              []Series  `json:"results"`
+	AutoPipeline         []Advice  `json:"autopipeline,omitempty"`
+	LeftOut              []LeftOut `json:"left_out,omitempty"`
+}
+
+// Series is one strategy (or SET) at each concurrency.
+type Series struct {
+	Name string `json:"strategy"`
+	// Server is where its lock lives: redis, file, ipc, postgres, …
+	Server string `json:"server"`
+	Cells  []Cell `json:"cells"`
+}
+
+// Cell is one strategy at one concurrency.
+type Cell struct {
+	Workers int     `json:"workers"`
+	Cycles  int64   `json:"cycles"`  // measured cycles (SET: commands)
+	PerSec  float64 `json:"per_sec"` // cycles per second
+	P50     float64 `json:"acquire_p50_us"`
+	P99     float64 `json:"acquire_p99_us"`
+	P999    float64 `json:"acquire_p999_us"`
+	// Ratio is PerSec over the plain SET rate at the same concurrency.
+	Ratio  float64 `json:"ratio_to_set"`
+	Failed int64   `json:"failed_workers,omitempty"`
+	Error  string  `json:"error,omitempty"` // the first failure
+}
+
+// Advice compares a strategy through the AutoPipeline client with the
+// plain one: the gain (AutoPipeline ÷ plain) at each concurrency, and the
+// fewest workers from which it wins at every higher count measured (0:
+// it never does).
+type Advice struct {
+	Strategy string    `json:"strategy"`
+	Gain     []float64 `json:"gain"` // by Workers
+	WinsFrom int       `json:"wins_from_workers"`
+}
+
+// LeftOut is a strategy not measured, and why.
+type LeftOut struct {
+	Strategy string `json:"strategy"`
+	Reason   string `json:"reason"`
+}
+
+// derive fills the ratios and the AutoPipeline advice.
+func (r *Report) derive() {
+	ratio := func(s *Series) {
+		for i := range s.Cells {
+			if i < len(r.Ceiling.Cells) && r.Ceiling.Cells[i].PerSec > 0 {
+				s.Cells[i].Ratio = s.Cells[i].PerSec / r.Ceiling.Cells[i].PerSec
+			}
+		}
+	}
+	ratio(&r.Ceiling)
+	if r.CeilingAutoPipelined != nil {
+		ratio(r.CeilingAutoPipelined)
+	}
+	for i := range r.Results {
+		ratio(&r.Results[i])
+	}
+	pairs := [][2]*Series{}
+	if r.CeilingAutoPipelined != nil {
+		pairs = append(pairs, [2]*Series{&r.Ceiling, r.CeilingAutoPipelined})
+	}
+	for i := range r.Results {
+		if ap := r.series(r.Results[i].Name + AutoPipelined); ap != nil {
+			pairs = append(pairs, [2]*Series{&r.Results[i], ap})
+		}
+	}
+	for _, p := range pairs {
+		a := Advice{Strategy: p[0].Name}
+		for i, c := range p[0].Cells {
+			g := 0.0
+			if i < len(p[1].Cells) && c.PerSec > 0 {
+				g = p[1].Cells[i].PerSec / c.PerSec
+			}
+			a.Gain = append(a.Gain, g)
+		}
+		for i := len(a.Gain) - 1; i >= 0 && a.Gain[i] > 1; i-- {
+			a.WinsFrom = p[0].Cells[i].Workers
+		}
+		r.AutoPipeline = append(r.AutoPipeline, a)
+	}
+}
+
+// series finds a result by name.
+func (r *Report) series(name string) *Series {
+	for i := range r.Results {
+		if r.Results[i].Name == name {
+			return &r.Results[i]
+		}
+	}
+	return nil
+}
+
+// Failed lists the cells that had a failure: "safe at 32 workers: …".
+func (r *Report) Failed() []string {
+	var out []string
+	for _, s := range append([]Series{r.Ceiling}, r.Results...) {
+		for _, c := range s.Cells {
+			if c.Error != "" {
+				out = append(out, fmt.Sprintf("%s at %d workers: %s", s.Name, c.Workers, c.Error))
+			}
+		}
+	}
+	return out
+}
+
+// WriteText writes the tables, the AutoPipeline advice and what was left
+// out, for people.
+func (r *Report) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "locklab bench · %s · %s a cell · each worker cycles on a key of its own\n\n", r.Store, ms(r.DurationMS))
+	all := append([]Series{r.Ceiling}, r.Results...)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "cycles/s (× SET)\t"
+	for _, n := range r.Workers {
+		head += workers(n) + "\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, s := range all {
+		row := s.Name + "\t"
+		if s.Name == r.Ceiling.Name {
+			row = "SET (ceiling)\t"
+		}
+		for _, c := range s.Cells {
+			row += rate(c.PerSec) + " " + times(c.Ratio) + failedMark(c) + "\t"
+		}
+		fmt.Fprintln(tw, row)
+	}
+	fmt.Fprintln(tw, "\t")
+	head = "acquire p50/p99/p999\t"
+	for _, n := range r.Workers {
+		head += workers(n) + "\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, s := range all {
+		row := s.Name + "\t"
+		for _, c := range s.Cells {
+			row += us(c.P50) + "/" + us(c.P99) + "/" + us(c.P999) + "\t"
+		}
+		fmt.Fprintln(tw, row)
+	}
+	tw.Flush()
+	if len(r.AutoPipeline) > 0 {
+		fmt.Fprintln(w, "\nAutoPipeline (go-redis) ÷ plain client:")
+		for _, a := range r.AutoPipeline {
+			var gains []string
+			for i, g := range a.Gain {
+				gains = append(gains, fmt.Sprintf("%s at %d", times(g), r.Workers[i]))
+			}
+			verdict := "the plain client wins: keep it"
+			switch {
+			case a.WinsFrom > 0 && a.WinsFrom == r.Workers[0]:
+				verdict = "AutoPipeline wins at every count measured"
+			case a.WinsFrom > 0:
+				verdict = fmt.Sprintf("use AutoPipeline from %s", workers(a.WinsFrom))
+			}
+			fmt.Fprintf(w, "  %-16s %s — %s\n", a.Strategy, strings.Join(gains, ", "), verdict)
+		}
+	}
+	for _, l := range r.LeftOut {
+		fmt.Fprintf(w, "left out %s: %s\n", l.Strategy, l.Reason)
+	}
+}
+
+func failedMark(c Cell) string {
+	if c.Error != "" {
+		return " !"
+	}
+	return ""
+}
+
+func workers(n int) string {
+	if n == 1 {
+		return "1 worker"
+	}
+	return strconv.Itoa(n) + " workers"
+}
+
+// rate is a count per second in three significant digits: 812, 41.2k, 1.05M.
+func rate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', digits(v/1e6), 64) + "M"
+	case v >= 1e3:
+		return strconv.FormatFloat(v/1e3, 'f', digits(v/1e3), 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func digits(v float64) int {
+	switch {
+	case v >= 100:
+		return 0
+	case v >= 10:
+		return 1
+	}
+	return 2
+}
+
+func times(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "×" }
+
+// us is a latency in microseconds, shortened: 21µs, 1.2ms.
+func us(v float64) string {
+	switch {
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + "s"
+	case v >= 1e3:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "ms"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64) + "µs"
+}
+
+func ms(v int64) string {
+	if v%1000 == 0 {
+		return strconv.FormatInt(v/1000, 10) + "s"
+	}
+	return strconv.FormatInt(v, 10) + "ms"
+}
