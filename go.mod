@@ -51,7 +51,7 @@ require (
 
 require (
 	filippo.io/edwards25519 v1.1.0 // indirect
-	github.com/NimbleMarkets/ntcharts v0.4.0 // indirect
+	github.com/NimbleMarkets/ntcharts v0.4.0
 	github.com/anishathalye/porcupine v1.1.0
 	github.com/atotto/clipboard v0.1.4 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
