@@ -83,10 +83,10 @@ func StartGuest(ctx context.Context, st *store.Store, cfg Config) (*Run, error) 
 func (l *Log) EmitAt(e Event) {
 	l.mu.Lock()
 	l.lastT = max(l.lastT, e.T.Truncate(time.Microsecond))
-	l.appendLocked(&e, false)
+	l.appendLocked(&e)
 	if l.derive != nil {
 		for _, d := range l.derive.Fold(e) {
-			l.appendLocked(&d, false)
+			l.appendLocked(&d)
 		}
 	}
 	l.pub.Store(l.n)

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locklab/locklab/store"
 )
 
 const (
@@ -112,6 +114,7 @@ type Now interface {
 type Log struct {
 	mu     sync.Mutex
 	clock  Now
+	vclock *store.Clock // clock, when it is one
 	derive Deriver
 	n      int64 // appended, under mu
 	lastT  time.Duration
@@ -130,6 +133,7 @@ func (l *Log) Mismatch() string { return l.mismatch }
 // NewLog returns an empty log stamped by clock. derive may be nil.
 func NewLog(clock Now, derive Deriver) *Log {
 	l := &Log{clock: clock, derive: derive}
+	l.vclock, _ = clock.(*store.Clock)
 	l.strs.init()
 	dir := make([]*chunk, 0, 64)
 	l.dir.Store(&dir)
@@ -139,11 +143,13 @@ func NewLog(clock Now, derive Deriver) *Log {
 // Emit stamps e with the next sequence number and the current virtual time
 // and appends it, followed by whatever the deriver derives from it.
 func (l *Log) Emit(e Event) {
+	t := l.now() // before the lock: the answer is in, however long others hold it
 	l.mu.Lock()
-	l.appendLocked(&e, true)
+	l.lastT = max(l.lastT, t)
+	l.appendLocked(&e)
 	if l.derive != nil {
 		for _, d := range l.derive.Fold(e) {
-			l.appendLocked(&d, false)
+			l.appendLocked(&d)
 		}
 	}
 	l.pub.Store(l.n)
@@ -156,17 +162,27 @@ func (l *Log) Append(e Event) {
 	l.mu.Lock()
 	t := e.T
 	l.lastT = max(l.lastT, t)
-	p := l.appendLocked(&e, false)
+	p := l.appendLocked(&e)
 	p.T = t
 	l.pub.Store(l.n)
 	l.mu.Unlock()
 }
 
-func (l *Log) appendLocked(e *Event, stamp bool) *record {
-	if stamp && l.clock != nil {
-		t := l.clock.Now().Truncate(time.Microsecond)
-		l.lastT = max(l.lastT, t)
+// now is the clock's time to the microsecond, 0 without a clock. The
+// store's clock is called directly, not through the interface.
+func (l *Log) now() time.Duration {
+	var t time.Duration
+	switch {
+	case l.vclock != nil:
+		t = l.vclock.Now()
+	case l.clock != nil:
+		t = l.clock.Now()
 	}
+	return t.Truncate(time.Microsecond)
+}
+
+// appendLocked appends e at the log's newest time, l.lastT.
+func (l *Log) appendLocked(e *Event) *record {
 	e.T = l.lastT
 	e.Seq = l.n
 	dir := *l.dir.Load()
@@ -180,10 +196,12 @@ func (l *Log) appendLocked(e *Event, stamp bool) *record {
 	if e.Has&HasCall != 0 && e.Call > e.T {
 		e.Call = e.T // an answer never arrives before its question was sent
 	}
-	*p = record{T: e.T, Call: e.Call, Outcome: e.Outcome, Fence: e.Fence, Stock: e.Stock, TTL: e.TTL, Delay: e.Delay,
-		Worker: e.Worker, Peer: e.Peer, Attempt: e.Attempt, Res: l.strs.intern(e.Res),
-		Token: l.strs.intern(e.Token), Code: l.strs.intern(e.Code), Msg: l.strs.intern(e.Msg),
-		Has: e.Has, Node: e.Node, Kind: e.Kind, OK: e.OK}
+	// Field by field, straight into the chunk: a record literal would be
+	// built on the stack and copied.
+	p.T, p.Call, p.Fence, p.Stock, p.TTL, p.Delay = e.T, e.Call, e.Fence, e.Stock, e.TTL, e.Delay
+	p.Worker, p.Peer, p.Attempt = e.Worker, e.Peer, e.Attempt
+	p.Res, p.Token, p.Code, p.Msg = l.strs.intern(e.Res), l.strs.intern(e.Token), l.strs.intern(e.Code), l.strs.intern(e.Msg)
+	p.Has, p.Node, p.Kind, p.OK, p.Outcome = e.Has, e.Node, e.Kind, e.OK, e.Outcome
 	l.n++
 	return p
 }
