@@ -57,7 +57,10 @@ func Classify(err error) Outcome {
 func classify(err error) Outcome {
 	var re redis.Error
 	var ne *net.OpError
+	var never interface{ NeverRan() bool }
 	switch {
+	case errors.As(err, &never) && never.NeverRan():
+		return Failed // the server hung up on a new connection before reading from it
 	case errors.As(err, &re) && !errors.Is(err, redis.ErrClosed) && !errors.Is(err, redis.ErrPoolTimeout):
 		return Failed // the server's own error reply
 	case errors.Is(err, redis.ErrClosed), errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrPoolExhausted):

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
 )
@@ -88,6 +89,10 @@ func TestMaxClientsIsTheServersWordsAndPoolSizeIsHonoured(t *testing.T) {
 	if msg := err.Error(); !strings.Contains(msg, "max number of clients reached") || !strings.Contains(msg, "pool_size") ||
 		strings.Contains(msg, "broken pipe") || strings.Contains(msg, "reset by peer") {
 		t.Fatalf("refusal: %s", msg)
+	}
+	// The server hung up before reading a command: none of them ran.
+	if got := lock.Classify(err); got != lock.Failed {
+		t.Fatalf("a refused connection's command classified %v, want %v: %v", got, lock.Failed, err)
 	}
 
 	other := storetest.Start(t, "--maxclients", "6")

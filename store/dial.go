@@ -25,9 +25,16 @@ const reasonWait = 50 * time.Millisecond
 type RefusedError struct {
 	Reason string // the server's words, e.g. "ERR max number of clients reached"
 	Err    error  // what the write saw
+	// Unserved says the server hung up before it answered anything on
+	// this connection: it never read a command from it, so whatever was
+	// being sent did not happen.
+	Unserved bool
 }
 
 func (e *RefusedError) Error() string { return e.Reason }
+
+// NeverRan reports whether the command that met e certainly did not run.
+func (e *RefusedError) NeverRan() bool { return e.Unserved }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
 
@@ -45,7 +52,8 @@ func tellingDialer(o *redis.Options) {
 
 type tellingConn struct {
 	net.Conn
-	said string // the last error line the server sent at the start of a read
+	said   string // the last error line the server sent at the start of a read
+	served bool   // the server has sent something on this connection
 }
 
 // NetConn lets go-redis's health check see the socket.
@@ -55,7 +63,7 @@ func (c *tellingConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
 	if err != nil && (errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
 		if why := c.reason(); why != "" {
-			return n, &RefusedError{Reason: why, Err: err}
+			return n, &RefusedError{Reason: why, Err: err, Unserved: !c.served}
 		}
 	}
 	return n, err
@@ -67,12 +75,22 @@ func (c *tellingConn) Read(b []byte) (int, error) {
 		line, _, _ := strings.Cut(string(b[1:n]), "\n")
 		c.said = strings.TrimSpace(line)
 	}
+	// A refusal is written on accept, before the server reads anything.
+	if n > 0 && !(b[0] == '-' && turnedAway(c.said)) {
+		c.served = true
+	}
 	if n == 0 && err != nil && errors.Is(err, syscall.ECONNRESET) {
 		if why := c.reason(); why != "" {
-			return 0, &RefusedError{Reason: why, Err: err}
+			return 0, &RefusedError{Reason: why, Err: err, Unserved: !c.served}
 		}
 	}
 	return n, err
+}
+
+// turnedAway reports whether a server's error line is one it writes to a
+// connection it will not serve, before reading from it.
+func turnedAway(line string) bool {
+	return strings.Contains(line, "max number of clients reached") || strings.HasPrefix(line, "DENIED")
 }
 
 // reason reads an error line the server left before hanging up, or the
