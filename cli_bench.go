@@ -160,14 +160,23 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 	stderr := cmd.ErrOrStderr()
 	progress := func(string, int) {}
 	if isTerminal(stderr) {
+		cells := len(f.workers) * (1 + len(run))
+		if f.autopipeline {
+			cells += len(f.workers) * (1 + len(slices.DeleteFunc(slices.Clone(run), func(s string) bool { return !bench.RedisKey(s) })))
+		}
+		per := f.duration + min(f.duration/5, 200*time.Millisecond)
+		note(cmd, "bench: %d cells of %s on %s, about %s (--duration, --lock and --workers make it shorter)",
+			cells, f.duration, st.Describe(), (time.Duration(cells) * per).Round(time.Second))
 		progress = func(what string, w int) {
 			fmt.Fprintf(stderr, "\r\033[Kbench: %s at %d worker(s)…", what, w)
 		}
-		defer fmt.Fprint(stderr, "\r\033[K")
 	}
 	rep, err := bench.Run(ctx, bench.Config{Store: st, Strategies: run, Workers: f.workers,
 		Duration: f.duration, Warmup: min(f.duration/5, 200*time.Millisecond),
 		AutoPipeline: f.autopipeline, Progress: progress})
+	if isTerminal(stderr) {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return runtimeError{fmt.Errorf("interrupted; the bench's keys were deleted")}

@@ -128,6 +128,8 @@ func flagWant(f *pflag.Flag) string {
 		return "a number"
 	case "duration":
 		return "a duration such as 5ms, 2s or 1m"
+	case "intSlice":
+		return "whole numbers separated by commas, such as 1,8,32,128"
 	case "bool":
 		return "true or false"
 	}

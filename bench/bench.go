@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			continue
 		}
 		rep.Results = append(rep.Results, s)
-		if cfg.AutoPipeline && slices.ContainsFunc(lock.Strategies, func(r struct{ Name, Doc string }) bool { return r.Name == name }) {
+		if cfg.AutoPipeline && RedisKey(name) {
 			s, err := measureAll(name+AutoPipelined, lockMaker(st, name, aps))
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -155,6 +155,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep.derive()
 	return rep, nil
+}
+
+// RedisKey reports whether a strategy's lock is a Redis key taken through a
+// go-redis client (what AutoPipeline can carry).
+func RedisKey(strategy string) bool {
+	return slices.ContainsFunc(lock.Strategies, func(r struct{ Name, Doc string }) bool { return r.Name == strategy && r.Name != "none" })
 }
 
 // cycle is one worker's lock cycle; it returns the time acquiring took.

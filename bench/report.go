@@ -133,42 +133,35 @@ func (r *Report) Failed() []string {
 func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "locklab bench · %s · %s a cell · each worker cycles on a key of its own\n\n", r.Store, ms(r.DurationMS))
 	all := append([]Series{r.Ceiling}, r.Results...)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "cycles/s (× SET)\t"
-	for _, n := range r.Workers {
-		head += workers(n) + "\t"
-	}
-	fmt.Fprintln(tw, head)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, pad("strategy")+"\tworkers\tcycles/s\t× SET\tacquire p50\tp99\tp999\t")
 	for _, s := range all {
-		row := s.Name + "\t"
+		name := s.Name
 		if s.Name == r.Ceiling.Name {
-			row = "SET (ceiling)\t"
+			name = "SET (ceiling)"
 		}
-		for _, c := range s.Cells {
-			row += rate(c.PerSec) + " " + times(c.Ratio) + failedMark(c) + "\t"
+		for i, c := range s.Cells {
+			if i > 0 {
+				name = ""
+			}
+			row := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t", pad(name), c.Workers, rate(c.PerSec), times(c.Ratio), us(c.P50), us(c.P99), us(c.P999))
+			if c.Error != "" {
+				row += " failed: " + c.Error
+			}
+			fmt.Fprintln(tw, row)
 		}
-		fmt.Fprintln(tw, row)
-	}
-	fmt.Fprintln(tw, "\t")
-	head = "acquire p50/p99/p999\t"
-	for _, n := range r.Workers {
-		head += workers(n) + "\t"
-	}
-	fmt.Fprintln(tw, head)
-	for _, s := range all {
-		row := s.Name + "\t"
-		for _, c := range s.Cells {
-			row += us(c.P50) + "/" + us(c.P99) + "/" + us(c.P999) + "\t"
-		}
-		fmt.Fprintln(tw, row)
 	}
 	tw.Flush()
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		fmt.Fprint(w, strings.TrimPrefix(line, "  ")) // the names' column is padded, not aligned
+	}
 	if len(r.AutoPipeline) > 0 {
 		fmt.Fprintln(w, "\nAutoPipeline (go-redis) ÷ plain client:")
 		for _, a := range r.AutoPipeline {
 			var gains []string
 			for i, g := range a.Gain {
-				gains = append(gains, fmt.Sprintf("%s at %d", times(g), r.Workers[i]))
+				gains = append(gains, fmt.Sprintf("%s× at %d", times(g), r.Workers[i]))
 			}
 			verdict := "the plain client wins: keep it"
 			switch {
@@ -185,12 +178,8 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 }
 
-func failedMark(c Cell) string {
-	if c.Error != "" {
-		return " !"
-	}
-	return ""
-}
+// pad left-aligns a name in the right-aligned table.
+func pad(name string) string { return fmt.Sprintf("%-28s", name) }
 
 func workers(n int) string {
 	if n == 1 {
@@ -220,7 +209,7 @@ func digits(v float64) int {
 	return 2
 }
 
-func times(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) + "×" }
+func times(r float64) string { return strconv.FormatFloat(r, 'f', 2, 64) }
 
 // us is a latency in microseconds, shortened: 21µs, 1.2ms.
 func us(v float64) string {
