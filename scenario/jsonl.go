@@ -184,52 +184,16 @@ var ErrNotEventLog = errors.New("not a locklab event log (line 1 has no \"format
 // fields are skipped.
 func ReadRecording(r io.Reader) (*Recording, error) {
 	rec := &Recording{}
-	err := readLog(r, rec, func(e Event) { rec.Events = append(rec.Events, e) })
+	err := readLog(r, rec, nil, func(e Event) { rec.Events = append(rec.Events, e) })
 	if err == ErrNotEventLog || (err != nil && rec.Header.Format == "") {
 		return nil, err
 	}
 	return rec, err
 }
 
-// Loaded is an event log read into a Log, for replay.
-type Loaded struct {
-	Header  Header
-	Log     *Log
-	Summary *Summary
-}
-
-// LoadLog reads an event log into a Log (compact, as a live run holds it).
-// Like ReadRecording it returns what it read before a bad line with the
-// *LineError.
-func LoadLog(r io.Reader) (*Loaded, error) {
-	rec := &Recording{}
-	l := NewLog(nil, nil)
-	// The file's derived events are not trusted: the checker derives them
-	// again from its primary events, and the two are compared.
-	// So is its closing verdict beat: the verdict said is the one its
-	// events show.
-	rd := NewRederiver()
-	var verdict *Event
-	err := readLog(r, rec, func(e Event) {
-		if e.Kind == KindBeat && e.Code == BeatVerdict {
-			verdict = &e
-			return
-		}
-		rd.Add(e, l.Append)
-	})
-	if err == ErrNotEventLog || (err != nil && rec.Header.Format == "") {
-		return nil, err
-	}
-	l.mismatch = rd.Mismatch()
-	if verdict != nil {
-		s := Summarize(rec.Header, l)
-		verdict.Msg = s.Verdict + ". " + s.Detail
-		l.Append(*verdict)
-	}
-	return &Loaded{Header: rec.Header, Log: l, Summary: rec.Summary}, err
-}
-
-func readLog(r io.Reader, rec *Recording, add func(Event)) error {
+// readLog reads an event log: header is called once the header is read,
+// add with each event.
+func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error {
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
 	dec := decoder{strs: map[string]string{}}
 	events := 0
@@ -261,6 +225,9 @@ func readLog(r io.Reader, rec *Recording, add func(Event)) error {
 			}
 			if err := checkHeader(&rec.Header); err != nil {
 				return err
+			}
+			if header != nil {
+				header()
 			}
 			continue
 		}

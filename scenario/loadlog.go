@@ -1,0 +1,90 @@
+package scenario
+
+import "io"
+
+// Loaded is an event log read into a Log, for replay.
+type Loaded struct {
+	Header  Header
+	Log     *Log
+	Summary *Summary
+}
+
+// LoadLog reads an event log into a Log (compact, as a live run holds it).
+// Like ReadRecording it returns what it read before a bad line with the
+// *LineError.
+func LoadLog(r io.Reader) (*Loaded, error) {
+	ld, err := StreamLog(r)
+	if err != nil {
+		return nil, err
+	}
+	<-ld.Done()
+	return &Loaded{Header: ld.Header, Log: ld.Log, Summary: ld.recorded}, ld.Err()
+}
+
+// Loading is an event log being read into a Log on a goroutine of its
+// own: its Log grows as lines are read (readers take Len and At as from a
+// live run's log), and once Done, Summary is the checker's verdict over
+// all of it and Err what stopped the reading early, if anything.
+type Loading struct {
+	Header   Header
+	Log      *Log
+	done     chan struct{}
+	err      error
+	summary  *Summary // derived from the events, once done
+	recorded *Summary // the file's own summary line
+}
+
+// Done is closed once the whole log is read and summarised.
+func (ld *Loading) Done() <-chan struct{} { return ld.done }
+
+// Err is what stopped the reading before the end of the file (after Done).
+func (ld *Loading) Err() error { return ld.err }
+
+// Summary is the summary and verdict derived from the events read (after
+// Done).
+func (ld *Loading) Summary() *Summary { return ld.summary }
+
+// StreamLog reads the header of an event log and returns; the events are
+// read on, into the Log, in the background. A file that is not an event
+// log, or whose header is bad, is an error at once.
+func StreamLog(r io.Reader) (*Loading, error) {
+	ld := &Loading{Log: NewLog(nil, nil), done: make(chan struct{})}
+	ready := make(chan bool, 1)
+	go func() {
+		defer close(ld.done)
+		rec := &Recording{}
+		// The file's derived events are not trusted: the checker derives
+		// them again from its primary events, and the two are compared.
+		// So is its closing verdict beat: the verdict said is the one its
+		// events show.
+		rd := NewRederiver()
+		var verdict *Event
+		started := false
+		err := readLog(r, rec, func() {
+			ld.Header, started = rec.Header, true
+			ready <- true
+		}, func(e Event) {
+			if e.Kind == KindBeat && e.Code == BeatVerdict {
+				verdict = &e
+				return
+			}
+			rd.Add(e, ld.Log.Append)
+		})
+		ld.err = err
+		if !started {
+			ready <- false
+			return
+		}
+		ld.Log.mismatch = rd.Mismatch()
+		ld.summary, ld.recorded = Summarize(rec.Header, ld.Log), rec.Summary
+		if verdict != nil {
+			verdict.Msg = ld.summary.Verdict + ". " + ld.summary.Detail
+			ld.Log.Append(*verdict)
+		}
+	}()
+	if !<-ready {
+		<-ld.done
+		return nil, ld.err
+	}
+	return ld, nil
+}
