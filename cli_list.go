@@ -100,12 +100,29 @@ func replayTUI(ctx context.Context, path, theme string, present bool, castFile s
 		return err
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(logGCPercent))
-	loaded, err := loadLogFile(ctx, path)
+	fh, err := os.Open(path)
 	if err != nil {
+		return runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
+	}
+	defer fh.Close()
+	// The view opens once the header is read; the events come in as they
+	// are read, and the verdict once they all are.
+	ld, err := scenario.StreamLog(ctxReader{ctx, fh})
+	if err != nil {
+		return runtimeError{fmt.Errorf("%s: %v", path, err)}
+	}
+	if err := tui.Run(ctx, tui.Options{Theme: th, Loading: ld, Name: filepath.Base(path), Tool: "locklab " + version,
+		Present: present, Cast: castFile}, os.Stdin, os.Stdout); err != nil {
 		return err
 	}
-	return tui.Run(ctx, tui.Options{Theme: th, Replay: loaded, Name: filepath.Base(path), Tool: "locklab " + version,
-		Present: present, Cast: castFile}, os.Stdin, os.Stdout)
+	select {
+	case <-ld.Done():
+		if err := ld.Err(); err != nil && ctx.Err() == nil {
+			return runtimeError{fmt.Errorf("%s: %v", path, err)}
+		}
+	default: // quit while it was still being read
+	}
+	return nil
 }
 
 func replaySummary(ctx context.Context, out io.Writer, path string) error {

@@ -43,7 +43,8 @@ type Options struct {
 	Start    bool   // start the preselected run at once
 	Events   string // write every run's event log here
 	Replay   *scenario.Loaded
-	Name     string // the replayed file
+	Loading  *scenario.Loading // a replay still being read: shown as it loads
+	Name     string            // the replayed file
 	Tool     string
 	Present  bool          // presenter mode from the start
 	Cast     string        // record the session as an asciicast v2 file here
@@ -133,8 +134,12 @@ func New(opts Options) *App {
 	a := &App{opts: &opts, theme: opts.Theme, keys: defaultGlobalKeys(), help: help.New(), w: fullW, h: fullH}
 	a.picker = newPicker(opts.Scenario, opts.Strategy)
 	a.picker.servers = opts.Servers
-	if opts.Replay != nil {
-		a.run = newRunView(replaySession(opts.Name, opts.Replay), opts.Speed)
+	if opts.Replay != nil || opts.Loading != nil {
+		if opts.Loading != nil {
+			a.run = newRunView(loadingSession(opts.Name, opts.Loading), opts.Speed)
+		} else {
+			a.run = newRunView(replaySession(opts.Name, opts.Replay), opts.Speed)
+		}
 		a.run.pr.on = opts.Present
 		a.run.pr.talkOpts(a.opts)
 		a.run.mark = func(l string) {
@@ -218,7 +223,7 @@ func (t teeFile) WriteString(s string) (int, error) { return t.Write([]byte(s)) 
 
 // Init starts the frame tick, and the run when it was asked for.
 func (a *App) Init() tea.Cmd {
-	if a.opts.Start && a.opts.Replay == nil && a.talk == nil {
+	if a.opts.Start && a.opts.Replay == nil && a.opts.Loading == nil && a.talk == nil {
 		a.form = newForm(a.picker.scenario(), a.picker.strategy(), a.opts)
 		return tea.Batch(frame(), a.start(a.form.spec()))
 	}

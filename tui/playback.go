@@ -41,6 +41,8 @@ func (v *runView) recorded() bool { return v.over || v.s.run == nil }
 func (v *runView) mode() string {
 	if v.recorded() {
 		switch {
+		case v.atEnd() && v.s.loading != nil:
+			return "LOADING"
 		case v.atEnd() && v.s.replay != "":
 			return "END"
 		case v.atEnd():
@@ -89,8 +91,12 @@ func (v *runView) onFrame(now time.Time) {
 		v.ended() // the live run just ended: from now on it is a recording
 		return
 	}
-	if done {
-		v.play(elapsed)
+	if v.s.loadErr != nil && !v.loadNoted {
+		v.loadNoted = true
+		v.status = fmt.Sprintf("%s: %v — the view shows the %d events before it, with no verdict", v.s.replay, v.s.loadErr, v.tl.N)
+	}
+	if done || v.s.loading != nil {
+		v.play(elapsed) // a replay plays while the rest of it is read
 		return
 	}
 	if v.stepping && v.tl.N-1 > v.cursor {
@@ -129,7 +135,7 @@ func (v *runView) play(elapsed time.Duration) {
 		return
 	}
 	v.cursor = target
-	if v.playT >= end {
+	if v.playT >= end && v.s.loading == nil {
 		v.cursor, v.paused = v.tl.N-1, true
 	}
 }

@@ -30,12 +30,13 @@ type frameKey struct {
 	theme, mode, note  string
 	speed              float64
 	present            [2]bool
+	loading            bool // a replay still being read
 }
 
 // View draws the run view in w×h cells.
 func (v *runView) View(th *themes.Theme, w, h int) string {
 	k, now := v.cursor, v.now()
-	key := frameKey{k: k, n: v.tl.N, w: w, h: h, scroll: v.scroll, now: now, theme: th.Name, mode: v.mode(), note: v.status, speed: v.speed, present: [2]bool{v.pr.on, v.pr.waiting}}
+	key := frameKey{k: k, n: v.tl.N, w: w, h: h, scroll: v.scroll, now: now, theme: th.Name, mode: v.mode(), note: v.status, speed: v.speed, present: [2]bool{v.pr.on, v.pr.waiting}, loading: v.s.loading != nil}
 	if key == v.cache.key && v.cache.view != "" {
 		return v.cache.view
 	}
@@ -133,7 +134,7 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 	switch v.mode() {
 	case "PAUSED":
 		badge = th.Paused
-	case "REWOUND", "PLAYING", "END":
+	case "REWOUND", "PLAYING", "END", "LOADING":
 		badge = th.Rewound
 	case "DONE":
 		badge = th.Done
@@ -149,6 +150,9 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 		{th.Text.Render("t " + dur(now)), 0},
 		{th.Text.Render(speed), 0},
 		{badge.Render(v.mode()), 0},
+	}
+	if v.s.loading != nil {
+		parts = append(parts, part{th.Warn.Render("reading the log…"), 0})
 	}
 	if v.paused && v.s.live() && !v.s.embedded() && !v.recorded() {
 		parts = append(parts, part{th.Warn.Render("view paused — Redis keeps running"), 0})
@@ -182,6 +186,9 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 func (v *runView) statusLine(th *themes.Theme) string {
 	if v.status != "" {
 		return th.Accent.Render(v.status)
+	}
+	if v.s.loading != nil {
+		return legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d so far", v.cursor+1, v.tl.N))
 	}
 	return legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d", v.cursor+1, v.tl.N))
 }

@@ -24,6 +24,7 @@ type runView struct {
 	lastFrame time.Time
 	stepping  bool // waiting for the world to make one more event
 	over      bool // the run had ended when the last frame folded the log
+	loadNoted bool // the status said why a replay was cut short
 	scroll    int
 	status    string
 	cache     renderCache
@@ -51,6 +52,9 @@ func newRunView(s *session, speed float64) *runView {
 		v.tl.Catch(s.log)
 		v.follow, v.paused = false, true // a replay waits at t=0 for space
 		v.status = fmt.Sprintf("replaying %s: %d events — space plays", s.replay, s.log.Len())
+		if s.loading != nil {
+			v.status = fmt.Sprintf("replaying %s as it is read — space plays; the verdict comes once it is all read", s.replay)
+		}
 	} else {
 		v.follow = true
 	}

@@ -29,9 +29,11 @@ type session struct {
 	store   *store.Store
 	events  *os.File
 	summary *scenario.Summary
-	replay  string     // the file, when replaying
-	kind    store.Kind // where the run lived, kept after its store is closed
-	left    error      // what closing the store could not delete, if anything
+	replay  string            // the file, when replaying
+	loading *scenario.Loading // a replay still being read, until it is done
+	loadErr error             // what stopped a replay's reading early
+	kind    store.Kind        // where the run lived, kept after its store is closed
+	left    error             // what closing the store could not delete, if anything
 }
 
 // replicaLag is how far each embedded node's replica trails it, so a
@@ -76,6 +78,14 @@ func replaySession(name string, l *scenario.Loaded) *session {
 	return s
 }
 
+// loadingSession shows a recorded log while it is still being read: its
+// summary (and so the verdict) comes once the whole log is read.
+func loadingSession(name string, ld *scenario.Loading) *session {
+	s := &session{header: ld.Header, log: ld.Log, replay: name, loading: ld}
+	s.spec = runSpec{Scenario: ld.Header.Scenario, Strategy: ld.Header.Strategy, Params: ld.Header.Params, Seed: ld.Header.Seed}
+	return s
+}
+
 // live reports whether workers are (or were) running behind this session.
 func (s *session) live() bool { return s.run != nil }
 
@@ -92,6 +102,19 @@ func (s *session) embedded() bool { return s.kind == store.Embedded }
 
 // finished reports whether the run has ended, and computes its summary once.
 func (s *session) finished() bool {
+	if ld := s.loading; ld != nil {
+		select {
+		case <-ld.Done():
+			// A log cut short by a bad line has no verdict: the view
+			// says why instead.
+			if s.loadErr = ld.Err(); s.loadErr == nil {
+				s.summary = ld.Summary()
+			}
+			s.loading = nil
+		default:
+			return false
+		}
+	}
 	if s.summary != nil {
 		return true
 	}
