@@ -129,9 +129,11 @@ func TestFoldsARealRun(t *testing.T) {
 	r.Wait()
 	tl := timeline.New(10)
 	tl.Catch(r.Log)
+	// How many sold depends on the machine's pace (a worker may give up
+	// on a busy lock): the fold must agree with the run's own summary.
 	_, sold := tl.StockAt(tl.N - 1)
-	if sold != 3 || !tl.HasStock || tl.Initial != 3 {
-		t.Fatalf("sold %d", sold)
+	if want := r.Summary().Successes; sold != want || !tl.HasStock || tl.Initial != 3 {
+		t.Fatalf("sold %d, the summary says %d", sold, want)
 	}
 	for w := range 10 {
 		if s := tl.StateAt(w, tl.N-1); s != themes.DoneOK && s != themes.DoneFail {
