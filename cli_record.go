@@ -29,6 +29,7 @@ type recordFlags struct {
 	theme   string
 	fps     int
 	hold    time.Duration
+	maxGap  time.Duration
 	play    float64
 	talk    string
 }
@@ -60,6 +61,7 @@ func newRecordCmd() *cobra.Command {
 	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	fl.IntVar(&f.fps, "fps", 10, "frames per second, 1 to 60")
 	fl.DurationVar(&f.hold, "hold", 3*time.Second, "presenter mode: how long each caption stays")
+	fl.DurationVar(&f.maxGap, "max-gap", 0, "presenter mode: the longest a stretch between two beats plays; a longer one plays faster (0: each at its run's pace)")
 	fl.Float64Var(&f.play, "play-speed", 0, "playback speed of the recorded runs, 0.001 to 10 (default: each scenario's own pace)")
 	fl.StringVar(&f.talk, "talk", "", "record a talk file's scenes in presenter mode, with their title cards")
 	_ = cmd.MarkFlagFilename("talk", "yaml", "yml")
@@ -67,7 +69,7 @@ func newRecordCmd() *cobra.Command {
 }
 
 // recordFlagNames are the flags of record that apply with --from.
-var recordFlagNames = []string{"cast", "size", "from", "present", "theme", "fps", "hold", "play-speed", "talk"}
+var recordFlagNames = []string{"cast", "size", "from", "present", "theme", "fps", "hold", "max-gap", "play-speed", "talk"}
 
 // Limits of --hold.
 const (
@@ -108,12 +110,17 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 		return usagef("--play-speed must be a number from %g to %g (got %g)", store.MinSpeed, store.MaxSpeed, f.play)
 	case f.hold < minHold || f.hold > maxHold:
 		return usagef("--hold must be between %v and %v (got %v)", minHold, maxHold, f.hold)
+	case f.maxGap != 0 && (f.maxGap < time.Second || f.maxGap > 10*time.Minute):
+		return usagef("--max-gap must be 0 (off) or between 1s and 10m (got %v)", f.maxGap)
 	}
 	if f.talk != "" {
 		f.present = true
 	}
 	if f.hold != 3*time.Second && !f.present {
 		note(cmd, "--hold is how long a caption stays in presenter mode; without --present it changes nothing")
+	}
+	if f.maxGap != 0 && !f.present {
+		note(cmd, "--max-gap is the longest stretch between two beats in presenter mode; without --present it changes nothing")
 	}
 	w, h, err := parseSize(f.size)
 	if err != nil {
@@ -163,7 +170,7 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	}
 	bw := &countingWriter{w: out.f}
 	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
-		FPS: f.fps, Hold: f.hold, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
+		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
 		Timestamp: runs[0].Header.StartedAt.Unix()})
 	switch {
 	case cmd.Context().Err() != nil:

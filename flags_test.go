@@ -37,6 +37,7 @@ func TestFlagsThatCannotWork(t *testing.T) {
 		{[]string{"record", "--from", log, "--cast", "x.cast", "--workers", "4"}, "--from records logs that already ran: --workers does not apply"},
 		{[]string{"record", "--from", log, "--cast", "x.cast", "--play-speed", "NaN"}, "--play-speed must be a number from 0.001 to 10 (got NaN)"},
 		{[]string{"record", "--from", log, "--cast", "x.cast", "--present", "--hold", "9999h"}, "--hold must be between 100ms and 1m0s"},
+		{[]string{"record", "--from", log, "--cast", "x.cast", "--present", "--max-gap", "10ms"}, "--max-gap must be 0 (off) or between 1s and 10m (got 10ms)"},
 		{[]string{"replay", "--cast", "x.cast", log}, "replay --cast records the view, which needs a terminal: use locklab record --from"},
 		{[]string{"replay", "--summary", "--cast", "x.cast", log}, "replay --cast records the view, --summary opens none"},
 		{[]string{"--workers", "5"}, "--workers applies to one scenario: add --scenario NAME (one of oversell,"},

@@ -27,7 +27,12 @@ type RecordOptions struct {
 	End           time.Duration // how long the last screen stays (default 3s)
 	// Speed is the playback speed; 0 plays each run at its scenario's own
 	// pace, the one the view opens it at, so every race lasts several frames.
-	Speed     float64
+	Speed float64
+	// MaxGap, in presenter mode, is the longest a stretch between two beats
+	// (or from the last beat to the run's end) plays: a longer one plays at
+	// the slowest speed of the ladder that fits it in. 0 plays each at the
+	// run's pace.
+	MaxGap    time.Duration
 	Title     string
 	Timestamp int64 // Unix time for the header; 0 leaves it out
 	// Talk, when set, is the talk the runs are the scenes of (one run per
@@ -117,6 +122,7 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 		a.Update(frameMsg(epoch.Add(t)))
 		if o.Present {
 			v.presentNext()
+			v.fitGap(o.pace(l), o.MaxGap)
 		} else {
 			v.togglePause()
 		}
@@ -140,6 +146,7 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 				} else if t-stoppedAt >= o.Hold {
 					stoppedAt = -1
 					v.presentNext()
+					v.fitGap(o.pace(l), o.MaxGap)
 				}
 				continue
 			case v.cursor >= v.tl.N-1:
@@ -154,6 +161,31 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 	}
 	rec.Write([]byte(fmt.Sprintf("\x1b[%d;1H\r\n\x1b[?25h", o.Height)))
 	return rec.Close()
+}
+
+// fitGap sets the speed the view plays on at, from a beat: pace, or, when
+// the stretch to the next beat (or to the run's end) would last longer than
+// most at pace, the slowest speed of the ladder that plays it within most.
+func (v *runView) fitGap(pace float64, most time.Duration) {
+	v.speed = pace
+	if most <= 0 || v.tl.N == 0 {
+		return
+	}
+	end := v.eventT(v.tl.N - 1)
+	if b, ok := v.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok {
+		end = v.eventT(int(b))
+	}
+	gap := end - v.playT
+	if time.Duration(float64(gap)/pace) <= most {
+		return
+	}
+	v.speed = speeds[len(speeds)-1]
+	for _, s := range speeds {
+		if s > pace && time.Duration(float64(gap)/s) <= most {
+			v.speed = s
+			return
+		}
+	}
 }
 
 // MaxRecording is the longest recording Record makes: 36,000 frames at the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
@@ -102,5 +103,44 @@ func TestRecordTalk(t *testing.T) {
 		if bytes.Contains(a, []byte(h)) {
 			t.Errorf("the recording shows the hint %q", h)
 		}
+	}
+}
+
+// TestRecordMaxGap: with MaxGap, no stretch from one beat to the next (or
+// to the end) plays longer than the caption's hold and MaxGap; without it,
+// oversell's long tail after the race plays at the race's pace.
+func TestRecordMaxGap(t *testing.T) {
+	gaps := func(o RecordOptions) (longest float64, b []byte) {
+		b = record(t, o, "oversell-none-beats.jsonl")
+		_, evs, err := cast.Read(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := -1.0
+		for _, e := range evs {
+			if e.Code == "m" && strings.HasPrefix(e.Data, "beat: ") {
+				if last >= 0 {
+					longest = max(longest, e.Time-last)
+				}
+				last = e.Time
+			}
+		}
+		if last < 0 {
+			t.Fatal("no beat markers")
+		}
+		return max(longest, evs[len(evs)-1].Time-last), b
+	}
+	o := RecordOptions{Theme: themes.Mono(), Width: 100, Height: 30, Present: true, FPS: 2, Hold: time.Second, End: time.Second, Timestamp: 1}
+	slow, _ := gaps(o)
+	o.MaxGap = 5 * time.Second
+	fast, a := gaps(o)
+	if _, b := gaps(o); !bytes.Equal(a, b) {
+		t.Error("two recordings with MaxGap differ")
+	}
+	if want := (o.Hold + o.End + o.MaxGap + time.Second).Seconds(); fast > want {
+		t.Errorf("with MaxGap %v a stretch lasts %.1fs, want at most %.1fs", o.MaxGap, fast, want)
+	}
+	if slow <= fast {
+		t.Errorf("without MaxGap the longest stretch is %.1fs, with it %.1fs: nothing was fitted", slow, fast)
 	}
 }
