@@ -161,7 +161,7 @@ func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Du
 	for len(out) < avail {
 		out = append(out, "")
 	}
-	return append(out, axis(th, labelW+1, cols, now, span, tl.MarkersAt(k), tl.OverlapsAt(k)))
+	return append(out, axis(th, labelW+1, cols, now, span, tl, k))
 }
 
 func statesKey(cells []themes.State) []byte {
@@ -189,7 +189,7 @@ var axisRank = map[themes.Symbol]int{
 // (now, unless the window reaches further) on the right, a glyph where each
 // marker is ([ and ] jump between them), and the columns where two workers
 // were inside one critical section at once.
-func axis(th *themes.Theme, indent, cols int, now, span time.Duration, marks []timeline.Marker, overlaps []timeline.Interval) string {
+func axis(th *themes.Theme, indent, cols int, now, span time.Duration, tl *timeline.Timeline, k int) string {
 	right := dur(span)
 	mid := dur(span / 2)
 	line := []rune(strings.Repeat("─", cols))
@@ -205,15 +205,20 @@ func axis(th *themes.Theme, indent, cols int, now, span time.Duration, marks []t
 	if len(r) > len([]rune(right)) {
 		r = append(r[:len(r)-len([]rune(right))], []rune(right)...)
 	}
-	if (len(marks) == 0 && len(overlaps) == 0) || len(r) == 0 {
+	if (len(tl.Markers) == 0 && len(tl.Overlaps) == 0) || len(r) == 0 {
 		return strings.Repeat(" ", indent) + th.Muted.Render(string(r))
 	}
+	// Per-column summaries of the markers and overlaps: the cost does not
+	// grow with how many there are.
+	sc := newScale(span, len(r))
+	marks, overlaps := make([]uint32, len(r)), make([]bool, len(r))
+	tl.MarkerColumns(marks, k, now, sc.span)
+	tl.OverlapColumns(overlaps, k, now, sc.span)
 	const none = themes.SymbolCount
 	at := make([]themes.Symbol, len(r))
 	for i := range at {
 		at[i] = none
 	}
-	sc := newScale(span, len(r))
 	put := func(c int, sym themes.Symbol) {
 		// The nearest line cell at or left of the column: the labels
 		// stay legible.
@@ -224,21 +229,16 @@ func axis(th *themes.Theme, indent, cols int, now, span time.Duration, marks []t
 			at[c] = sym
 		}
 	}
-	for _, o := range overlaps {
-		if o.T > now {
-			continue
-		}
-		end := now
-		if o.EndSeq >= 0 && o.End < now {
-			end = o.End
-		}
-		for c := sc.col(o.T); c <= sc.col(end); c++ {
+	for c, o := range overlaps {
+		if o {
 			put(c, themes.SymOverlap)
 		}
 	}
-	for _, m := range marks {
-		if m.T <= now {
-			put(sc.col(m.T), markerSyms[m.Kind])
+	for c, m := range marks {
+		for kind := timeline.MarkerKind(0); m>>kind != 0; kind++ {
+			if m&(1<<kind) != 0 {
+				put(c, markerSyms[kind])
+			}
 		}
 	}
 	var b strings.Builder

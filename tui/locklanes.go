@@ -29,11 +29,12 @@ func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span tim
 	cols := max(width-labelW-1, 1)
 	sc := newScale(max(span, now), cols)
 	lk := lookOf(th)
+	kinds := make([]uint32, cols)
 	for _, l := range tl.Locks {
 		if len(out)+2 > rows {
 			break
 		}
-		spans, marks := tl.LockAt(l, k)
+		spans, _ := tl.LockAt(l, k)
 		holders := make([]int32, cols)
 		forever := make([]bool, cols) // held with no TTL
 		for c := range holders {
@@ -74,15 +75,15 @@ func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span tim
 			}
 			i0 = i1
 		}
+		// Marks from the timeline's per-column summaries: the most telling
+		// mark of each column, whatever the number of marks.
 		markAt := make([]timeline.MarkKind, cols)
-		m0 := sort.Search(len(marks), func(i int) bool { return marks[i].T >= 0 })
-		for c := 0; c < cols; c++ {
-			t1 := colEnd(sc, c)
-			for seen := 0; m0 < len(marks) && marks[m0].T < t1; m0++ {
-				if m := marks[m0]; m.T <= now && seen < 64 && markRank[m.Kind] >= markRank[markAt[c]] {
-					markAt[c] = m.Kind
+		tl.MarkColumns(kinds, l, k, now, sc.span)
+		for c, m := range kinds {
+			for kind := timeline.MarkKind(0); m>>kind != 0; kind++ {
+				if m&(1<<kind) != 0 && markRank[kind] >= markRank[markAt[c]] {
+					markAt[c] = kind
 				}
-				seen++
 			}
 		}
 		info := th.Muted.Render("free")

@@ -157,13 +157,7 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 	if v.paused && v.s.live() && !v.s.embedded() && !v.recorded() {
 		parts = append(parts, part{th.Warn.Render("view paused — Redis keeps running"), 0})
 	}
-	viol := 0
-	for _, m := range v.tl.MarkersAt(k) {
-		if m.Kind == timeline.MarkerViolation {
-			viol++
-		}
-	}
-	if viol > 0 {
+	if viol := v.tl.ViolationsAt(k); viol > 0 {
 		parts = append(parts, part{th.Alarm.Render(fmt.Sprintf("%d violation(s)", viol)), 0})
 	}
 	sep := th.Muted.Render(" │ ")

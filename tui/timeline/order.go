@@ -95,7 +95,7 @@ func (tl *Timeline) enter(seq int64, t time.Duration, w int32, res string) {
 			tl.open = map[string]int{}
 		}
 		tl.open[res] = len(tl.Overlaps)
-		tl.Overlaps = append(tl.Overlaps, Interval{Seq: seq, EndSeq: -1, T: t})
+		tl.openOverlap(Interval{Seq: seq, EndSeq: -1, T: t})
 	}
 }
 
@@ -112,7 +112,7 @@ func (tl *Timeline) leave(seq int64, t time.Duration, w int32, res string) {
 		}
 		tl.inside[r] = in
 		if i, ok := tl.open[r]; ok && len(in) < 2 {
-			tl.Overlaps[i].EndSeq, tl.Overlaps[i].End = seq, t
+			tl.closeOverlap(i, seq, t)
 			delete(tl.open, r)
 		}
 	}

@@ -111,6 +111,7 @@ type Lock struct {
 	Spans []LockSpan
 	Marks []Mark
 	Votes []Vote
+	sums  summaries // of Marks
 
 	crashed    int32 // a worker that crashed with an attempt on this lock unanswered
 	crashedAt  time.Duration
@@ -200,6 +201,8 @@ type Timeline struct {
 	// Overlaps are the times two or more workers were in one resource's
 	// critical section.
 	Overlaps []Interval
+
+	markerSums, overlapSums summaries
 	// Lost is the lost-update count (scenario.Updates) from each Seq on.
 	Lost []Count
 
@@ -339,7 +342,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: e.TTL, Deadline: at + e.TTL, Fence: cur.Fence})
 			tl.arm(i)
 		}
-		l.Marks = append(l.Marks, Mark{seq, at, MarkRenewal, e.Worker})
+		l.addMark(Mark{seq, at, MarkRenewal, e.Worker})
 	case scenario.KindVote:
 		if e.Has&scenario.HasNode != 0 {
 			l, _ := tl.lock(e.Res)
@@ -357,7 +360,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		} else if cur := l.current(); cur != nil && cur.Holder != -1 {
 			at := ranAt(l, &e)
 			if cur.Holder >= 0 && cur.Holder != e.Worker {
-				l.Marks = append(l.Marks, Mark{seq, at, MarkForeignDelete, e.Worker})
+				l.addMark(Mark{seq, at, MarkForeignDelete, e.Worker})
 			}
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
 			tl.handOver(seq, e.Res, -1)
@@ -367,13 +370,13 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.holds--
 		}
 		l, _ := tl.lock(e.Res)
-		l.Marks = append(l.Marks, Mark{seq, e.T, MarkReleaseFailed, e.Worker})
+		l.addMark(Mark{seq, e.T, MarkReleaseFailed, e.Worker})
 	case scenario.KindLockLost:
 		if w != nil && w.holds > 0 {
 			w.holds--
 		}
 		l, _ := tl.lock(e.Res)
-		l.Marks = append(l.Marks, Mark{seq, e.T, MarkLost, e.Worker})
+		l.addMark(Mark{seq, e.T, MarkLost, e.Worker})
 	case scenario.KindExpired:
 		l, _ := tl.lock(e.Res)
 		if cur := l.current(); cur != nil && cur.Holder >= 0 {
@@ -415,7 +418,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			}
 		}
 		tl.leave(seq, e.T, e.Worker, "")
-		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerCrash})
+		tl.addMarker(Marker{seq, e.T, MarkerCrash})
 	case scenario.KindResume:
 		if w != nil {
 			w.paused = false
@@ -431,7 +434,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		}
 		tl.leave(seq, e.T, e.Worker, "")
 	case scenario.KindViolation:
-		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerViolation})
+		tl.addMarker(Marker{seq, e.T, MarkerViolation})
 		tl.Violations = append(tl.Violations, seq)
 		if w != nil {
 			// A moment, not a state: it gets its cell, then the lane goes on.
@@ -440,9 +443,9 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			return
 		}
 	case scenario.KindDeadlock:
-		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerDeadlock})
+		tl.addMarker(Marker{seq, e.T, MarkerDeadlock})
 	case scenario.KindBeat:
-		tl.Markers = append(tl.Markers, Marker{seq, e.T, MarkerBeat})
+		tl.addMarker(Marker{seq, e.T, MarkerBeat})
 	}
 	if e.Kind == scenario.KindRead || e.Kind == scenario.KindWrite {
 		before := tl.upd.Lost()
@@ -562,9 +565,9 @@ func (tl *Timeline) expire(l *Lock, seq int64, at time.Duration) {
 	kind := MarkExpired
 	if w := tl.worker(holder); w != nil && w.inCS {
 		kind = MarkLapse
-		tl.Markers = append(tl.Markers, Marker{seq, at, MarkerExpiry})
+		tl.addMarker(Marker{seq, at, MarkerExpiry})
 	}
-	l.Marks = append(l.Marks, Mark{seq, at, kind, holder})
+	l.addMark(Mark{seq, at, kind, holder})
 	l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
 	tl.handOver(seq, l.Name, -1)
 }
