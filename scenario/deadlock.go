@@ -63,25 +63,30 @@ func runDeadlock(ctx context.Context, env *Env) error {
 	for i := range n {
 		env.Emit(Event{Kind: KindInit, Res: resourceName(i)})
 	}
+	return env.Workers(ctx, n, func(ctx context.Context, w *Worker) { ringWorker(ctx, env, w) })
+}
+
+// ringWorker is one worker of the ring: it takes its own resource, then
+// the next lane's (the ring spans every process that races in the run).
+func ringWorker(ctx context.Context, env *Env, w *Worker) {
 	// The run's own watchdog: with locks that never lapse a deadlock lasts
 	// forever; give up after three TTLs.
 	limit := 3*env.Params.TTL.D() + time.Second
-	return env.Workers(ctx, n, func(ctx context.Context, w *Worker) {
-		first, second := resourceName(int(w.ID)), resourceName((int(w.ID)+1)%n)
-		if n == 1 {
-			second = first
+	n, i := env.Lanes(), int(env.Lane(w))
+	first, second := resourceName(i), resourceName((i+1)%n)
+	if n == 1 {
+		second = first
+	}
+	switch env.Params.Order {
+	case "sorted":
+		if second < first {
+			first, second = second, first
 		}
-		switch env.Params.Order {
-		case "sorted":
-			if second < first {
-				first, second = second, first
-			}
-		case "all-at-once":
-			lockAll(ctx, env, w, []string{first, second}, limit)
-			return
-		}
-		lockBoth(ctx, env, w, first, second, limit)
-	})
+	case "all-at-once":
+		lockAll(ctx, env, w, []string{first, second}, limit)
+		return
+	}
+	lockBoth(ctx, env, w, first, second, limit)
 }
 
 // lockBoth takes first, holds it, and polls for second.
@@ -101,15 +106,15 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 		return
 	}
 	var b *lock.Lease
-	waitingFor := int32(-2)
+	waitingFor := "-"
 	for b == nil {
 		b, err = w.Lock.TryAcquire(ctx, st.Key("lock:"+second), ttl)
 		switch {
 		case err == nil:
 		case errors.Is(err, lock.ErrNotObtained):
-			if h := env.HolderOf(ctx, "lock:"+second); h != waitingFor {
-				waitingFor = h
-				w.Wait("lock:"+second, h)
+			if h, on := env.waitOn(ctx, "lock:"+second); on != waitingFor {
+				waitingFor = on
+				w.waitFor("lock:"+second, h, on)
 			}
 			if env.Clock().Now() > deadline {
 				w.Done(false, FailLock, "gave up waiting for "+second)

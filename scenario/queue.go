@@ -54,8 +54,7 @@ func runQueue(ctx context.Context, env *Env) error {
 		return err
 	}
 	env.Emit(Event{Kind: KindInit, Res: "effect", Code: LimitOnce})
-	reservation, poll := env.Params.TTL.D(), env.Params.RetryBase.D()
-	ttlMs := func(d time.Duration) time.Duration { return env.Clock().ToServer(d) }
+	poll := env.Params.RetryBase.D()
 	done := make(chan struct{})
 	// order keeps the log in the queue's own order: a redelivery is logged
 	// before the reservation it makes possible, however the goroutines that
@@ -81,45 +80,56 @@ func runQueue(ctx context.Context, env *Env) error {
 			order.Unlock()
 		}
 	}()
-	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
-		if w.Sleep(ctx, time.Duration(w.ID)*poll/2) != nil {
-			w.Done(false, FailCancel, "interrupted")
-			return
-		}
-		limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
-		for {
-			call := w.Now()
-			order.Lock()
-			id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:"), st.Key("job:")}, w.ID, max(ttlMs(reservation).Milliseconds(), 1)).Text()
-			since := env.Clock().Now() // the reservation runs from when the server set it, no earlier than now
-			if err == nil {
-				w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
-			}
-			order.Unlock()
-			if err == nil {
-				runJob(ctx, env, w, id, "effect", since, reservation, ttlMs)
-				return
-			}
-			if !errors.Is(err, redis.Nil) { // not "the queue is empty": the server failed
-				if ctx.Err() == nil {
-					w.OpError("acquire", Event{Res: "reserved:job:42"}, call, err)
-				}
-				w.Fail(ctx, err, "")
-				return
-			}
-			if env.Clock().Now() > limit {
-				w.Done(true, "", "queue empty")
-				return
-			}
-			if w.Sleep(ctx, poll) != nil {
-				w.Done(false, FailCancel, "interrupted")
-				return
-			}
-		}
-	})
+	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) { takeJobs(ctx, env, w, &order) })
 	close(done)
 	<-reaper
 	return err
+}
+
+// takeJobs is one queue worker: it reserves the next job (job 42, once
+// the queue has it back), runs it and deletes it, polling an empty queue
+// for as long as a job could still come back. order serialises its
+// reservations with the reaper's redeliveries in the log (one process's).
+func takeJobs(ctx context.Context, env *Env, w *Worker, order *sync.Mutex) {
+	st := env.Store
+	c := st.Client()
+	queue := st.Key("queue")
+	reservation, poll := env.Params.TTL.D(), env.Params.RetryBase.D()
+	ttlMs := func(d time.Duration) time.Duration { return env.Clock().ToServer(d) }
+	if w.Sleep(ctx, time.Duration(w.ID)*poll/2) != nil {
+		w.Done(false, FailCancel, "interrupted")
+		return
+	}
+	limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
+	for {
+		call := w.Now()
+		order.Lock()
+		id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:"), st.Key("job:")}, env.Lane(w), max(ttlMs(reservation).Milliseconds(), 1)).Text()
+		since := env.Clock().Now() // the reservation runs from when the server set it, no earlier than now
+		if err == nil {
+			w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
+		}
+		order.Unlock()
+		if err == nil {
+			runJob(ctx, env, w, id, "effect", since, reservation, ttlMs)
+			return
+		}
+		if !errors.Is(err, redis.Nil) { // not "the queue is empty": the server failed
+			if ctx.Err() == nil {
+				w.OpError("acquire", Event{Res: "reserved:job:42"}, call, err)
+			}
+			w.Fail(ctx, err, "")
+			return
+		}
+		if env.Clock().Now() > limit {
+			w.Done(true, "", "queue empty")
+			return
+		}
+		if w.Sleep(ctx, poll) != nil {
+			w.Done(false, FailCancel, "interrupted")
+			return
+		}
+	}
 }
 
 // runJob runs a reserved job and deletes it. With heartbeat, the
@@ -155,7 +165,7 @@ func runJob(ctx context.Context, env *Env, w *Worker, id, effect string, since, 
 				return
 			}
 			sent := env.Clock().Now()
-			n, err := touchScript.Run(hctx, c, []string{reserved}, w.ID, max(server(reservation).Milliseconds(), 1)).Int()
+			n, err := touchScript.Run(hctx, c, []string{reserved}, env.Lane(w), max(server(reservation).Milliseconds(), 1)).Int()
 			switch {
 			case hctx.Err() != nil:
 				return
@@ -177,7 +187,7 @@ func runJob(ctx context.Context, env *Env, w *Worker, id, effect string, since, 
 		apply := true
 		if env.Strategy == "idempotency" {
 			call := w.Now()
-			first, serr := c.SetNX(ctx, st.Key("done:job:"+id), w.ID, 0).Result()
+			first, serr := c.SetNX(ctx, st.Key("done:job:"+id), env.Lane(w), 0).Result()
 			if serr != nil && ctx.Err() == nil {
 				w.OpError("write", Event{Res: "done:job:" + id}, call, serr)
 				err = serr

@@ -36,18 +36,22 @@ func runRetry(ctx context.Context, env *Env) error {
 	if err := initStock(ctx, env); err != nil {
 		return err
 	}
+	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) { retryBuy(ctx, env, w) })
+	return finalStock(ctx, env, err)
+}
+
+// retryBuy is one worker's purchase behind a safe lock that retries by
+// the run's policy (its "strategy").
+func retryBuy(ctx context.Context, env *Env, w *Worker) {
 	policy := env.Params.RetryPolicy()
 	policy.Policy = lock.Policy(env.Strategy)
-	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
-		l, err := env.NewLock(w, "safe", policy, nil)
-		if err != nil {
-			w.Done(false, FailError, err.Error())
-			return
-		}
-		w.Lock = l
-		buy(ctx, env, w)
-	})
-	return finalStock(ctx, env, err)
+	l, err := env.NewLock(w, "safe", policy, nil)
+	if err != nil {
+		w.Done(false, FailError, err.Error())
+		return
+	}
+	w.Lock = l
+	buy(ctx, env, w)
 }
 
 // RetryMetrics are the retry scenario's measures of one run.

@@ -55,6 +55,9 @@ type runMode struct {
 	lanes  []string                        // the workers' names, when not w00…
 	hosted func(ctx context.Context) error // the workers race elsewhere: this waits for them
 	guest  bool                            // only the workers race here
+	// A guest's workers are lanes first… of the total of its host's race.
+	first int32
+	total int
 	// outside, when set, is the whole run: its workers come from outside
 	// the process one at a time (see Open); only the checker derives.
 	outside func(ctx context.Context, env *Env) error
@@ -101,9 +104,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{})}
 	env := &Env{run: r, ctx: ctx, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
-		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted}
+		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted, guest: mode.guest, first: mode.first, total: mode.total}
 	if mode.guest {
-		r.guest = guestWork[sc.Name]
+		r.guest = guestRun(sc.Name)
 	}
 	r.outside = mode.outside
 	r.env = env
@@ -232,6 +235,27 @@ type Env struct {
 	// hosted, when set, stands in for the workers: they race in other
 	// processes, and it returns when they are done.
 	hosted func(ctx context.Context) error
+	// guest: the workers here are lanes first… of a race of total lanes
+	// that another process hosts.
+	guest bool
+	first int32
+	total int
+	// What a guest's workers share in one process: the deliveries that
+	// arrive together (webhook), the log's order of reservations (queue).
+	payment delivery
+	order   sync.Mutex
+}
+
+// Lane is w's lane in the whole race: its ID, offset by the lanes of
+// other processes when this is a guest's run.
+func (e *Env) Lane(w *Worker) int32 { return e.first + w.ID }
+
+// Lanes is how many workers race in all, here and in other processes.
+func (e *Env) Lanes() int {
+	if e.total > 0 {
+		return e.total
+	}
+	return e.Params.Workers
 }
 
 // Emit appends a system event.

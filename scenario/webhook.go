@@ -36,7 +36,7 @@ func runWebhook(ctx context.Context, env *Env) error {
 	// The deliveries arrive at once: under fail-fast the first one holds
 	// the lock until every delivery has made its attempt, so the others
 	// find it taken however a busy machine schedules them.
-	d := delivery{id: "pay_42", credit: "credit", processed: "processed", all: newArrivals(env.Params.Workers)}
+	d := payment(env.Params.Workers)
 	return env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		deliver(ctx, env, w, d)
 	})
@@ -48,6 +48,11 @@ func runWebhook(ctx context.Context, env *Env) error {
 type delivery struct {
 	id, credit, processed string
 	all                   *arrivals // the deliveries that arrive together; nil for one from outside
+}
+
+// payment is the webhook's delivery of payment 42, n times at once.
+func payment(n int) delivery {
+	return delivery{id: "pay_42", credit: "credit", processed: "processed", all: newArrivals(n)}
 }
 
 // arrivals counts the deliveries of one run that have made their first

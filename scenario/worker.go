@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,14 +35,32 @@ func (h *holders) get(token string) (int32, bool) {
 
 // HolderOf asks Redis who holds a lock key now: the worker, or −1.
 func (e *Env) HolderOf(ctx context.Context, name string) int32 {
+	w, _ := e.holder(ctx, name)
+	return w
+}
+
+// holder asks Redis who holds a lock key now: the worker (−1 if none of
+// this run's) and the key's token ("" if it is free).
+func (e *Env) holder(ctx context.Context, name string) (int32, string) {
 	tok, err := e.Store.Client().Get(ctx, e.Store.Key(name)).Result()
 	if err != nil {
-		return -1
+		return -1, ""
 	}
 	if w, ok := e.run.holders.get(tok); ok {
-		return w
+		return w, tok
 	}
-	return -1
+	return -1, tok
+}
+
+// waitOn is whom a worker denied a lock key waits on: the holder, and
+// what tells one wait from the next — the holder, or in a guest's run a
+// holder in another process by its token, which its host can name.
+func (e *Env) waitOn(ctx context.Context, name string) (int32, string) {
+	w, tok := e.holder(ctx, name)
+	if w < 0 && e.guest && tok != "" {
+		return w, "token " + tok
+	}
+	return w, itoa(int(w) + 1)
 }
 
 // NewLock gives w a lock of the named strategy (crash: the naive crash
@@ -142,6 +161,16 @@ func (w *Worker) Wait(name string, peer int32) {
 		e = e.WithPeer(peer)
 	}
 	w.Emit(e)
+}
+
+// waitFor records that w waits for name, held by peer, or when on names
+// a token, by the holder of that token in another process.
+func (w *Worker) waitFor(name string, peer int32, on string) {
+	if tok, ok := strings.CutPrefix(on, "token "); ok && peer < 0 {
+		w.Emit(Event{Kind: KindWait, Res: name, Token: tok})
+		return
+	}
+	w.Wait(name, peer)
 }
 
 // Sleep waits d of virtual time of w's own: a pause that begins meanwhile
