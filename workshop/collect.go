@@ -26,6 +26,9 @@ type collector struct {
 	run    *scenario.Run
 	from   map[string]*inbox
 	ready  chan struct{} // run is set
+	// tokens names the holder of each lock token appended so far, so a
+	// wait on a lock another machine holds names its holder.
+	tokens map[string]int32
 }
 
 // inbox is one attendee's events not yet appended.
@@ -175,6 +178,18 @@ func (c *collector) append(in *inbox, e scenario.Event) {
 	e.Worker += int32(in.a.First)
 	if e.Has&scenario.HasPeer != 0 && e.Peer >= 0 && int(e.Peer) < in.a.Workers {
 		e.Peer += int32(in.a.First)
+	}
+	switch {
+	case e.Kind == scenario.KindAcquired && e.Token != "":
+		if c.tokens == nil {
+			c.tokens = map[string]int32{}
+		}
+		c.tokens[e.Token] = e.Worker
+	case e.Kind == scenario.KindWait && e.Has&scenario.HasPeer == 0 && e.Token != "":
+		if w, ok := c.tokens[e.Token]; ok {
+			e = e.WithPeer(w)
+			e.Token = ""
+		}
 	}
 	e.T = c.onHost(e.T)
 	if e.Has&scenario.HasCall != 0 {

@@ -159,7 +159,7 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 	p := r.Params
 	p.Workers = a.Workers
 	cfg := scenario.Config{Scenario: r.Scenario, Strategy: r.Strategy, Params: p, Seed: r.Seed + uint64(a.First)*7919, Tool: j.cfg.Tool}
-	run, err := scenario.StartGuest(ctx, st, cfg)
+	run, err := scenario.StartGuest(ctx, st, cfg, a.First, r.Params.Workers)
 	if err != nil {
 		return err
 	}
@@ -190,8 +190,8 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 		}
 	}
 	s := run.Summary()
-	fmt.Fprintf(j.cfg.Out, "round %d: %s bought %d, denied %d time(s); the host's screen has everyone's verdict\n",
-		r.N, a.Name, s.Successes, denials(run.Log))
+	fmt.Fprintf(j.cfg.Out, "round %d: %d of %s's %d worker(s) succeeded, denied %d time(s); the host's screen has everyone's verdict\n",
+		r.N, s.Successes, a.Name, a.Workers, denials(run.Log))
 	return nil
 }
 

@@ -1,0 +1,118 @@
+package workshop
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store/storetest"
+)
+
+// playRound hosts one round of sc in room on url with alice (2 workers)
+// and bob (1 worker, his clock 3 s ahead) and returns its run, ended.
+func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.Params)) *scenario.Run {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang fails, it does not time a run
+	defer cancel()
+	def, err := scenario.Lookup(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := def.Defaults
+	if set != nil {
+		set(&p)
+	}
+	h, err := OpenHost(ctx, HostConfig{URL: url, Room: room, Scenario: sc, Strategy: strategy, Params: p, Seed: 11, Lead: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	errs := make(chan error, 2)
+	for _, j := range []JoinConfig{{Name: "alice", Workers: 2}, {Name: "bob", Workers: 1, Skew: 3 * time.Second}} {
+		j.URL, j.Room, j.Rounds = url, room, 1
+		go func() { errs <- Join(ctx, j) }()
+	}
+	waitLobby(t, h, 2)
+	run, _, err := h.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Wait(); err != nil {
+		t.Fatalf("%s/%s: %v", sc, strategy, err)
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(run.Header.Lanes, " "); got != "alice/1 alice/2 bob/1" {
+		t.Fatalf("%s: lanes %q", sc, got)
+	}
+	done := map[int32]bool{}
+	for _, e := range run.Log.Events() {
+		if e.Kind == scenario.KindDone {
+			done[e.Worker] = true
+		}
+	}
+	if len(done) != 3 {
+		t.Fatalf("%s/%s: outcomes of %d workers, want 3", sc, strategy, len(done))
+	}
+	return run
+}
+
+// TestJoinableScenarios: every scenario other machines can join, raced by
+// two joiners on a real redis-server, gives the verdict its strategy must.
+func TestJoinableScenarios(t *testing.T) {
+	srv := storetest.Start(t)
+	storetest.QuietRedis()
+	t.Run("retry", func(t *testing.T) {
+		s := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *scenario.Params) { p.Stock = 2 }).Summary()
+		if s.Successes != 2 || s.Violations != 0 {
+			t.Fatalf("%d sold of 2, %d violations: %s", s.Successes, s.Violations, s.Verdict)
+		}
+	})
+	t.Run("webhook", func(t *testing.T) {
+		s := playRound(t, srv.URL, "webhook", "webhook", "safe", nil).Summary()
+		if s.Duplicates != 0 || s.Violations != 0 || s.Successes != 3 {
+			t.Fatalf("safe webhook: %d duplicates, %d violations, %d ok: %s", s.Duplicates, s.Violations, s.Successes, s.Verdict)
+		}
+	})
+	t.Run("queue-double", func(t *testing.T) {
+		s := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *scenario.Params) {
+			p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
+			p.RetryBase = scenario.Millis(50 * time.Millisecond)
+		}).Summary()
+		if s.Duplicates != 0 {
+			t.Fatalf("idempotent jobs: the effect happened more than once (%d): %s", s.Duplicates, s.Verdict)
+		}
+	})
+	t.Run("deadlock", func(t *testing.T) {
+		run := playRound(t, srv.URL, "ring", "deadlock", "safe", func(p *scenario.Params) {
+			p.TTL, p.Work = scenario.Millis(2*time.Second), scenario.Millis(time.Second)
+		})
+		s := run.Summary()
+		if s.Deadlocks == 0 {
+			t.Fatalf("the ring alice/1 → alice/2 → bob/1 → alice/1 across two machines: no deadlock found: %s", s.Verdict)
+		}
+		// Every wait names its holder, the holders on the other machine too.
+		for _, e := range run.Log.Events() {
+			if e.Kind == scenario.KindWait && e.Has&scenario.HasPeer == 0 {
+				t.Fatalf("%s waits for %s without its holder", run.Header.Lanes[e.Worker], e.Res)
+			}
+		}
+	})
+}
+
+func TestJoinableRefusesStories(t *testing.T) {
+	for _, sc := range []string{"crash", "naive-flaws", "ttl-expiry", "fencing", "renewal", "redlock"} {
+		err := scenario.Joinable(sc, "safe")
+		if err == nil || !strings.Contains(err.Error(), scenario.JoinableNames()) {
+			t.Errorf("%s: %v; want a refusal listing %s", sc, err, scenario.JoinableNames())
+		}
+	}
+	if err := scenario.Joinable("oversell", "redlock"); err == nil || !strings.Contains(err.Error(), "none, naive, safe, fenced, watchdog, atomic") {
+		t.Errorf("oversell with redlock: %v", err)
+	}
+}
