@@ -47,10 +47,12 @@ func newHostCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.lock, "lock", "", "lock strategy: "+strings.Join(scenario.JoinableStrategies(), ", ")+" (default: the scenario's first)")
+	fl.StringVar(&f.lock, "lock", "", "lock strategy, one of the scenario's on one Redis (oversell: "+strings.Join(scenario.JoinableStrategies("oversell"), ", ")+"; default: the scenario's first)")
 	fl.Int64Var(&f.stock, "stock", 0, "initial stock")
 	fl.DurationVar(&f.delay, "delay", 0, "time between reading and writing the stock")
 	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL")
+	fl.DurationVar(&f.work, "work", 0, "time a holder works inside the critical section (deadlock, queue-double)")
+	fl.StringVar(&f.order, "order", "", "deadlock: opposite, sorted or all-at-once")
 	fl.StringVar(&f.retry, "retry", "", "retry policy (see locklab list)")
 	fl.IntVar(&f.maxRetries, "max-retries", 0, "retries after the first attempt")
 	fl.DurationVar(&f.retryBase, "retry-base", 0, "base delay of the retry policy")
@@ -123,7 +125,10 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 		return workshopError(err)
 	}
 	defer h.Close()
-	title := fmt.Sprintf("room %s · %s with %s · stock %d · %s", f.room, sc.Name, strategy, p.Stock, redactedAddr(url))
+	title := fmt.Sprintf("room %s · %s with %s · %s", f.room, sc.Name, strategy, redactedAddr(url))
+	if slices.Contains(sc.Uses, "stock") {
+		title = fmt.Sprintf("room %s · %s with %s · stock %d · %s", f.room, sc.Name, strategy, p.Stock, redactedAddr(url))
+	}
 	hint := "locklab join --redis " + store.Redact(url) + " --name NAME"
 	if f.room != workshop.DefaultRoom {
 		hint += " --room " + f.room

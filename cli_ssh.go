@@ -35,7 +35,7 @@ func (f *sshFlags) sshConfig(cmd *cobra.Command) (*sshview.Config, error) {
 	}
 	if f.addr == "" {
 		if extra := notApplying(cmd, "redis", "room", "scenario", "theme", "attendees", "events", "lock", "stock", "delay", "ttl", "retry",
-			"max-retries", "retry-base", "retry-cap", "seed"); len(extra) > 0 {
+			"max-retries", "retry-base", "retry-cap", "seed", "work", "order"); len(extra) > 0 {
 			return nil, usagef("%s %s nothing without --ssh ADDR", flagList(extra), doesOrDo(extra))
 		}
 		return nil, nil

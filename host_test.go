@@ -121,3 +121,50 @@ func TestHostAndTwoJoins(t *testing.T) {
 		}
 	}
 }
+
+// TestHostDeadlockRingAcrossProcesses: the deadlock scenario with its ring
+// across two joiner processes (alice/1 → bob/1 → alice/1): each waits for a
+// lock the other machine holds, the host names each holder from its token,
+// and its checker finds the cycle.
+func TestHostDeadlockRingAcrossProcesses(t *testing.T) {
+	srv := storetest.Start(t)
+	events := filepath.Join(t.TempDir(), "ring.jsonl")
+	var hostOut, aliceOut, bobOut bytes.Buffer
+	host := locklabWith(t, &hostOut, nil, "host", "--redis", srv.URL, "--room", "ring", "--attendees", "2",
+		"--scenario", "deadlock", "--lock", "safe", "--ttl", "2s", "--work", "1s", "--events", events)
+	alice := locklabWith(t, &aliceOut, nil, "join", "--redis", srv.URL, "--room", "ring", "--name", "alice", "--workers", "1", "--rounds", "1")
+	bob := locklabWith(t, &bobOut, []string{skewEnv + "=-3s"}, "join", "--redis", srv.URL, "--room", "ring", "--name", "bob", "--workers", "1", "--rounds", "1")
+	waitProc(t, "host", host, &hostOut)
+	waitProc(t, "alice", alice, &aliceOut)
+	waitProc(t, "bob", bob, &bobOut)
+	f, err := os.Open(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	l, err := scenario.LoadLog(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peers := map[int32]int32{}
+	for _, e := range l.Log.Events() {
+		if e.Kind == scenario.KindWait && e.Has&scenario.HasPeer != 0 {
+			peers[e.Worker] = e.Peer
+		}
+	}
+	if peers[0] != 1 || peers[1] != 0 {
+		t.Fatalf("wait-for edges %v, want alice/1 → bob/1 and bob/1 → alice/1\n%s", peers, hostOut.String())
+	}
+	if s := scenario.Summarize(l.Header, l.Log); s.Deadlocks == 0 {
+		t.Fatalf("no deadlock in the ring across two machines: %s\n%s", s.Verdict, hostOut.String())
+	}
+}
+
+func TestHostRefusesStories(t *testing.T) {
+	for _, sc := range []string{"crash", "redlock"} {
+		code, _, stderr := cli(t, "host", "--redis", "redis://127.0.0.1:1", "--scenario", sc)
+		if code != 2 || !strings.Contains(stderr, scenario.JoinableNames()) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("host --scenario %s: exit %d, %q; want exit 2, one line listing %s", sc, code, stderr, scenario.JoinableNames())
+		}
+	}
+}
