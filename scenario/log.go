@@ -63,6 +63,15 @@ func (t *strtab) init() {
 	t.n = 1
 }
 
+// id is s's index: 0 for "" without a call (inlined; most events leave
+// some of their strings empty), else intern's.
+func (t *strtab) id(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	return t.intern(s)
+}
+
 // intern returns s's index, adding it if new. Called under the log's mutex.
 func (t *strtab) intern(s string) uint32 {
 	if s == "" {
@@ -200,7 +209,7 @@ func (l *Log) appendLocked(e *Event) *record {
 	// built on the stack and copied.
 	p.T, p.Call, p.Fence, p.Stock, p.TTL, p.Delay = e.T, e.Call, e.Fence, e.Stock, e.TTL, e.Delay
 	p.Worker, p.Peer, p.Attempt = e.Worker, e.Peer, e.Attempt
-	p.Res, p.Token, p.Code, p.Msg = l.strs.intern(e.Res), l.strs.intern(e.Token), l.strs.intern(e.Code), l.strs.intern(e.Msg)
+	p.Res, p.Token, p.Code, p.Msg = l.strs.id(e.Res), l.strs.id(e.Token), l.strs.id(e.Code), l.strs.id(e.Msg)
 	p.Has, p.Node, p.Kind, p.OK, p.Outcome = e.Has, e.Node, e.Kind, e.OK, e.Outcome
 	l.n++
 	return p
