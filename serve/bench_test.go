@@ -14,6 +14,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/storetest"
 )
 
 // BenchmarkServe200 drives POST /buy from 200 concurrent clients against
@@ -25,17 +26,29 @@ import (
 //	go test ./serve -run '^$' -bench Serve200 -benchtime 20000x
 func BenchmarkServe200(b *testing.B) {
 	for _, retry := range []string{"none", "full-jitter"} {
-		b.Run("retry="+retry, func(b *testing.B) { benchServe(b, 200, retry) })
+		b.Run("retry="+retry, func(b *testing.B) { benchServe(b, store.Config{Nodes: 1, Speed: 1, PoolSize: 256}, 200, retry) })
 	}
 }
 
-func benchServe(b *testing.B, clients int, retry string) {
+// BenchmarkServe200Redis is BenchmarkServe200 on a redis-server the
+// benchmark starts on a free port.
+//
+//	go test ./serve -run '^$' -bench Serve200Redis -benchtime 20000x
+func BenchmarkServe200Redis(b *testing.B) {
+	srv := storetest.Start(b)
+	storetest.QuietRedis()
+	for _, retry := range []string{"none", "full-jitter"} {
+		b.Run("retry="+retry, func(b *testing.B) { benchServe(b, store.Config{URLs: []string{srv.URL}, PoolSize: 256}, 200, retry) })
+	}
+}
+
+func benchServe(b *testing.B, sc store.Config, clients int, retry string) {
 	def, _ := scenario.Lookup("oversell")
 	p := def.Defaults
 	p.Workers, p.Stock, p.Retry = scenario.MaxWorkers, 1<<40, retry
 	p.RetryBase, p.RetryCap, p.MaxRetries = scenario.Millis(time.Millisecond), scenario.Millis(50*time.Millisecond), 100
 	s, err := New(context.Background(), Config{
-		Store: store.Config{Nodes: 1, Speed: 1, PoolSize: 256},
+		Store: sc,
 		Run:   scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1, Tool: "locklab bench"},
 	})
 	if err != nil {
