@@ -71,7 +71,7 @@ var Strategies = func() []Strategy {
 	return ss
 }()
 
-var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario}
+var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, cron}
 
 // Catalogue lists every scenario in order.
 func Catalogue() []*Scenario { return catalogue }

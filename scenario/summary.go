@@ -253,6 +253,9 @@ func (s *Summary) verdict() {
 	case s.Duplicates > 0:
 		s.Verdict = fmt.Sprintf("DUPLICATE — applied %d times, once allowed", s.Duplicates+1)
 		s.Detail = "Two workers passed the \"already done?\" check before either recorded it."
+		if d, ok := duplicateDetail[s.Scenario]; ok {
+			s.Detail = d(s.Strategy)
+		}
 	case s.Deadlocks > 0 && s.Overlaps > 0:
 		s.Verdict = fmt.Sprintf("DEADLOCK, then %s", s.overlapWords())
 		s.Detail = "The workers waited in a circle until the TTLs broke it; then each took the other's expired lock and both were inside at once."
