@@ -21,10 +21,11 @@ const (
 	panelNodes                // Redlock's nodes: state and holder on each
 	panelCredits              // webhook: deliveries against credits
 	panelJob                  // a queue's job: queued, reserved, done; runs
+	panelRuns                 // cron: who ran the period's job, against once
 )
 
 var panelTitles = map[panel]string{panelStock: "stock", panelRetries: "retry delays", panelWaits: "wait-for",
-	panelNodes: "nodes", panelCredits: "credits", panelJob: "job"}
+	panelNodes: "nodes", panelCredits: "credits", panelJob: "job", panelRuns: "runs this period"}
 
 // scenarioPanels declares each scenario's panels, the one its lesson is
 // in first. A scenario not listed gets stock (when it has one), retry
@@ -41,6 +42,7 @@ var scenarioPanels = map[string][]panel{
 	"redlock":      {panelNodes, panelRetries},
 	"webhook":      {panelCredits, panelRetries},
 	"queue-double": {panelJob, panelRetries},
+	"cron":         {panelRuns},
 }
 
 func panelsOf(name string, tl *timeline.Timeline) []panel {
@@ -67,6 +69,8 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 		return 5
 	case panelJob:
 		return 6
+	case panelRuns:
+		return 5
 	}
 	return 0
 }
@@ -118,6 +122,8 @@ func (v *runView) panelLines(th *themes.Theme, p panel, k int, now time.Duration
 		return credits(th, v.tl, k)
 	case panelJob:
 		return jobState(th, v.tl, k, now)
+	case panelRuns:
+		return periodRuns(th, v.tl, k)
 	}
 	return nil
 }
@@ -135,6 +141,8 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 			return strings.Join(credits(th, v.tl, k), "  ")
 		case panelJob:
 			return strings.Join(jobState(th, v.tl, k, now)[:2], "  ")
+		case panelRuns:
+			return strings.Join(periodRuns(th, v.tl, k), "  ")
 		case panelRetries:
 			return retryLine(&v.hist, th, v.tl, k)
 		}

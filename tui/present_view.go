@@ -31,6 +31,7 @@ var presentPanels = map[string][]panel{
 	"redlock":      {panelNodes},
 	"webhook":      {panelCredits},
 	"queue-double": {panelJob},
+	"cron":         {panelRuns},
 }
 
 // presentLayout is the panels a presenter's screen shows for a scenario:
@@ -224,6 +225,8 @@ func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Durati
 		return th.Muted.Render("credits: ") + strings.Join(credits(th, v.tl, k), "  ")
 	case panelJob:
 		return strings.Join(jobState(th, v.tl, k, now)[:3], "  ")
+	case panelRuns:
+		return th.Muted.Render("runs: ") + strings.Join(periodRuns(th, v.tl, k), "  ")
 	}
 	return ""
 }
@@ -254,6 +257,8 @@ func storyScale(name string, p scenario.Params) time.Duration {
 		return 3 * p.Delay.D() // the race window
 	case "ttl-expiry", "fencing", "renewal", "crash", "deadlock", "naive-flaws", "queue-double", "redlock":
 		return p.TTL.D() * 5 / 4 // the TTL lapses: the story's turn
+	case "cron":
+		return p.Work.D() * 5 / 2 // the late server fires after the first run
 	}
 	return 0
 }
