@@ -187,12 +187,13 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 	if err := f.write(cmd.OutOrStdout(), rep); err != nil {
 		return runtimeError{err}
 	}
-	if failed := rep.Failed(); len(failed) > 0 {
-		more := ""
-		if len(failed) > 1 {
-			more = fmt.Sprintf(" (and %d more failed cell(s) in the table)", len(failed)-1)
+	if rep.CeilingFailed() {
+		return runtimeError{fmt.Errorf("the server took no SET: %s", rep.Failed()[0])}
+	}
+	if f.json == "-" {
+		for _, failed := range rep.Failed() {
+			note(cmd, "%s", failed)
 		}
-		return runtimeError{fmt.Errorf("%s%s", failed[0], more)}
 	}
 	return nil
 }

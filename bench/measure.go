@@ -2,11 +2,18 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/locklab/locklab/lock"
 )
+
+// maxFailsInARow stops a worker whose cycles keep failing (a server gone).
+const maxFailsInARow = 10
 
 // Phases of a cell: its workers warm up, are measured, stop.
 const (
@@ -16,8 +23,9 @@ const (
 )
 
 // measure runs w workers, each its own cycle, for warm then d (longer if
-// too few cycles ended), and counts the cycles that end while measuring. A worker whose cycle fails stops;
-// the cell keeps the first error.
+// too few cycles ended), and counts the cycles that end while measuring.
+// An attempt the lock denies (on a key nobody else wants) is counted, not
+// a cycle; a failed cycle is counted and the cell keeps the first error.
 func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.Context, int) (cycle, error)) (Cell, error) {
 	cycles := make([]cycle, w)
 	for i := range cycles {
@@ -30,6 +38,7 @@ func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.
 	var (
 		phase    atomic.Int32
 		counted  atomic.Int64
+		denied   atomic.Int64
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		samples  []time.Duration
@@ -43,25 +52,40 @@ func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.
 		go func() {
 			defer wg.Done()
 			local := make([]time.Duration, 0, 1024)
-			var err error
-			for phase.Load() != stopping {
-				var acq time.Duration
-				if acq, err = c(ctx); err != nil {
-					break
-				}
-				if phase.Load() == measuring {
-					local = append(local, acq)
-					counted.Add(1)
+			var failed, inARow int64
+			var first error
+			for phase.Load() != stopping && inARow < maxFailsInARow {
+				acq, err := c(ctx)
+				measured := phase.Load() == measuring
+				switch {
+				case ctx.Err() != nil:
+					return
+				case errors.Is(err, lock.ErrNotObtained):
+					// Nobody else wants the key: the lock said no by itself
+					// (Redlock's votes too slow for its validity).
+					if measured {
+						denied.Add(1)
+					}
+				case err != nil:
+					inARow++
+					failed++
+					if first == nil {
+						first = err
+					}
+				default:
+					inARow = 0
+					if measured {
+						local = append(local, acq)
+						counted.Add(1)
+					}
 				}
 			}
 			mu.Lock()
 			defer mu.Unlock()
 			samples = append(samples, local...)
-			if err != nil && ctx.Err() == nil {
-				errs++
-				if firstErr == nil {
-					firstErr = err
-				}
+			errs += failed
+			if firstErr == nil {
+				firstErr = first
 			}
 		}()
 	}
@@ -89,10 +113,10 @@ func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.
 		return Cell{}, err
 	}
 	wg.Wait()
-	cell := Cell{Workers: w, Cycles: int64(len(samples)), Failed: errs,
+	cell := Cell{Workers: w, Cycles: int64(len(samples)), Failed: errs, Denied: denied.Load(),
 		PerSec: float64(len(samples)) / elapsed.Seconds()}
 	if firstErr != nil {
-		cell.Error = firstErr.Error()
+		cell.Error = strings.ReplaceAll(firstErr.Error(), "\n", "; ")
 	}
 	slices.Sort(samples)
 	cell.P50 = micros(quantile(samples, 0.50))

@@ -43,9 +43,12 @@ type Cell struct {
 	P99     float64 `json:"acquire_p99_us"`
 	P999    float64 `json:"acquire_p999_us"`
 	// Ratio is PerSec over the plain SET rate at the same concurrency.
-	Ratio  float64 `json:"ratio_to_set"`
-	Failed int64   `json:"failed_workers,omitempty"`
-	Error  string  `json:"error,omitempty"` // the first failure
+	Ratio float64 `json:"ratio_to_set"`
+	// Denied counts attempts the lock refused though nobody else held
+	// the key (Redlock: too few votes in time).
+	Denied int64  `json:"denied,omitempty"`
+	Failed int64  `json:"failed,omitempty"` // cycles that failed (any phase)
+	Error  string `json:"error,omitempty"`  // the first failure
 }
 
 // Advice compares a strategy through the AutoPipeline client with the
@@ -115,17 +118,29 @@ func (r *Report) series(name string) *Series {
 	return nil
 }
 
-// Failed lists the cells that had a failure: "safe at 32 workers: …".
+// Failed lists the cells where cycles failed: "redlock at 128 workers: 3
+// cycle(s) failed, the first: …".
 func (r *Report) Failed() []string {
 	var out []string
 	for _, s := range append([]Series{r.Ceiling}, r.Results...) {
 		for _, c := range s.Cells {
 			if c.Error != "" {
-				out = append(out, fmt.Sprintf("%s at %d workers: %s", s.Name, c.Workers, c.Error))
+				out = append(out, fmt.Sprintf("%s at %s: %d cycle(s) failed, the first: %s", s.Name, workers(c.Workers), c.Failed, c.Error))
 			}
 		}
 	}
 	return out
+}
+
+// CeilingFailed reports whether no SET went through at some concurrency:
+// the server is not there to measure.
+func (r *Report) CeilingFailed() bool {
+	for _, c := range r.Ceiling.Cells {
+		if c.Cycles == 0 && c.Error != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteText writes the tables, the AutoPipeline advice and what was left
@@ -146,8 +161,11 @@ func (r *Report) WriteText(w io.Writer) {
 				name = ""
 			}
 			row := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t", pad(name), c.Workers, rate(c.PerSec), times(c.Ratio), us(c.P50), us(c.P99), us(c.P999))
-			if c.Error != "" {
-				row += " failed: " + c.Error
+			if c.Denied > 0 {
+				row += fmt.Sprintf(" %d denied", c.Denied)
+			}
+			if c.Failed > 0 {
+				row += fmt.Sprintf(" %d failed", c.Failed)
 			}
 			fmt.Fprintln(tw, row)
 		}
@@ -172,6 +190,9 @@ func (r *Report) WriteText(w io.Writer) {
 			}
 			fmt.Fprintf(w, "  %-16s %s — %s\n", a.Strategy, strings.Join(gains, ", "), verdict)
 		}
+	}
+	for _, f := range r.Failed() {
+		fmt.Fprintln(w, f)
 	}
 	for _, l := range r.LeftOut {
 		fmt.Fprintf(w, "left out %s: %s\n", l.Strategy, l.Reason)
