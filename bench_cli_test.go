@@ -125,7 +125,7 @@ func TestBenchTablesAndPlot(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"SET (ceiling)", "acquire p50", "AutoPipeline", "S SET ceiling", "a safe", "b fenced", "cycles/s by concurrent workers"} {
+	for _, want := range []string{"SET (ceiling)", "acquire latency", "×SET", "AutoPipeline", "S SET ceiling", "a safe", "b fenced", "cycles/s by concurrent workers"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -164,7 +164,8 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 		if f.autopipeline {
 			cells += len(f.workers) * (1 + len(slices.DeleteFunc(slices.Clone(run), func(s string) bool { return !bench.RedisKey(s) })))
 		}
-		per := f.duration + min(f.duration/5, 200*time.Millisecond)
+		// Each cell but the first SET's has a SET cell of half its length before it.
+		per := f.duration*3/2 + min(f.duration/5, 200*time.Millisecond)*3/2
 		note(cmd, "bench: %d cells of %s on %s, about %s (--duration, --lock and --workers make it shorter)",
 			cells, f.duration, st.Describe(), (time.Duration(cells) * per).Round(time.Second))
 		progress = func(what string, w int) {

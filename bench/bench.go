@@ -99,7 +99,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}()
 	}
-	measureAll := func(name string, fresh maker) (Series, error) {
+	plainSET := setMaker(st, st.Client())
+	// measureAll measures a series; beside, each of its cells is preceded
+	// by a shorter plain SET cell at the same concurrency, its own ceiling:
+	// on a shared machine the load drifts between cells far apart.
+	measureAll := func(name string, fresh maker, beside bool) (Series, error) {
 		s := Series{Name: name, Server: string(lock.ServerRedis)}
 		if info, ok := lock.Lookup(strings.TrimSuffix(name, AutoPipelined)); ok {
 			s.Server = string(info.Server)
@@ -108,31 +112,37 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			if cfg.Progress != nil {
 				cfg.Progress(name, w)
 			}
-			c, err := measure(ctx, w, cfg.Duration, cfg.Warmup, fresh(w))
+			var set Cell
+			var err error
+			if beside {
+				set, err = measure(ctx, w, max(cfg.Duration/2, time.Millisecond), cfg.Warmup/2, plainSET(w))
+			}
+			c, err2 := measure(ctx, w, cfg.Duration, cfg.Warmup, fresh(w))
 			if ctx.Err() != nil {
 				return s, ctx.Err()
 			}
-			if err != nil {
+			if err = errors.Join(err, err2); err != nil {
 				return s, err
 			}
+			c.SetPerSec = set.PerSec
 			s.Cells = append(s.Cells, c)
 		}
 		return s, nil
 	}
-	set, err := measureAll("SET", setMaker(st, st.Client()))
+	set, err := measureAll("SET", plainSET, false)
 	if err != nil {
 		return nil, err
 	}
 	rep.Ceiling = set
 	if cfg.AutoPipeline {
-		s, err := measureAll("SET"+AutoPipelined, setMaker(st, aps[0]))
+		s, err := measureAll("SET"+AutoPipelined, setMaker(st, aps[0]), true)
 		if err != nil {
 			return nil, err
 		}
 		rep.CeilingAutoPipelined = &s
 	}
 	for _, name := range cfg.Strategies {
-		s, err := measureAll(name, lockMaker(st, name, nil))
+		s, err := measureAll(name, lockMaker(st, name, nil), true)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -142,7 +152,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 		rep.Results = append(rep.Results, s)
 		if cfg.AutoPipeline && RedisKey(name) {
-			s, err := measureAll(name+AutoPipelined, lockMaker(st, name, aps))
+			s, err := measureAll(name+AutoPipelined, lockMaker(st, name, aps), true)
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

@@ -16,8 +16,9 @@ type Report struct {
 	Store      string `json:"store"`
 	DurationMS int64  `json:"duration_ms"` // each cell's measured time
 	Workers    []int  `json:"workers"`
-	// Ceiling is the server's plain SET rate (plain client), which every
-	// ratio_to_set divides by, cell by cell.
+	// Ceiling is the server's plain SET rate (plain client) at each
+	// concurrency; every other cell also has its own, measured right
+	// before it (set_per_sec), which its ratio_to_set divides by.
 	Ceiling Series `json:"ceiling"`
 	// CeilingAutoPipelined is SET through the AutoPipeline client.
 	CeilingAutoPipelined *Series   `json:"ceiling_autopipeline,omitempty"`
@@ -42,8 +43,10 @@ type Cell struct {
 	P50     float64 `json:"acquire_p50_us"`
 	P99     float64 `json:"acquire_p99_us"`
 	P999    float64 `json:"acquire_p999_us"`
-	// Ratio is PerSec over the plain SET rate at the same concurrency.
-	Ratio float64 `json:"ratio_to_set"`
+	// SetPerSec is the plain SET rate at the same concurrency, measured
+	// right before this cell; Ratio is PerSec over it.
+	SetPerSec float64 `json:"set_per_sec"`
+	Ratio     float64 `json:"ratio_to_set"`
 	// Denied counts attempts the lock refused though nobody else held
 	// the key (Redlock: too few votes in time).
 	Denied int64  `json:"denied,omitempty"`
@@ -71,8 +74,12 @@ type LeftOut struct {
 func (r *Report) derive() {
 	ratio := func(s *Series) {
 		for i := range s.Cells {
-			if i < len(r.Ceiling.Cells) && r.Ceiling.Cells[i].PerSec > 0 {
-				s.Cells[i].Ratio = s.Cells[i].PerSec / r.Ceiling.Cells[i].PerSec
+			c := &s.Cells[i]
+			if c.SetPerSec == 0 && i < len(r.Ceiling.Cells) {
+				c.SetPerSec = r.Ceiling.Cells[i].PerSec
+			}
+			if c.SetPerSec > 0 {
+				c.Ratio = c.PerSec / c.SetPerSec
 			}
 		}
 	}
@@ -146,21 +153,31 @@ func (r *Report) CeilingFailed() bool {
 // WriteText writes the tables, the AutoPipeline advice and what was left
 // out, for people.
 func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "locklab bench · %s · %s a cell · each worker cycles on a key of its own\n\n", r.Store, ms(r.DurationMS))
+	fmt.Fprintf(w, "locklab bench · %s · %s a cell · each worker cycles on a key of its own\n", r.Store, ms(r.DurationMS))
+	fmt.Fprintln(w, "SET/s: the plain SET rate measured right before the cell · p50 p99 p999: acquire latency")
+	if r.CeilingAutoPipelined != nil {
+		fmt.Fprintln(w, "+ap: through go-redis's AutoPipeline client")
+	}
+	fmt.Fprintln(w)
 	all := append([]Series{r.Ceiling}, r.Results...)
+	names := make([]string, len(all))
+	width := len("SET (ceiling)")
+	for i, s := range all {
+		names[i] = strings.Replace(s.Name, AutoPipelined, "+ap", 1)
+		width = max(width, len(names[i]))
+	}
+	names[0] = "SET (ceiling)"
+	pad := func(name string) string { return fmt.Sprintf("%-*s", width, name) }
 	var table strings.Builder
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, pad("strategy")+"\tworkers\tcycles/s\t× SET\tacquire p50\tp99\tp999\t")
-	for _, s := range all {
-		name := s.Name
-		if s.Name == r.Ceiling.Name {
-			name = "SET (ceiling)"
-		}
+	fmt.Fprintln(tw, pad("strategy")+"\tworkers\tcycles/s\tSET/s\t×SET\tp50\tp99\tp999\t")
+	for k, s := range all {
+		name := names[k]
 		for i, c := range s.Cells {
 			if i > 0 {
 				name = ""
 			}
-			row := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t", pad(name), c.Workers, rate(c.PerSec), times(c.Ratio), us(c.P50), us(c.P99), us(c.P999))
+			row := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t", pad(name), c.Workers, rate(c.PerSec), rate(c.SetPerSec), times(c.Ratio), us(c.P50), us(c.P99), us(c.P999))
 			if c.Denied > 0 {
 				row += fmt.Sprintf(" %d denied", c.Denied)
 			}
@@ -198,9 +215,6 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "left out %s: %s\n", l.Strategy, l.Reason)
 	}
 }
-
-// pad left-aligns a name in the right-aligned table.
-func pad(name string) string { return fmt.Sprintf("%-28s", name) }
 
 func workers(n int) string {
 	if n == 1 {
