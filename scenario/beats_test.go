@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -37,15 +38,17 @@ func TestSeededRunTellsTheSameStory(t *testing.T) {
 		sc := cat[i/times]
 		return scenario.Config{Scenario: sc.Name, Strategy: sc.Strategies[0], Seed: 7, Params: sc.Defaults}
 	}
-	// One scenario at a time, its runs side by side as in its outcome
-	// test, at the same speed.
-	runs := make([]*scenario.Run, 0, len(cat)*times)
-	for k, sc := range cat {
-		rs, err := runMany(nil, storySpeed(sc.Name), times, limitFor(sc.Name), func(i int) scenario.Config { return cfg(k*times + i) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		runs = append(runs, rs...)
+	// Each scenario's runs side by side as in its outcome test, at the
+	// same speed; a few scenarios at a time (their runs mostly sleep).
+	runs := make([]*scenario.Run, len(cat)*times)
+	errs := make([]error, len(cat))
+	forEach(len(cat), 3, func(k int) {
+		rs, err := runMany(nil, storySpeed(cat[k].Name), times, limitFor(cat[k].Name), func(i int) scenario.Config { return cfg(k*times + i) })
+		errs[k] = err
+		copy(runs[k*times:], rs)
+	})
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
 	}
 	for k, sc := range cat {
 		t.Run(sc.Name, func(t *testing.T) {

@@ -31,8 +31,12 @@ func runCrash(ctx context.Context, env *Env) error {
 	if err := initStock(ctx, env); err != nil {
 		return err
 	}
+	// The others come once w00 holds the lock, however late a busy machine
+	// starts it: the story is about a crashed holder.
+	holding := newCue()
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		if w.ID == 0 {
+			defer holding.give()
 			lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
 			if err != nil {
 				w.Fail(ctx, err, "lock not obtained")
@@ -43,7 +47,7 @@ func runCrash(ctx context.Context, env *Env) error {
 			w.Crash("crashed holding the lock; it is never released")
 			return
 		}
-		if w.Sleep(ctx, 50*time.Millisecond) != nil {
+		if holding.wait(ctx) != nil || w.Sleep(ctx, 50*time.Millisecond) != nil {
 			w.Done(false, FailCancel, "interrupted")
 			return
 		}

@@ -41,38 +41,42 @@ func runNaiveFlaws(ctx context.Context, env *Env) error {
 	poll := func(wait time.Duration) lock.Retry {
 		return lock.Retry{Policy: lock.RetryFixed, Base: base, MaxRetries: min(max(int(wait/base), 1), lock.MaxRetries)}
 	}
-	// Lock B's story is a chain of cues, not of planned times, so that a
-	// busy machine cannot reorder it: w02 lingers until w03 is inside, w04
+	// The story is a chain of cues, not of planned times, so that a busy
+	// machine cannot reorder it: w01 waits for A once w00 has taken it; w03
+	// goes for B once w02 holds it, w02 lingers until w03 is inside, w04
 	// tries once w02 has released, and w03 works until w04 has tried.
-	w03In, w02Out, w04Tried := newCue(), newCue(), newCue()
+	w00Took, w02In, w03In, w02Out, w04Tried := newCue(), newCue(), newCue(), newCue(), newCue()
 	return env.Workers(ctx, 5, func(ctx context.Context, w *Worker) {
 		var err error
 		switch w.ID {
 		case 0: // crashes right after SETNX
 			w.Lock, err = env.NewLock(w, env.Strategy, lock.Retry{}, func(string) bool { return true })
 			if err == nil {
-				crashGap(ctx, env, w, ttl)
+				crashGap(ctx, env, w, ttl, w00Took)
 			}
 		case 1: // waits for lock A
 			w.Lock, err = env.NewLock(w, env.Strategy, poll(4*ttl), nil)
-			if err == nil && w.Sleep(ctx, 50*time.Millisecond) == nil {
-				holdFor(ctx, env, w, "A", 4*ttl, work, 0, cues{})
+			if err == nil && w00Took.wait(ctx) == nil && w.Sleep(ctx, 50*time.Millisecond) == nil {
+				holdFor(ctx, env, w, "A", ttl, 4*ttl, work, 0, cues{})
 			}
 		case 2: // holds B, finishes its work, releases late
-			holdFor(ctx, env, w, "B", 0, work, ttl+ttl/2-work, cues{lingerUntil: w03In, released: w02Out})
+			holdFor(ctx, env, w, "B", ttl, 0, work, ttl+ttl/2-work, cues{inside: w02In, lingerUntil: w03In, released: w02Out})
 		case 3: // takes B once it lapsed, and works well within its TTL
+			// (a long one: however late w04 comes, w03's lock is still its own)
 			w.Lock, err = env.NewLock(w, env.Strategy, poll(4*ttl), nil)
-			if err == nil && w.Sleep(ctx, ttl/5) == nil {
-				holdFor(ctx, env, w, "B", 4*ttl, ttl*4/5, 0, cues{inside: w03In, workUntil: w04Tried})
+			if err == nil && w02In.wait(ctx) == nil && w.Sleep(ctx, ttl/5) == nil {
+				holdFor(ctx, env, w, "B", 4*ttl, 4*ttl, ttl*4/5, 0, cues{inside: w03In, workUntil: w04Tried})
 			}
 		case 4: // arrives while w03 works, right after w02's release
 			w.Lock, err = env.NewLock(w, env.Strategy, poll(4*ttl), nil)
 			if err == nil && w.Sleep(ctx, ttl+ttl/4) == nil && w02Out.wait(ctx) == nil {
-				holdFor(ctx, env, w, "B", 4*ttl, work/2, 0, cues{tried: w04Tried})
+				holdFor(ctx, env, w, "B", ttl, 4*ttl, work/2, 0, cues{tried: w04Tried})
 			}
 		}
 		// Whatever happened, nobody waits on a worker that is gone.
-		map[int32]*cue{2: w02Out, 3: w03In, 4: w04Tried}[w.ID].give()
+		for _, c := range map[int32][]*cue{0: {w00Took}, 2: {w02In, w02Out}, 3: {w03In}, 4: {w04Tried}}[w.ID] {
+			c.give()
+		}
 		if err != nil {
 			w.Done(false, FailError, err.Error())
 		}
@@ -118,9 +122,10 @@ type cues struct {
 
 // crashGap is w00: it takes lock A and dies before it can set a TTL (naive)
 // or just after SET NX PX (safe); then the run reads the key's real TTL.
-func crashGap(ctx context.Context, env *Env, w *Worker, ttl time.Duration) {
+func crashGap(ctx context.Context, env *Env, w *Worker, ttl time.Duration, took *cue) {
 	key := env.Store.Key("lock:A")
 	_, err := w.Lock.TryAcquire(ctx, key, ttl)
+	took.give()
 	switch {
 	case errors.Is(err, lock.ErrCrashed):
 	case err != nil:
@@ -139,15 +144,14 @@ func crashGap(ctx context.Context, env *Env, w *Worker, ttl time.Duration) {
 	}
 }
 
-// holdFor acquires lock name (polling up to wait), works inside for work,
+// holdFor acquires lock name with a TTL of ttl (polling up to wait), works inside for work,
 // lingers for late outside the critical section, then releases; cues add
 // what it waits for and tells the others.
-func holdFor(ctx context.Context, env *Env, w *Worker, name string, wait, work, late time.Duration, cs cues) {
+func holdFor(ctx context.Context, env *Env, w *Worker, name string, ttl, wait, work, late time.Duration, cs cues) {
 	defer cs.inside.give()
 	defer cs.tried.give()
 	defer cs.released.give()
 	key := env.Store.Key("lock:" + name)
-	ttl := env.Params.TTL.D()
 	var lease *lock.Lease
 	var err error
 	if wait > 0 && cs.tried == nil {

@@ -45,7 +45,7 @@ func run(t testing.TB, urls []string, cfg scenario.Config) *scenario.Run {
 // runAt is run with the embedded clock at speed.
 func runAt(t testing.TB, urls []string, speed float64, cfg scenario.Config) *scenario.Run {
 	t.Helper()
-	st, err := store.Open(context.Background(), store.Config{URLs: urls, Nodes: cfg.Params.Nodes, PoolSize: 64, Speed: speed})
+	st, err := store.Open(context.Background(), store.Config{URLs: urls, Nodes: cfg.Params.Nodes, PoolSize: 64, Speed: speed, ConnectTimeout: testConnectTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}

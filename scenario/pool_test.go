@@ -23,7 +23,7 @@ func runE(urls []string, speed float64, cfg scenario.Config) (*scenario.Run, err
 	if len(urls) > 0 && speed < 1 {
 		slowmo = 1 / speed // a real server keeps real time: slow the run down instead
 	}
-	st, err := store.Open(context.Background(), store.Config{URLs: urls, Nodes: cfg.Params.Nodes, PoolSize: 64, Speed: speed, Slowmo: slowmo})
+	st, err := store.Open(context.Background(), store.Config{URLs: urls, Nodes: cfg.Params.Nodes, PoolSize: 64, Speed: speed, Slowmo: slowmo, ConnectTimeout: testConnectTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +44,10 @@ func runE(urls []string, speed float64, cfg scenario.Config) (*scenario.Run, err
 	}
 	return r, nil
 }
+
+// testConnectTimeout bounds connecting to a test's own redis-server: on a
+// busy machine a dial can take seconds, and the tests are not about dials.
+const testConnectTimeout = 15 * time.Second
 
 // concurrentRuns bounds how many runs one test keeps going at once. Runs
 // of a few workers mostly sleep on the virtual clock, so more than the

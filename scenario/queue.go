@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -80,7 +81,11 @@ func runQueue(ctx context.Context, env *Env) error {
 			order.Unlock()
 		}
 	}()
-	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) { takeJobs(ctx, env, w, &order) })
+	rd := newRedelivery(env.Params.Workers)
+	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
+		defer rd.leave()
+		takeJobs(ctx, env, w, &order, rd)
+	})
 	close(done)
 	<-reaper
 	return err
@@ -90,7 +95,45 @@ func runQueue(ctx context.Context, env *Env) error {
 // the queue has it back), runs it and deletes it, polling an empty queue
 // for as long as a job could still come back. order serialises its
 // reservations with the reaper's redeliveries in the log (one process's).
-func takeJobs(ctx context.Context, env *Env, w *Worker, order *sync.Mutex) {
+// redelivery tells a holder whose reservation lapsed that its job has
+// been reserved again, or that nobody else is left to: its work waits for
+// that, so however late a busy machine's reaper is, the redelivery meets
+// a job still running. nil (workers in other processes) waits for nothing.
+type redelivery struct {
+	again        *cue
+	reservations atomic.Int32
+	left         atomic.Int32
+}
+
+func newRedelivery(workers int) *redelivery {
+	rd := &redelivery{again: newCue()}
+	rd.left.Store(int32(workers))
+	return rd
+}
+
+// reserved counts a reservation of the job.
+func (rd *redelivery) reserved() {
+	if rd != nil && rd.reservations.Add(1) > 1 {
+		rd.again.give()
+	}
+}
+
+// leave counts a worker out.
+func (rd *redelivery) leave() {
+	if rd != nil && rd.left.Add(-1) <= 1 {
+		rd.again.give()
+	}
+}
+
+// wait waits for the job to be reserved again, or for nobody else to be left.
+func (rd *redelivery) wait(ctx context.Context) error {
+	if rd == nil {
+		return nil
+	}
+	return rd.again.wait(ctx)
+}
+
+func takeJobs(ctx context.Context, env *Env, w *Worker, order *sync.Mutex, rd *redelivery) {
 	st := env.Store
 	c := st.Client()
 	queue := st.Key("queue")
@@ -108,10 +151,11 @@ func takeJobs(ctx context.Context, env *Env, w *Worker, order *sync.Mutex) {
 		since := env.Clock().Now() // the reservation runs from when the server set it, no earlier than now
 		if err == nil {
 			w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
+			rd.reserved()
 		}
 		order.Unlock()
 		if err == nil {
-			runJob(ctx, env, w, id, "effect", since, reservation, ttlMs)
+			runJobUntil(ctx, env, w, id, "effect", since, reservation, ttlMs, rd)
 			return
 		}
 		if !errors.Is(err, redis.Nil) { // not "the queue is empty": the server failed
@@ -138,6 +182,12 @@ func takeJobs(ctx context.Context, env *Env, w *Worker, order *sync.Mutex) {
 // stops the job before its effect, as a worker told "not reserved" must.
 // effect names the resource the job's effect is.
 func runJob(ctx context.Context, env *Env, w *Worker, id, effect string, since, reservation time.Duration, server func(time.Duration) time.Duration) {
+	runJobUntil(ctx, env, w, id, effect, since, reservation, server, nil)
+}
+
+// runJobUntil is runJob whose work, once its reservation has lapsed
+// (without heartbeat), also lasts until rd says the job was reserved again.
+func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, since, reservation time.Duration, server func(time.Duration) time.Duration, rd *redelivery) {
 	st := env.Store
 	c := st.Client()
 	job, reserved := st.Key("job:"+id), st.Key("reserved:job:"+id)
@@ -183,6 +233,9 @@ func runJob(ctx context.Context, env *Env, w *Worker, id, effect string, since, 
 		}
 	}()
 	err := w.Sleep(jobCtx, env.Params.Work.D())
+	if err == nil && env.Strategy != "heartbeat" && env.Clock().Now() >= since+reservation {
+		err = rd.wait(jobCtx)
+	}
 	if err == nil {
 		apply := true
 		if env.Strategy == "idempotency" {
