@@ -132,9 +132,9 @@ func replaySummary(ctx context.Context, out io.Writer, path string) error {
 		return runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
 	}
 	defer fh.Close()
-	// The compact log, as a live run holds it: a tenth of the memory of
-	// decoded events, and the fold reads it in place.
-	l, err := scenario.LoadLog(ctxReader{ctx, fh})
+	// One pass through the file, holding no event: the memory does not
+	// grow with the log.
+	h, sum, err := scenario.SummarizeLog(ctxReader{ctx, fh})
 	if err != nil {
 		if ctx.Err() != nil {
 			return runtimeError{errors.New("interrupted")}
@@ -145,7 +145,7 @@ func replaySummary(ctx context.Context, out io.Writer, path string) error {
 		}
 		return runtimeError{fmt.Errorf("%s: %w", path, err)}
 	}
-	fmt.Fprint(out, scenario.Summarize(l.Header, l.Log).Box(l.Header))
+	fmt.Fprint(out, sum.Box(h))
 	return nil
 }
 

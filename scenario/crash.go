@@ -57,22 +57,25 @@ func runCrash(ctx context.Context, env *Env) error {
 }
 
 // crashNotes measures the blocked time: from the crash to the next acquire.
-func crashNotes(h Header, ev Events) [][2]string {
-	var crashed, next time.Duration = -1, -1
-	for i := range ev.Len() {
-		e := ev.At(i)
-		switch {
-		case e.Kind == KindCrash && crashed < 0:
-			crashed = e.T
-		case e.Kind == KindAcquired && crashed >= 0 && next < 0:
-			next = e.T
-		}
+func crashNotes(h Header) noteFold { return &crashFold{ttl: h.Params.TTL.D(), crashed: -1, next: -1} }
+
+type crashFold struct{ ttl, crashed, next time.Duration }
+
+func (f *crashFold) add(e *Event) {
+	switch {
+	case e.Kind == KindCrash && f.crashed < 0:
+		f.crashed = e.T
+	case e.Kind == KindAcquired && f.crashed >= 0 && f.next < 0:
+		f.next = e.T
 	}
-	if crashed < 0 {
+}
+
+func (f *crashFold) notes() [][2]string {
+	if f.crashed < 0 {
 		return nil
 	}
-	if next < 0 {
+	if f.next < 0 {
 		return [][2]string{{"Blocked", "until the end: nobody acquired after the crash"}}
 	}
-	return [][2]string{{"Blocked", fmt.Sprintf("%.0f ms after the crash (TTL %v)", float64((next-crashed).Microseconds())/1000, h.Params.TTL.D())}}
+	return [][2]string{{"Blocked", fmt.Sprintf("%.0f ms after the crash (TTL %v)", float64((f.next-f.crashed).Microseconds())/1000, f.ttl)}}
 }

@@ -88,3 +88,26 @@ func StreamLog(r io.Reader) (*Loading, error) {
 	}
 	return ld, nil
 }
+
+// SummarizeLog reads an event log through once and returns its header and
+// the summary its events show, holding none of them: the memory it takes
+// does not grow with the log. A bad line is an error.
+func SummarizeLog(r io.Reader) (Header, *Summary, error) {
+	rec := &Recording{}
+	var z *Summarizer
+	var verdict *Event
+	err := readLog(r, rec, func() { z = NewSummarizer(rec.Header) }, func(e Event) {
+		if e.Kind == KindBeat && e.Code == BeatVerdict {
+			verdict = &e // last, as LoadLog places it
+			return
+		}
+		z.Add(e)
+	})
+	if err != nil {
+		return rec.Header, nil, err
+	}
+	if verdict != nil {
+		z.Add(*verdict)
+	}
+	return rec.Header, z.Summary(z.rd.Mismatch()), nil
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/scenario"
@@ -80,5 +81,26 @@ func TestStreamLogErrors(t *testing.T) {
 	}
 	if ld.Log.Len() != 1 {
 		t.Fatalf("%d events kept, want the 1 before the bad line", ld.Log.Len())
+	}
+}
+
+// Reading a log through once, holding none of it, gives the summary that
+// loading it whole gives: verdict, counts and the scenario's notes.
+func TestSummarizeLogAgreesWithLoadLog(t *testing.T) {
+	t.Parallel()
+	for _, c := range [][2]string{{"ttl-expiry", "safe"}, {"retry", "full-jitter"}, {"crash", "safe"}, {"oversell", "none"}} {
+		text := strings.Join(logLines(t, c[0], c[1], 3), "\n") + "\n"
+		loaded, err := scenario.LoadLog(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := scenario.Summarize(loaded.Header, loaded.Log)
+		h, got, err := scenario.SummarizeLog(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Scenario != c[0] || got.Box(h) != want.Box(loaded.Header) || got.Verdict != want.Verdict || got.Detail != want.Detail {
+			t.Errorf("%s/%s: streamed\n%s%s\nloaded\n%s%s", c[0], c[1], got.Box(h), got.Verdict, want.Box(loaded.Header), want.Verdict)
+		}
 	}
 }

@@ -91,18 +91,6 @@ func (r *Rederiver) Mismatch() string {
 	return ""
 }
 
-// rederive runs the checker over events' primary events.
-func rederive(events Events) (*Checker, string) {
-	r := NewRederiver()
-	for i := range events.Len() {
-		r.Add(events.At(i), nil)
-	}
-	if m, ok := events.(interface{ Mismatch() string }); ok && m.Mismatch() != "" {
-		return r.Checker, m.Mismatch()
-	}
-	return r.Checker, r.Mismatch()
-}
-
 // serverVerdict gives the verdict of a run that a server failed (it said
 // no) or left in doubt (it did not answer); false if neither happened.
 func (s *Summary) serverVerdict() bool {

@@ -68,40 +68,58 @@ type RetryMetrics struct {
 
 // MeasureRetry folds a run's events into its retry metrics.
 func MeasureRetry(ev Events) RetryMetrics {
-	type wk struct{ first, acquired, done time.Duration }
-	ws := map[int32]*wk{}
-	var m RetryMetrics
-	backoffs := 0
+	f := newRetryFold()
 	for i := range ev.Len() {
 		e := ev.At(i)
-		m.Duration = max(m.Duration, e.T)
-		if e.Worker < 0 {
-			continue
+		f.add(&e)
+	}
+	return f.metrics()
+}
+
+// retryFold folds events into RetryMetrics one at a time.
+type retryFold struct {
+	ws       map[int32]*retryWorker
+	m        RetryMetrics
+	backoffs int
+}
+
+type retryWorker struct{ first, acquired, done time.Duration }
+
+func newRetryFold() *retryFold { return &retryFold{ws: map[int32]*retryWorker{}} }
+
+func (f *retryFold) add(e *Event) {
+	m := &f.m
+	m.Duration = max(m.Duration, e.T)
+	if e.Worker < 0 {
+		return
+	}
+	w := f.ws[e.Worker]
+	if w == nil {
+		w = &retryWorker{first: -1, acquired: -1, done: -1}
+		f.ws[e.Worker] = w
+	}
+	switch e.Kind {
+	case KindAttempt:
+		m.LockCalls++
+		if w.first < 0 {
+			w.first = e.T
 		}
-		w := ws[e.Worker]
-		if w == nil {
-			w = &wk{first: -1, acquired: -1, done: -1}
-			ws[e.Worker] = w
+	case KindBackoff:
+		f.backoffs++
+	case KindAcquired:
+		if w.acquired < 0 {
+			w.acquired = e.T
 		}
-		switch e.Kind {
-		case KindAttempt:
-			m.LockCalls++
-			if w.first < 0 {
-				w.first = e.T
-			}
-		case KindBackoff:
-			backoffs++
-		case KindAcquired:
-			if w.acquired < 0 {
-				w.acquired = e.T
-			}
-		case KindDone:
-			w.done = e.T
-			if e.OK {
-				m.Successes++
-			}
+	case KindDone:
+		w.done = e.T
+		if e.OK {
+			m.Successes++
 		}
 	}
+}
+
+func (f *retryFold) metrics() RetryMetrics {
+	m, ws, backoffs := f.m, f.ws, f.backoffs
 	if len(ws) == 0 {
 		return m
 	}
@@ -136,8 +154,10 @@ func MeasureRetry(ev Events) RetryMetrics {
 	return m
 }
 
-func retryNotes(_ Header, ev Events) [][2]string {
-	m := MeasureRetry(ev)
+func retryNotes(Header) noteFold { return newRetryFold() }
+
+func (f *retryFold) notes() [][2]string {
+	m := f.metrics()
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	return [][2]string{
 		{"Avg Retries", fmt.Sprintf("%.2f", m.AvgRetries)},

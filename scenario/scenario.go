@@ -40,7 +40,7 @@ type Scenario struct {
 	run     func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
-	notes func(h Header, ev Events) [][2]string
+	notes func(h Header) noteFold
 	// Slow names the strategies whose runs take far longer than the rest
 	// (`locklab run all` starts them first).
 	Slow []string
@@ -106,4 +106,10 @@ var baseDefaults = Params{
 	Workers: 50, Stock: 1, Delay: Millis(5 * time.Millisecond), TTL: Millis(5 * time.Second),
 	Retry: "none", MaxRetries: 10, RetryBase: Millis(100 * time.Millisecond),
 	RetryCap: Millis(5 * time.Second), Nodes: 1,
+}
+
+// noteFold folds a run's events, one at a time, into a scenario's notes.
+type noteFold interface {
+	add(e *Event)
+	notes() [][2]string
 }

@@ -108,82 +108,120 @@ func (s Slice) At(i int) Event { return s[i] }
 // Summarize folds a run's events into its summary. The header gives the
 // scenario, strategy and parameters.
 func Summarize(h Header, events Events) *Summary {
-	s := &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers}
+	z := NewSummarizer(h)
+	for i := range events.Len() {
+		z.Add(events.At(i))
+	}
+	if m, ok := events.(interface{ Mismatch() string }); ok && m.Mismatch() != "" {
+		return z.Summary(m.Mismatch()) // a loaded log's, against its file
+	}
+	return z.Summary(z.rd.Mismatch())
+}
+
+// A Summarizer folds a log's events into its summary one at a time, so a
+// log read from a file need not be held: Add each event in order, then
+// Summary. The checker derives the violations again from the primary
+// events; the derived events the log carries are only compared with them.
+type Summarizer struct {
+	s         *Summary
+	ws        []workerFold
+	stockRes  string
+	finalRead bool
+	upd       Updates
+	rd        *Rederiver
+	notes     noteFold
+}
+
+// NewSummarizer returns a summarizer for a run with header h.
+func NewSummarizer(h Header) *Summarizer {
+	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers}, rd: NewRederiver()}
 	n := h.Params.Workers
 	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
 		n = 0
 	}
-	ws := make([]workerFold, n)
-	stockRes := ""
-	finalRead := false
-	var upd Updates
-	for i := range events.Len() {
-		ev := events.At(i)
-		e := &ev
-		upd.Fold(e)
-		if e.T > s.Duration.D() {
-			s.Duration = Millis(e.T)
-		}
-		switch e.Kind {
-		case KindViolation, KindDeadlock:
-			continue // derived again below, from the primary events
-		case KindFenceRejected:
-			s.FenceRejected++
-		case KindCrash:
-			s.Crashes++
-		case KindNodeDown:
-			s.nodesDown = append(s.nodesDown, e.Msg)
-		case KindLockLost:
-			s.LocksLost++
-		case KindReleaseFailed:
-			s.ReleaseRefused++
-		case KindInit:
-			if e.Has&HasStock != 0 && stockRes == "" {
-				stockRes, s.HasStock = e.Res, true
-				s.InitialStock, s.FinalStock = e.Stock, e.Stock
-			}
-			continue
-		case KindAttempt:
-			s.LockCalls++
-		case KindDenied:
-			s.LockDenied++
-		}
-		if e.Worker == System {
-			if e.Kind == KindRead && e.Res == stockRes && e.Has&HasStock != 0 {
-				s.FinalStock, finalRead = e.Stock, true
-			}
-			continue
-		}
-		if e.Worker < 0 || int(e.Worker) >= len(ws) { // an index a damaged log made up
-			continue
-		}
-		w := &ws[e.Worker]
-		if !w.seen {
-			w.seen, w.start, w.before, w.after = true, e.T, -1, -1
-		}
-		switch e.Kind {
-		case KindAcquired:
-			w.acquired = true
-		case KindWorkStart:
-			w.inCS = true
-		case KindRead:
-			if w.before < 0 && e.Has&HasStock != 0 {
-				w.before, w.after = e.Stock, e.Stock
-			}
-		case KindWrite:
-			if e.Has&HasStock != 0 && (e.Has&HasOK == 0 || e.OK) {
-				if w.before < 0 {
-					w.before = e.Stock + 1
-				}
-				w.after = e.Stock
-				if !finalRead && e.Res == stockRes {
-					s.FinalStock = e.Stock
-				}
-			}
-		case KindDone:
-			w.done, w.ok, w.code, w.msg, w.end = true, e.OK, e.Code, e.Msg, e.T
-		}
+	z.ws = make([]workerFold, n)
+	if sc, err := Lookup(h.Scenario); err == nil && sc.notes != nil {
+		z.notes = sc.notes(h)
 	}
+	return z
+}
+
+// Add folds the log's next event.
+func (z *Summarizer) Add(ev Event) {
+	z.rd.Add(ev, nil)
+	if z.notes != nil {
+		z.notes.add(&ev)
+	}
+	s, e := z.s, &ev
+	z.upd.Fold(e)
+	if e.T > s.Duration.D() {
+		s.Duration = Millis(e.T)
+	}
+	switch e.Kind {
+	case KindViolation, KindDeadlock:
+		return // derived again below, from the primary events
+	case KindFenceRejected:
+		s.FenceRejected++
+	case KindCrash:
+		s.Crashes++
+	case KindNodeDown:
+		s.nodesDown = append(s.nodesDown, e.Msg)
+	case KindLockLost:
+		s.LocksLost++
+	case KindReleaseFailed:
+		s.ReleaseRefused++
+	case KindInit:
+		if e.Has&HasStock != 0 && z.stockRes == "" {
+			z.stockRes, s.HasStock = e.Res, true
+			s.InitialStock, s.FinalStock = e.Stock, e.Stock
+		}
+		return
+	case KindAttempt:
+		s.LockCalls++
+	case KindDenied:
+		s.LockDenied++
+	}
+	if e.Worker == System {
+		if e.Kind == KindRead && e.Res == z.stockRes && e.Has&HasStock != 0 {
+			s.FinalStock, z.finalRead = e.Stock, true
+		}
+		return
+	}
+	if e.Worker < 0 || int(e.Worker) >= len(z.ws) { // an index a damaged log made up
+		return
+	}
+	w := &z.ws[e.Worker]
+	if !w.seen {
+		w.seen, w.start, w.before, w.after = true, e.T, -1, -1
+	}
+	switch e.Kind {
+	case KindAcquired:
+		w.acquired = true
+	case KindWorkStart:
+		w.inCS = true
+	case KindRead:
+		if w.before < 0 && e.Has&HasStock != 0 {
+			w.before, w.after = e.Stock, e.Stock
+		}
+	case KindWrite:
+		if e.Has&HasStock != 0 && (e.Has&HasOK == 0 || e.OK) {
+			if w.before < 0 {
+				w.before = e.Stock + 1
+			}
+			w.after = e.Stock
+			if !z.finalRead && e.Res == z.stockRes {
+				s.FinalStock = e.Stock
+			}
+		}
+	case KindDone:
+		w.done, w.ok, w.code, w.msg, w.end = true, e.OK, e.Code, e.Msg, e.T
+	}
+}
+
+// Summary is the summary of the events added; mismatch says how the
+// log's own derived events differ from the checker's ("" if they agree).
+func (z *Summarizer) Summary(mismatch string) *Summary {
+	s, ws, upd := z.s, z.ws, &z.upd
 	for i := range ws {
 		w := &ws[i]
 		if !w.done {
@@ -221,15 +259,15 @@ func Summarize(h Header, events Events) *Summary {
 	if m := upd.LostMax(); m > s.LostUpdates {
 		s.LostUpdatesMax = m
 	}
-	c, mismatch := rederive(events)
+	c := z.rd.Checker
 	s.Overlaps, s.OverlapPairs, s.Duplicates, s.Deadlocks = c.Overlaps, c.OverlapPairs, c.Duplicates, c.Deadlocks
 	s.Oversold = c.Oversold > 0
 	s.Violations = c.Overlaps + c.LostUpdates + c.Oversold + c.Duplicates
 	s.FailedOps, s.UnansweredOps, s.ServerError, s.UnansweredError = c.Failed, c.Indeterminate, c.FailedMsg, c.IndeterminateMsg
 	s.UnansweredWrites, s.LandedWrites, s.Mismatch = c.IndeterminateWrites, c.Landed, mismatch
 	s.ExpectedStock = s.InitialStock - int64(s.Successes)
-	if sc, err := Lookup(h.Scenario); err == nil && sc.notes != nil {
-		s.Notes = sc.notes(h, events)
+	if z.notes != nil {
+		s.Notes = z.notes.notes()
 	}
 	s.verdict()
 	if s.Mismatch != "" {
