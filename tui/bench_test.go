@@ -26,7 +26,9 @@ import (
 )
 
 // synth emits n events of a busy lock fight among workers: attempts,
-// denials, backoffs, holders in the critical section, stock writes.
+// denials, backoffs, holders in the critical section renewing their lock,
+// stock writes, and a beat every 100 rounds (marks and markers that grow
+// with the log, as the lanes do).
 type synth struct {
 	rng     *mrand.Rand
 	workers int
@@ -43,7 +45,7 @@ func (s *synth) next() scenario.Event {
 	s.t += time.Duration(s.rng.IntN(40)+1) * time.Microsecond
 	w := int32(s.rng.IntN(s.workers))
 	var e scenario.Event
-	switch s.step % 10 {
+	switch s.step % 12 {
 	case 0:
 		e = scenario.Event{Kind: scenario.KindAcquired, Res: "lock:stock", TTL: 5 * time.Second, Has: scenario.HasTTL, Token: "3fa9c0de"}
 		s.holder = int(w)
@@ -68,6 +70,16 @@ func (s *synth) next() scenario.Event {
 		e = scenario.Event{Kind: scenario.KindDenied, Res: "lock:stock", Msg: "held"}
 	case 9:
 		e = scenario.Event{Kind: scenario.KindBackoff, Res: "lock:stock", Delay: time.Duration(s.rng.IntN(200)) * time.Millisecond, Has: scenario.HasDelay}
+	case 10:
+		w = int32(max(s.holder, 0))
+		e = scenario.Event{Kind: scenario.KindRenewed, Res: "lock:stock", TTL: 5 * time.Second, Has: scenario.HasTTL}
+	case 11:
+		w = scenario.System
+		e = scenario.Event{Kind: scenario.KindBeat, Code: "round"}
+		if s.step%1200 != 11 {
+			e = scenario.Event{Kind: scenario.KindAttempt, Res: "lock:stock"}
+			w = int32(s.rng.IntN(s.workers))
+		}
 	}
 	s.step++
 	e.Worker, e.T = w, s.t

@@ -241,6 +241,7 @@ func axis(th *themes.Theme, indent, cols int, now, span time.Duration, tl *timel
 			}
 		}
 	}
+	lk := lookOf(th)
 	var b strings.Builder
 	b.WriteString(strings.Repeat(" ", indent))
 	for i := 0; i < len(r); {
@@ -248,9 +249,9 @@ func axis(th *themes.Theme, indent, cols int, now, span time.Duration, tl *timel
 		for j < len(r) && at[j] == none {
 			j++
 		}
-		b.WriteString(th.Muted.Render(string(r[i:j])))
+		b.WriteString(lk.muted.wrap(string(r[i:j])))
 		if j < len(r) {
-			b.WriteString(th.Mark(at[j], -1))
+			b.WriteString(lk.mark(at[j]))
 			j++
 		}
 		i = j
