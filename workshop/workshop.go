@@ -104,6 +104,11 @@ func (r *Round) Lanes() []string {
 
 func roomID(room string) string { return "room-" + room }
 
+// syncSamples is how many round trips a clock sync takes: the shortest
+// bounds the offset's error (half of it), and on a busy machine most are
+// long. Lanes of two machines are ordered no better than their offsets.
+const syncSamples = 20
+
 // ServerClock reads the Redis server's clock from here: its offset from
 // the local clock is measured with TIME, keeping the sample with the
 // shortest round trip.
@@ -118,7 +123,7 @@ func (c *ServerClock) local() time.Time { return time.Now().Add(c.Skew) }
 // Sync measures the offset.
 func (c *ServerClock) Sync(ctx context.Context, rc *redis.Client) error {
 	best := time.Duration(-1)
-	for range 5 {
+	for range syncSamples {
 		t0 := c.local()
 		st, err := rc.Time(ctx).Result()
 		if err != nil {

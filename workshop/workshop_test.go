@@ -85,8 +85,10 @@ func TestRoundInProcess(t *testing.T) {
 	if len(done) != 5 {
 		t.Fatalf("outcomes of %d workers, want 5: %v", len(done), done)
 	}
+	// Sales, not overlaps: two machines' lanes are ordered no better than
+	// their clocks' sync, and a lock can change hands faster.
 	s := run.Summary()
-	if s.Successes != 3 || s.Violations != 0 {
-		t.Fatalf("safe lock with retries over round %d: %d sold of 3, %d violations (%s)", r.N, s.Successes, s.Violations, s.Verdict)
+	if s.Successes != 3 || s.FinalStock != 0 {
+		t.Fatalf("safe lock with retries over round %d: %d sold of 3, final stock %d (%s)", r.N, s.Successes, s.FinalStock, s.Verdict)
 	}
 }
