@@ -3,6 +3,8 @@ package scenario
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/lock"
@@ -96,11 +98,18 @@ func runStale(ctx context.Context, env *Env, mode staleMode) error {
 	// w00 holds the lock before the others arrive, however a busy machine
 	// schedules their goroutines.
 	holding := newCue()
+	// w00's stall outlasts its planned time until another worker has been
+	// through (its write landed, or it gave up): the stale write comes
+	// after, however slow the machine.
+	another := make(chan bool)
+	var once sync.Once
+	through := func() { once.Do(func() { close(another) }) }
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		if w.ID == 0 {
-			staleHolder(ctx, env, w, mode, holding)
+			staleHolder(ctx, env, w, mode, holding, another)
 			return
 		}
+		defer through()
 		// The others arrive a little later, one after the other.
 		if holding.wait(ctx) != nil || w.Sleep(ctx, time.Duration(w.ID)*100*time.Millisecond) != nil {
 			w.Done(false, FailCancel, "interrupted")
@@ -112,10 +121,13 @@ func runStale(ctx context.Context, env *Env, mode staleMode) error {
 }
 
 // staleHolder is w00: it takes the lock, reads, and is late to write.
-func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holding *cue) {
+// Its stall lasts at least its planned time, and, once its lock has
+// lapsed, until another has been through.
+func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holding *cue, another <-chan bool) {
 	st := env.Store
 	defer holding.give()
 	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), env.Params.TTL.D())
+	got := env.Clock().Now()
 	holding.give()
 	if err != nil {
 		w.Fail(ctx, err, "lock not obtained")
@@ -133,14 +145,21 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holdi
 	switch mode {
 	case staleWork:
 		// Work, holding the lease's context: a watchdog that loses the lock
-		// stops the work.
+		// stops the work. A lock nothing renews has lapsed by got+TTL.
 		err = w.Sleep(lease.Context(), work)
+		if err == nil && !strings.Contains(env.Strategy, "watchdog") && env.Clock().Now() >= got+env.Params.TTL.D() {
+			select {
+			case <-another:
+			case <-ctx.Done():
+				err = ctx.Err()
+			}
+		}
 	case stalePause:
-		err = w.Pause(ctx, work, "stop-the-world pause")
+		err = w.PauseUntil(ctx, work, another, "stop-the-world pause")
 	case staleRenewal:
 		if err = w.Sleep(lease.Context(), work); err == nil {
 			// The last check before writing passes; then the world stops.
-			err = w.Pause(ctx, 2*env.Params.TTL.D(), "stop-the-world pause longer than the TTL")
+			err = w.PauseUntil(ctx, 2*env.Params.TTL.D(), another, "stop-the-world pause longer than the TTL")
 		}
 	}
 	if err != nil {
