@@ -25,6 +25,7 @@ type collector struct {
 	stream string
 	run    *scenario.Run
 	from   map[string]*inbox
+	last   string        // the stream's last entry taken
 	ready  chan struct{} // run is set
 	// tokens names the holder of each lock token appended so far, so a
 	// wait on a lock another machine holds names its holder.
@@ -51,23 +52,11 @@ func (c *collector) collect(ctx context.Context) error {
 	for _, a := range c.r.Attendees {
 		c.from[a.Name] = &inbox{a: a, done: make([]bool, a.Workers), heard: time.Now().Add(c.h.cfg.Lead)}
 	}
-	rc := c.st.Client()
-	last := "0-0"
+	c.last = "0-0"
 	nextCheck := time.Now().Add(time.Second)
 	for !c.finished() {
-		res, err := rc.XRead(ctx, &redis.XReadArgs{Streams: []string{c.stream, last}, Count: 512, Block: readBlock}).Result()
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, redis.Nil):
-		case err != nil:
-			return fmt.Errorf("reading the attendees' events: %w", err)
-		}
-		for _, s := range res {
-			for _, m := range s.Messages {
-				last = m.ID
-				c.take(m.Values)
-			}
+		if _, err := c.read(ctx, readBlock); err != nil {
+			return err
 		}
 		if time.Now().After(nextCheck) {
 			c.checkPresence(ctx)
@@ -77,6 +66,33 @@ func (c *collector) collect(ctx context.Context) error {
 	}
 	c.release(true)
 	return nil
+}
+
+// read takes the stream's next entries, waiting up to block for some
+// (0: not at all), and says how many it took.
+func (c *collector) read(ctx context.Context, block time.Duration) (int, error) {
+	args := &redis.XReadArgs{Streams: []string{c.stream, c.last}, Count: 512, Block: block}
+	if block == 0 {
+		args.Block = -1 // no BLOCK: answer at once
+	}
+	res, err := c.st.Client().XRead(ctx, args).Result()
+	switch {
+	case ctx.Err() != nil:
+		return 0, ctx.Err()
+	case errors.Is(err, redis.Nil):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("reading the attendees' events: %w", err)
+	}
+	n := 0
+	for _, s := range res {
+		for _, m := range s.Messages {
+			c.last = m.ID
+			c.take(m.Values)
+			n++
+		}
+	}
+	return n, nil
 }
 
 func (c *collector) finished() bool {
@@ -120,6 +136,7 @@ func (c *collector) take(v map[string]any) {
 // that have not finished crash there.
 func (c *collector) checkPresence(ctx context.Context) {
 	rc := c.h.client()
+	var left []string
 	for name, in := range c.from {
 		if in.ended {
 			continue
@@ -127,6 +144,24 @@ func (c *collector) checkPresence(ctx context.Context) {
 		n, err := rc.Exists(ctx, c.h.room.Key("seen:"+name)).Result()
 		if err != nil || (n > 0 && time.Since(in.heard) < 2*presentTTL) {
 			continue
+		}
+		left = append(left, name)
+	}
+	if len(left) == 0 {
+		return
+	}
+	// A joiner sends its last events before it leaves: whatever is still
+	// in the stream behind what was read so far comes first.
+	for {
+		n, err := c.read(ctx, 0)
+		if err != nil || n == 0 {
+			break
+		}
+	}
+	for _, name := range left {
+		in := c.from[name]
+		if in.ended {
+			continue // its last batch was in the stream: it finished, then left
 		}
 		c.release(false) // what it sent before it left goes first
 		at := max(in.mark, c.r.Start)
