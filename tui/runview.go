@@ -53,7 +53,7 @@ func newRunView(s *session, speed float64) *runView {
 		v.follow, v.paused = false, true // a replay waits at t=0 for space
 		v.status = fmt.Sprintf("replaying %s: %d events — space plays", s.replay, s.log.Len())
 		if s.loading != nil {
-			v.status = fmt.Sprintf("replaying %s as it is read — space plays; the verdict comes once it is all read", s.replay)
+			v.status = fmt.Sprintf("%s: space plays as it is read; the verdict comes once all is read", s.replay)
 		}
 	} else {
 		v.follow = true
