@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 		spin()
 	}
 	storetest.QuietRedis()
+	widenParallel()
 	stop, err := startBusy()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -48,6 +49,21 @@ func runE(urls []string, speed float64, cfg scenario.Config) (*scenario.Run, err
 // testConnectTimeout bounds connecting to a test's own redis-server: on a
 // busy machine a dial can take seconds, and the tests are not about dials.
 const testConnectTimeout = 15 * time.Second
+
+// parallelTests is how many of the package's parallel tests run at once
+// unless -parallel says otherwise: they are stories told on a clock and
+// mostly sleep (a fifth of their time is CPU), so more than the cores fit.
+const parallelTests = 4
+
+// widenParallel sets -test.parallel to parallelTests unless it was given.
+func widenParallel() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", strconv.Itoa(parallelTests))
+	}
+}
 
 // concurrentRuns bounds how many runs one test keeps going at once. Runs
 // of a few workers mostly sleep on the virtual clock, so more than the

@@ -82,9 +82,10 @@ func (n *Node) Start(keepData bool) error {
 	if !keepData {
 		n.mini.FlushAll()
 	}
-	if err := n.mini.Restart(); err != nil {
+	if err := listenAgain(n.mini, n.listening()); err != nil {
 		return err
 	}
+	n.listened(n.mini)
 	n.stopped = false
 	return nil
 }

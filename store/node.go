@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,7 @@ type Node struct {
 	Client *redis.Client
 
 	mini   *miniredis.Miniredis // nil on a real server
+	at     string               // where mini listens now; mu guards it
 	clock  *Clock
 	base   time.Time // the embedded server's wall time at virtual zero
 	mu     sync.Mutex
@@ -65,7 +67,7 @@ func (s *Store) openEmbedded(cfg Config) error {
 			return fmt.Errorf("store: start embedded node %d: %w", i, err)
 		}
 		m.ClockTTL(true)
-		node := &Node{Index: i, Addr: m.Addr(), mini: m, embedded: true, clock: s.clock, base: epoch,
+		node := &Node{Index: i, Addr: m.Addr(), at: m.Addr(), mini: m, embedded: true, clock: s.clock, base: epoch,
 			stop: make(chan struct{}), done: make(chan struct{})}
 		m.SetTime(epoch)
 		// One dial attempt: an in-process server that refuses is closed, not busy.
@@ -76,6 +78,12 @@ func (s *Store) openEmbedded(cfg Config) error {
 		// deadlines still bound them.)
 		o.DialTimeout = max(o.DialTimeout, embeddedPatience)
 		o.ReadTimeout, o.WriteTimeout = embeddedPatience, embeddedPatience
+		// Dial wherever the node listens now: a node that comes back after
+		// a fault listens on a fresh port if its old one was taken meanwhile.
+		d := net.Dialer{Timeout: o.DialTimeout, KeepAlive: 5 * time.Minute}
+		o.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return d.DialContext(ctx, network, node.listening())
+		}
 		node.Client = redis.NewClient(o)
 		node.Client.AddHook(syncHook{node})
 		s.nodes = append(s.nodes, node)
@@ -121,6 +129,30 @@ func urlClientOptions(o *redis.Options, cfg Config) *redis.Options {
 		o.Protocol = proto
 	}
 	return o
+}
+
+// listening is where an embedded node's server listens now.
+func (n *Node) listening() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.at
+}
+
+// listened records where an embedded node's server listens now.
+func (n *Node) listened(m *miniredis.Miniredis) {
+	n.mu.Lock()
+	n.at = m.Addr()
+	n.mu.Unlock()
+}
+
+// listenAgain starts m on addr, or, if something took addr while m was
+// down (another server, a client's local port), on a fresh port: the
+// node's clients dial wherever it listens.
+func listenAgain(m *miniredis.Miniredis, addr string) error {
+	if err := m.StartAddr(addr); err == nil {
+		return nil
+	}
+	return m.StartAddr("127.0.0.1:0")
 }
 
 // embeddedPatience is the least time a client waits to connect to an

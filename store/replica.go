@@ -82,13 +82,14 @@ func (n *Node) Failover() (lost int, err error) {
 	}
 	n.replicate(r, n.clock.Now())
 	lost = len(r.pending)
-	addr := n.mini.Addr()
+	addr := n.listening()
 	if !n.stopped {
 		n.mini.Close()
 	}
-	if err := r.mini.StartAddr(addr); err != nil {
+	if err := listenAgain(r.mini, addr); err != nil {
 		return lost, fmt.Errorf("store: promote node %d's replica: %w", n.Index, err)
 	}
+	n.listened(r.mini)
 	n.mu.Lock()
 	n.mini = r.mini
 	n.synced = -1

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
@@ -69,5 +70,34 @@ func TestFailoverLosesUnreplicatedWrites(t *testing.T) {
 	}
 	if c.Get(ctx, s.Key("kept")).Val() != "v" {
 		t.Fatal("a write older than the lag was lost")
+	}
+}
+
+// A node that comes back while something else holds its old port listens
+// on another, and its clients find it there.
+func TestNodeComesBackWhenItsPortWasTaken(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, store.Config{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	n := s.Nodes()[0]
+	if err := n.Client.Set(ctx, s.Key("k"), "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", n.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := n.Start(true); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := n.Client.Get(ctx, s.Key("k")).Result(); err != nil || got != "v" {
+		t.Fatalf("after coming back on another port: %q, %v", got, err)
 	}
 }
