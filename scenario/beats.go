@@ -29,10 +29,12 @@ type narrator struct {
 	out   []Event
 }
 
-// Fold says the next beat if e is its event.
+// Fold says the next beat if e is its event. The narration's own beats
+// are not events of the story; a node's fault (told as a beat with its
+// node) is: a caption may need to know what was done to a node.
 func (n *narrator) Fold(e Event) []Event {
 	n.out = n.out[:0]
-	if e.Kind == KindBeat || n.next >= len(n.beats) {
+	if (e.Kind == KindBeat && e.Has&HasNode == 0) || n.next >= len(n.beats) {
 		return n.out
 	}
 	if b := n.beats[n.next]; b.On(e) {

@@ -16,7 +16,7 @@ import (
 // told as it happened — one holder at a time — and the parts after it are
 // still told.
 func redlockBeats(_ string, p Params) []Beat {
-	st := &redlockStory{ttl: p.TTL.D(), slew: p.Clock == "slew", held: map[int32]ballot{}, cur: map[int32]*ballot{}}
+	st := &redlockStory{ttl: p.TTL.D(), held: map[int32]ballot{}, cur: map[int32]*ballot{}}
 	var bs []Beat
 	for k, part := range redlockParts(p) {
 		a, b := int32(2*k), int32(2*k+1)
@@ -78,7 +78,7 @@ type ballot struct {
 // redlockStory is what a Redlock run's events have shown so far.
 type redlockStory struct {
 	ttl   time.Duration
-	slew  bool
+	moved string            // how node 2's clock was moved, as the log says: "jump", "slew" or "" (a real server's cannot be)
 	cur   map[int32]*ballot // each worker's attempt in progress
 	held  map[int32]ballot  // each worker's granted attempt
 	rec   map[string]int64  // the record's last fence accepted, per resource
@@ -95,6 +95,15 @@ func (s *redlockStory) on(when func(Event) bool) func(Event) bool {
 
 func (s *redlockStory) fold(e Event) {
 	switch e.Kind {
+	case KindBeat:
+		if e.Has&HasNode != 0 && e.Node == 2 {
+			switch {
+			case strings.Contains(e.Msg, "clock slews"):
+				s.moved = "slew"
+			case strings.Contains(e.Msg, "clock jumped"):
+				s.moved = "jump"
+			}
+		}
 	case KindAttempt:
 		s.cur[e.Worker] = &ballot{key: e.Res, fences: map[int]int64{}, grantAt: map[int]time.Duration{}}
 	case KindVote:
@@ -166,14 +175,16 @@ func (s *redlockStory) bareMajority(part int, a, b int32) func(Event) string {
 			switch {
 			case part == 2:
 				how = fmt.Sprintf("its replica had not received %s's key when it took over", WorkerName(a))
-			case s.slew:
+			case s.moved == "slew":
 				// When node 2 granted each of them, by the run's clock.
 				gap := hb.grantAt[2] - ha.grantAt[2]
 				how = fmt.Sprintf("its clock ran twice as fast: %s after it granted %s, %s's %s TTL had run out by node 2's clock, not by the run's. "+
 					"A slew that fast is no safer than a jump — Redlock allows for %s of drift on a %s TTL",
 					ms(gap), WorkerName(a), WorkerName(a), ms(s.ttl), ms(lock.Drift(s.ttl)), ms(s.ttl))
-			default:
+			case s.moved == "jump":
 				how = fmt.Sprintf("its clock jumped %s, so %s's key lapsed there at once", ms(s.ttl), WorkerName(a))
+			default:
+				how = fmt.Sprintf("nothing moved its clock: %s's %s TTL ran out while it still worked, later than planned (a busy machine)", WorkerName(a), ms(s.ttl))
 			}
 			return fmt.Sprintf("%s got %s while %s still holds %s: node 2 granted both — %s. Two holders of one Redlock. %s",
 				WorkerName(b), nodeList(hb.granted), WorkerName(a), nodeList(ha.granted), how, e.Msg)

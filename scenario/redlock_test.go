@@ -125,7 +125,12 @@ func TestRedlockSlew(t *testing.T) {
 		overlaps := o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == "J" && e.Code == scenario.CodeOverlap })
 		caption := o.beat("clock")
 		if o.realServer() {
-			if overlaps != 0 || !strings.Contains(caption, "one holder at a time") {
+			// Nothing moves a real server's clock: one holder at a time, or,
+			// if a busy machine kept the holder past its TTL, a caption
+			// that says so and claims no slew.
+			if strings.Contains(caption, "twice as fast") || strings.Contains(caption, "jumped") ||
+				(overlaps == 0) != strings.Contains(caption, "one holder at a time") ||
+				(overlaps != 0 && !strings.Contains(caption, "nothing moved its clock")) {
 				t.Errorf("a real server's clock cannot slew: %d overlaps, caption %q", overlaps, caption)
 			}
 			return
