@@ -201,7 +201,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 		raw, complete, err := lr.next()
 		switch {
 		case err == io.EOF:
-			if line == 1 {
+			if line == 1 || rec.Header.Format == "" { // nothing, or only blank lines
 				return ErrNotEventLog
 			}
 			return nil

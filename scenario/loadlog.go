@@ -71,6 +71,9 @@ func StreamLog(r io.Reader) (*Loading, error) {
 			rd.Add(e, ld.Log.Append)
 		})
 		ld.err = err
+		if !started && err == nil {
+			ld.err = ErrNotEventLog // a reader that stopped before any header
+		}
 		if !started {
 			ready <- false
 			return
