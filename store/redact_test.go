@@ -13,7 +13,7 @@ import (
 // spellings are the ways a user can type a URL with user and password.
 func spellings(user, pass, host string) []string {
 	enc := url.UserPassword(user, pass).String()
-	return []string{
+	all := []string{
 		"redis://" + user + ":" + pass + "@" + host,
 		"redis://" + user + ":" + pass + "@" + host + "/0",
 		"rediss://" + user + ":" + pass + "@" + host + "/1?pool_size=5",
@@ -26,8 +26,13 @@ func spellings(user, pass, host string) []string {
 		"redis://" + host + "/0?pool_size=3&password=" + url.QueryEscape(pass),
 		host + "?password=" + url.QueryEscape(pass) + "&username=" + user,
 		"  redis://" + user + ":" + pass + "@" + host + "  ",
-		"redis://" + pass + "@" + host,
 	}
+	// A password alone before the '@' is only that when it holds no ':';
+	// "redis://00:x@h" is user 00 with password x.
+	if !strings.Contains(pass, ":") {
+		all = append(all, "redis://"+pass+"@"+host)
+	}
+	return all
 }
 
 // forms are the password and its encoded and decoded spellings.
