@@ -15,6 +15,11 @@ import (
 // the Redis server's clock, not the machine's, places them.
 const skewEnv = "LOCKLAB_CLOCK_SKEW"
 
+// missEnv makes join's clock sync miss the server's clock by a duration
+// its error bound does not admit, to show that a lock's hand-overs between
+// machines are ordered by cause, not by the sync.
+const missEnv = "LOCKLAB_CLOCK_MISS"
+
 type joinFlags struct {
 	redis   string
 	room    string
@@ -91,8 +96,14 @@ func (f *joinFlags) run(cmd *cobra.Command) error {
 			return usagef("$%s: %q is not a duration such as 3s or -2s", skewEnv, s)
 		}
 	}
+	var miss time.Duration
+	if s := os.Getenv(missEnv); s != "" {
+		if miss, err = time.ParseDuration(s); err != nil {
+			return usagef("$%s: %q is not a duration such as 20ms or -20ms", missEnv, s)
+		}
+	}
 	err = workshop.Join(cmd.Context(), workshop.JoinConfig{URL: url, Room: f.room, Name: f.name, Workers: f.workers,
-		Tool: "locklab " + version, Skew: skew, Rounds: f.rounds, Out: cmd.OutOrStdout()})
+		Tool: "locklab " + version, Skew: skew, Miss: miss, Rounds: f.rounds, Out: cmd.OutOrStdout()})
 	var taken *workshop.NameTakenError
 	switch {
 	case err == nil:

@@ -30,6 +30,7 @@ type collector struct {
 	// tokens names the holder of each lock token appended so far, so a
 	// wait on a lock another machine holds names its holder.
 	tokens map[string]int32
+	locks  handovers
 }
 
 // inbox is one attendee's events not yet appended.
@@ -40,6 +41,9 @@ type inbox struct {
 	ended bool             // sent its last event, or gone
 	done  []bool           // by worker: its outcome is in
 	heard time.Time
+	// shift moves its stamps later, as far as a lock hand-over showed its
+	// clock's sync to be behind; syncErr is the sync's own error bound.
+	shift, syncErr time.Duration
 }
 
 func (c *collector) collect(ctx context.Context) error {
@@ -126,6 +130,9 @@ func (c *collector) take(v map[string]any) {
 	if w, err := strconv.ParseInt(fmt.Sprint(v["w"]), 10, 64); err == nil {
 		in.mark = max(in.mark, w)
 	}
+	if us, err := strconv.ParseInt(fmt.Sprint(v["s"]), 10, 64); err == nil && us >= 0 {
+		in.syncErr = time.Duration(min(us, int64(time.Second/time.Microsecond))) * time.Microsecond
+	}
 	if v["end"] == "1" {
 		in.ended = true
 		in.mark = math.MaxInt64
@@ -177,23 +184,36 @@ func (c *collector) checkPresence(ctx context.Context) {
 }
 
 // release appends every queued event up to the lowest watermark (all of
-// them when flush), merged by time.
+// them when flush), merged by time; a lock taken from another attendee
+// waits for its release (see handovers).
 func (c *collector) release(flush bool) {
-	upTo := int64(math.MaxInt64)
+	upTo := time.Duration(math.MaxInt64)
 	if !flush {
 		for _, in := range c.from {
-			upTo = min(upTo, in.mark)
+			if in.mark != math.MaxInt64 {
+				upTo = min(upTo, in.at(time.Duration(in.mark)*time.Microsecond))
+			}
 		}
 	}
 	for {
-		var next *inbox
+		var next, waiting *inbox
 		for _, in := range c.from {
-			if len(in.evs) == 0 || in.evs[0].T.Microseconds() > upTo {
+			if len(in.evs) == 0 || in.at(in.evs[0].T) > upTo {
 				continue
 			}
-			if next == nil || in.evs[0].T < next.evs[0].T || in.evs[0].T == next.evs[0].T && in.a.First < next.a.First {
+			if c.locks.waits(in, &in.evs[0]) {
+				if waiting == nil || in.at(in.evs[0].T) < waiting.at(waiting.evs[0].T) {
+					waiting = in
+				}
+				continue
+			}
+			if next == nil || in.at(in.evs[0].T) < next.at(next.evs[0].T) ||
+				in.at(in.evs[0].T) == next.at(next.evs[0].T) && in.a.First < next.a.First {
 				next = in
 			}
+		}
+		if next == nil && flush {
+			next = waiting // the end: nothing else can come first
 		}
 		if next == nil {
 			return
@@ -226,9 +246,10 @@ func (c *collector) append(in *inbox, e scenario.Event) {
 			e.Token = ""
 		}
 	}
-	e.T = c.onHost(e.T)
+	c.locks.fold(in, e.Worker, &e)
+	e.T = c.onHost(in.at(e.T))
 	if e.Has&scenario.HasCall != 0 {
-		e.Call = c.onHost(e.Call)
+		e.Call = c.onHost(in.at(e.Call))
 	}
 	c.run.Log.EmitAt(e)
 }

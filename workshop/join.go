@@ -21,6 +21,7 @@ type JoinConfig struct {
 	Workers int
 	Tool    string
 	Skew    time.Duration // this machine's clock is off by this much (for tests and demos)
+	Miss    time.Duration // the clock sync misses by this much, unknown to its error bound (for tests and demos)
 	Rounds  int           // leave after this many rounds; 0: stay until ctx ends
 	Out     io.Writer     // one line per happening
 }
@@ -73,7 +74,7 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 			}
 		}
 	}()
-	j := &joiner{cfg: cfg, room: room, clk: ServerClock{Skew: cfg.Skew}}
+	j := &joiner{cfg: cfg, room: room, clk: ServerClock{Skew: cfg.Skew, Miss: cfg.Miss}}
 	if err := j.clk.Sync(ctx, rc); err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 		return err
 	}
 	s0, c0 := j.clk.Now(), st.Clock().Now()
-	f := &forwarder{rc: rc, stream: st.Key("events"), name: a.Name, log: run.Log,
+	f := &forwarder{rc: rc, stream: st.Key("events"), name: a.Name, log: run.Log, syncErr: j.clk.Err,
 		toServer: func(t time.Duration) time.Duration { return time.Duration(s0)*time.Microsecond + t - c0 }}
 	tick := time.NewTicker(flushEvery)
 	defer tick.Stop()
@@ -212,6 +213,7 @@ type forwarder struct {
 	name     string
 	log      *scenario.Log
 	toServer func(time.Duration) time.Duration
+	syncErr  time.Duration // how far the stamps may be off the server's clock
 	cursor   int
 	sent     time.Time
 	buf      []scenario.Event
@@ -235,7 +237,7 @@ func (f *forwarder) flush(ctx context.Context, end bool) error {
 		f.b = scenario.AppendJSON(f.b, e)
 		f.b = append(f.b, '\n')
 	}
-	vals := []any{"a", f.name, "w", f.toServer(mark).Microseconds(), "e", f.b}
+	vals := []any{"a", f.name, "w", f.toServer(mark).Microseconds(), "s", f.syncErr.Microseconds(), "e", f.b}
 	if end {
 		vals = append(vals, "end", "1")
 	}

@@ -114,8 +114,14 @@ const syncSamples = 20
 // shortest round trip.
 type ServerClock struct {
 	offset time.Duration
+	// Err bounds the offset's error: half the shortest round trip.
+	Err time.Duration
 	// Skew shifts this machine's clock, to show that skew does not matter.
 	Skew time.Duration
+	// Miss is added to the offset once it is measured: a sync that missed
+	// by this much, beyond what Err says, to show that the order of the
+	// lock's hand-overs does not rest on the sync.
+	Miss time.Duration
 }
 
 func (c *ServerClock) local() time.Time { return time.Now().Add(c.Skew) }
@@ -134,8 +140,10 @@ func (c *ServerClock) Sync(ctx context.Context, rc *redis.Client) error {
 		if best < 0 || rtt < best {
 			best = rtt
 			c.offset = st.Sub(t0.Add(rtt / 2))
+			c.Err = rtt / 2
 		}
 	}
+	c.offset += c.Miss
 	return nil
 }
 

@@ -85,10 +85,10 @@ func TestRoundInProcess(t *testing.T) {
 	if len(done) != 5 {
 		t.Fatalf("outcomes of %d workers, want 5: %v", len(done), done)
 	}
-	// Sales, not overlaps: two machines' lanes are ordered no better than
-	// their clocks' sync, and a lock can change hands faster.
+	// A lock changes hands between the machines faster than their clocks
+	// agree, and the log still shows no overlap: hand-overs go by cause.
 	s := run.Summary()
-	if s.Successes != 3 || s.FinalStock != 0 {
-		t.Fatalf("safe lock with retries over round %d: %d sold of 3, final stock %d (%s)", r.N, s.Successes, s.FinalStock, s.Verdict)
+	if s.Successes != 3 || s.FinalStock != 0 || s.Overlaps != 0 {
+		t.Fatalf("safe lock with retries over round %d: %d sold of 3, final stock %d, %d overlap(s) (%s)", r.N, s.Successes, s.FinalStock, s.Overlaps, s.Verdict)
 	}
 }
