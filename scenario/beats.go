@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/locklab/locklab/store"
 )
 
 // Beat is one line of a scenario's narration: a caption said when the event
@@ -69,6 +71,14 @@ func (c *chain) Fold(e Event) []Event {
 // checker's violations, then the narration's beats.
 func (sc *Scenario) Deriver(strategy string, p Params) Deriver {
 	return &chain{check: NewChecker(), tell: &narrator{beats: beatsFor(sc, strategy, p)}}
+}
+
+// deriverOn is Deriver for a run that has the servers have.
+func (sc *Scenario) deriverOn(strategy string, p Params, have store.Servers) Deriver {
+	if sc.beatsOn == nil {
+		return sc.Deriver(strategy, p)
+	}
+	return &chain{check: NewChecker(), tell: &narrator{beats: sc.beatsOn(strategy, p, &have)}}
 }
 
 // Beat triggers.

@@ -99,7 +99,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	case mode.outside != nil: // the story's beats are about its own cast
 		derive = &chain{check: NewChecker(), tell: &narrator{}}
 	case !mode.guest:
-		derive = sc.Deriver(cfg.Strategy, cfg.Params)
+		derive = sc.deriverOn(cfg.Strategy, cfg.Params, st.Servers())
 	}
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{})}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/store"
 )
 
 // Scenario is one entry of the catalogue.
@@ -46,6 +47,10 @@ type Scenario struct {
 	Slow []string
 	// beats is the scenario's narration for a strategy and parameters.
 	beats func(strategy string, p Params) []Beat
+	// beatsOn, if set, is the narration of a run on a store with the
+	// servers have (a part the run cannot play says so instead); beats is
+	// then what it tells with every server there.
+	beatsOn func(strategy string, p Params, have *store.Servers) []Beat
 	// headings, if set, are the IDs of every beat a run tells, in order,
 	// where the run says some (a part's heading) itself besides beats.
 	headings func(strategy string, p Params) []string
@@ -71,7 +76,7 @@ var Strategies = func() []Strategy {
 	return ss
 }()
 
-var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, cron}
+var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, cron, tradeOffs}
 
 // Catalogue lists every scenario in order.
 func Catalogue() []*Scenario { return catalogue }

@@ -336,6 +336,11 @@ func (s *Summary) verdict() {
 			s.Detail = "No safety violation."
 		}
 	}
+	if d, ok := verdictDetail[s.Scenario]; ok {
+		if t := d(s); t != "" {
+			s.Detail = t
+		}
+	}
 }
 
 // Box renders the summary as the lab's results box; its borders line up

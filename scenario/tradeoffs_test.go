@@ -1,0 +1,159 @@
+package scenario_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/storetest"
+)
+
+// tradeParams are trade-offs' for its outcome tests: a TTL of 1s, a pause
+// of 2s.
+func tradeParams() scenario.Params {
+	sc, _ := scenario.Lookup("trade-offs")
+	p := sc.Defaults
+	p.TTL, p.Work = scenario.Millis(time.Second), scenario.Millis(2*time.Second)
+	return p
+}
+
+// tradeRuns runs trade-offs with fault over seeds 1..n, side by side, each
+// on a fresh embedded store with the servers srv.
+func tradeRuns(t *testing.T, fault string, srv store.Servers, n int) []outcome {
+	t.Helper()
+	out := make([]outcome, n)
+	errs := make([]error, n)
+	forEach(n, concurrentRuns, func(i int) {
+		st, err := store.Open(context.Background(), store.Config{Nodes: 1, PoolSize: 16, Speed: outcomeSpeed, Servers: srv, ConnectTimeout: testConnectTimeout})
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		defer st.Close()
+		r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "trade-offs", Strategy: fault, Params: tradeParams(), Seed: uint64(i + 1)})
+		if err == nil {
+			err = r.Wait()
+		}
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		out[i] = outcome{s: r.Summary(), evs: r.Log.Events()}
+	})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("seed %d: %v", i+1, err)
+		}
+	}
+	return out
+}
+
+func workerIs(w int32) func(scenario.Event) bool {
+	return func(e scenario.Event) bool { return e.Worker == w }
+}
+
+func resIs(res string) func(scenario.Event) bool {
+	return func(e scenario.Event) bool { return e.Res == res }
+}
+
+// TestTradeOffs: on one seed, a holder that crashes keeps Redis' lock
+// until its TTL lapses and Postgres' session lock not at all; a holder that
+// pauses past its TTL lets a second worker into Redis' lock (its stale
+// write lands), keeps Postgres' lock through the pause (the waiter gets in
+// only after it), and loses etcd's lease but its stale write is fenced.
+// The stories are chained by cues: a busy machine changes no outcome.
+func TestTradeOffs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts postgres")
+	}
+	t.Parallel()
+	srv := store.Servers{Postgres: storetest.StartPostgres(t).URL}
+	_, etcd := lock.Lookup("etcd")
+	ttl := tradeParams().TTL.D()
+	together(func() {
+		for seed, o := range tradeRuns(t, "crash", srv, 20) {
+			crashed := func(w int32) time.Duration {
+				c, ok1 := o.first(scenario.KindCrash, workerIs(w))
+				a, ok2 := o.first(scenario.KindAcquired, workerIs(w+1))
+				if !ok1 || !ok2 {
+					t.Fatalf("seed %d: w%02d crashed %v, w%02d acquired %v", seed+1, w, ok1, w+1, ok2)
+				}
+				return a.T - c.T
+			}
+			if d := crashed(0); d < ttl*9/10 {
+				t.Errorf("seed %d: Redis freed a dead holder's lock after %v, before its TTL %v", seed+1, d, ttl)
+			}
+			if d := crashed(2); d >= ttl {
+				t.Errorf("seed %d: Postgres kept a dead session's lock for %v (the TTL the others wait is %v)", seed+1, d, ttl)
+			}
+			if etcd {
+				if d := crashed(4); d < ttl*9/10 {
+					t.Errorf("seed %d: etcd freed a dead holder's lease after %v, before its TTL %v", seed+1, d, ttl)
+				}
+			}
+			if o.s.Overlaps != 0 || o.s.Violations != 0 {
+				t.Errorf("seed %d: crash: %s", seed+1, o.s.Verdict)
+			}
+			checkTradeBeats(t, o, "crash", srv)
+		}
+	}, func() {
+		for seed, o := range tradeRuns(t, "pause", srv, 20) {
+			overlaps := func(res string) int {
+				return o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Code == scenario.CodeOverlap && e.Res == res })
+			}
+			landed := o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Worker == 0 && e.Res == "data@redis" && e.OK })
+			if overlaps("data@redis") != 1 || landed != 1 {
+				t.Errorf("seed %d: Redis: %d overlap(s), %d stale write(s) landed; want 1 and 1", seed+1, overlaps("data@redis"), landed)
+			}
+			resumed, _ := o.first(scenario.KindResume, workerIs(2))
+			in, ok := o.first(scenario.KindAcquired, workerIs(3))
+			if overlaps("data@postgres") != 0 || !ok || in.T < resumed.T {
+				t.Errorf("seed %d: Postgres: %d overlap(s); the waiter got in at %v, the holder resumed at %v", seed+1, overlaps("data@postgres"), in.T, resumed.T)
+			}
+			if etcd {
+				_, rejected := o.first(scenario.KindFenceRejected, resIs("data@etcd"))
+				if !rejected || o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Worker == 4 && e.OK }) != 0 {
+					t.Errorf("seed %d: etcd: the stale write was not fenced", seed+1)
+				}
+			}
+			checkTradeBeats(t, o, "pause", srv)
+		}
+	})
+}
+
+func checkTradeBeats(t *testing.T, o outcome, fault string, srv store.Servers) {
+	t.Helper()
+	want := scenario.TradeBeatIDs(fault, tradeParams(), srv)
+	if ids := beatIDs(o); !slices.Equal(ids, want) {
+		t.Errorf("%s: beats %v, want %v", fault, ids, want)
+	}
+}
+
+// Without a Postgres server the run goes on and its column says what to
+// pass, in the log and in the summary.
+func TestTradeOffsWithoutPostgres(t *testing.T) {
+	t.Parallel()
+	p := tradeParams()
+	p.TTL, p.Work = scenario.Millis(200*time.Millisecond), scenario.Millis(300*time.Millisecond)
+	runs := runAll(t, nil, outcomeSpeed, 1, func(int) scenario.Config {
+		return scenario.Config{Scenario: "trade-offs", Strategy: "crash", Params: p, Seed: 1}
+	})
+	s := runs[0].Summary()
+	want := "not configured: pass --postgres URL or LOCKLAB_POSTGRES_URL"
+	i := slices.IndexFunc(s.Notes, func(n [2]string) bool { return n[0] == "Postgres" })
+	if i < 0 || s.Notes[i][1] != want {
+		t.Fatalf("notes %q: want Postgres %q", s.Notes, want)
+	}
+	if !strings.HasPrefix(s.Verdict, "CORRECT") {
+		t.Errorf("verdict %s", s.Verdict)
+	}
+	beats := beatIDs(outcome{evs: runs[0].Log.Events()})
+	if !slices.Contains(beats, "crash-postgres") || slices.Contains(beats, "freed-postgres") {
+		t.Errorf("beats %v: want Postgres' column said skipped, in one beat", beats)
+	}
+}
