@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,5 +80,29 @@ func TestRecordTalkTwiceIsIdentical(t *testing.T) {
 	}
 	if !bytes.Contains(casts[0], []byte(`"m", "scene 3: `)) {
 		t.Error("no marker at the third scene")
+	}
+}
+
+// A fresh `record oversell:none`, as a user types it, plays the 5 ms race at
+// the view's human pace: many frames that differ, not one frame of markers.
+func TestRecordOversellFillsFrames(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "o.cast")
+	code, _, stderr := cli(t, "record", "oversell:none", "--cast", out, "--size", "100x30")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	distinct := map[string]bool{}
+	for _, line := range bytes.Split(b, []byte("\n"))[1:] {
+		var ev []any
+		if json.Unmarshal(line, &ev) == nil && len(ev) == 3 && ev[1] == "o" {
+			distinct[fmt.Sprint(ev[2])] = true
+		}
+	}
+	if len(distinct) < 20 {
+		t.Errorf("record oversell:none: %d frames that differ, want at least 20", len(distinct))
 	}
 }
