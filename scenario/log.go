@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/locklab/locklab/store"
 )
@@ -131,6 +132,12 @@ type Log struct {
 	dir    atomic.Pointer[[]*chunk]
 	pub    atomic.Int64 // published: readable by anyone
 
+	// spare is the next chunk, allocated and its pages touched by a
+	// goroutine of its own while the current chunk fills, so that no
+	// worker's Emit waits for the memory the log grows into.
+	spare     atomic.Pointer[chunk]
+	preparing atomic.Bool
+
 	mismatch string // a loaded log: how its recorded derived events differ from its events'
 }
 
@@ -197,9 +204,15 @@ func (l *Log) appendLocked(e *Event) *record {
 	dir := *l.dir.Load()
 	ci := int(l.n >> chunkBits)
 	if ci == len(dir) {
-		grown := append(dir[:len(dir):len(dir)], new(chunk))
+		c := l.spare.Swap(nil)
+		if c == nil {
+			c = new(chunk)
+		}
+		grown := append(dir[:len(dir):len(dir)], c)
 		l.dir.Store(&grown)
 		dir = grown
+	} else if l.n&chunkMask == chunkSize/2 && l.preparing.CompareAndSwap(false, true) {
+		go l.prepare()
 	}
 	p := &dir[ci][l.n&chunkMask]
 	if e.Has&HasCall != 0 && e.Call > e.T {
@@ -213,6 +226,21 @@ func (l *Log) appendLocked(e *Event) *record {
 	p.Has, p.Node, p.Kind, p.OK, p.Outcome = e.Has, e.Node, e.Kind, e.OK, e.Outcome
 	l.n++
 	return p
+}
+
+// prepare makes the next chunk ready: allocated, every page written once
+// (the operating system maps a page on its first write), and left in spare.
+func (l *Log) prepare() {
+	defer l.preparing.Store(false)
+	if l.spare.Load() != nil {
+		return
+	}
+	c := new(chunk)
+	const perPage = 4096 / unsafe.Sizeof(record{})
+	for i := 0; i < len(c); i += int(perPage) {
+		c[i].T = 0
+	}
+	l.spare.Store(c)
 }
 
 func (l *Log) event(i int, r *record) Event {
