@@ -96,6 +96,11 @@ func start(bin string, extra []string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startOn(bin, port, extra)
+}
+
+func startOn(bin string, port int, extra []string) (*Server, error) {
+	var err error
 	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no",
 		"--loglevel", "warning"}, extra...)
@@ -115,12 +120,45 @@ func start(bin string, extra []string) (*Server, error) {
 		err = c.Ping(ctx).Err()
 		cancel()
 		if err == nil || strings.HasPrefix(err.Error(), "NOAUTH") { // up, with a password
+			// Whoever answers must be this process: between freePort's
+			// close and the server's bind, another test may have taken the
+			// port, and then this server exited while that one answers.
+			if pid, ok := answeringPID(addr, extra); ok && pid != cmd.Process.Pid {
+				s.Stop()
+				return nil, fmt.Errorf("port %d was taken by another server (pid %d) before redis-server bound it", port, pid)
+			}
 			return s, nil
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on %s did not answer: %v (%s)", addr, err, out.String())
+}
+
+// answeringPID is the process id of the server answering at addr, read
+// with the password given in extra if any; ok is false when it cannot be read.
+func answeringPID(addr string, extra []string) (pid int, ok bool) {
+	o := &redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true}
+	for i, a := range extra {
+		if a == "--requirepass" && i+1 < len(extra) {
+			o.Password = extra[i+1]
+		}
+	}
+	c := redis.NewClient(o)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, found := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); found {
+			pid, err := strconv.Atoi(v)
+			return pid, err == nil
+		}
+	}
+	return 0, false
 }
 
 // Client returns a plain client to the server, closed when tb ends.
