@@ -65,10 +65,14 @@ func newHostCmd() *cobra.Command {
 	fl.IntVar(&f.attendees, "attendees", 0, "without a terminal: run one round once this many have joined, print its summary and exit")
 	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
 	addSSHFlags(fl, &f.sshFlags)
+	misplacedFlag(fl, "serve")
 	return cmd
 }
 
 func (f *hostFlags) run(cmd *cobra.Command) error {
+	if cmd.Flags().Changed("serve") {
+		return usagef("host takes its workers from attendees (locklab join), not from HTTP requests: %s", sshToServeHint)
+	}
 	if len(f.redis) > 1 {
 		return usagef("host races on one Redis: give --redis once")
 	}

@@ -64,6 +64,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&f.scenario, "scenario", "oversell", "the scenario requests race in: "+strings.Join(scenario.OutsideScenarios, ", "))
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on (loopback unless you name another address)")
 	fl.Float64Var(&f.rate, "rate", defaultServeRate, "requests per second accepted, all clients together; 0: no limit")
+	misplacedFlag(fl, "ssh")
 	return cmd
 }
 
@@ -163,6 +164,9 @@ func loopback(addr string) bool {
 }
 
 func (f *serveFlags) serve(cmd *cobra.Command) error {
+	if cmd.Flags().Changed("ssh") {
+		return usagef("serve shows no view to send over SSH: %s", sshToServeHint)
+	}
 	cfg, err := f.serveConfig(cmd)
 	if err != nil {
 		return err

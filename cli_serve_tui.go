@@ -41,6 +41,10 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 	if !cmd.Flags().Changed("workers") {
 		cfg.Run.Params.Workers = serveViewLanes
 	}
+	ssh, err := f.sshConfig(cmd)
+	if err != nil {
+		return err
+	}
 	if !interactive() {
 		return usagef("--serve shows the run in a terminal; without one use: locklab serve --addr %s --scenario %s", f.serve, cfg.Run.Scenario)
 	}
@@ -64,6 +68,17 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 	}
 	if !loopback(f.serve) {
 		note(cmd, "listening on %s: anyone who reaches this machine can send workers", f.serve)
+	}
+	if ssh != nil {
+		v, addr, err := serveSSH(ctx, ssh, stage, th)
+		if err != nil {
+			srv.Close()
+			ln.Close()
+			return runtimeError{err}
+		}
+		defer v.Close()
+		stage.Title += " · ssh -p " + addr
+		stage.Hint += "   · ssh -p " + addr
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)

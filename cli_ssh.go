@@ -28,14 +28,29 @@ func addSSHFlags(fl *pflag.FlagSet, f *sshFlags) {
 	fl.StringVar(&f.hostKey, "ssh-host-key", "", "the SSH host key, generated once if missing (default: under your config directory)")
 }
 
+// misplacedFlag takes --name on fl without showing it, so that a user who
+// gives it learns where it belongs instead of reading "unknown flag".
+func misplacedFlag(fl *pflag.FlagSet, name string) {
+	fl.String(name, "", "")
+	_ = fl.MarkHidden(name)
+}
+
+// sshToServeHint is where a served race's view goes over SSH.
+const sshToServeHint = "locklab --serve ADDR --ssh ADDR serves the race over HTTP with its view here and over SSH"
+
 // sshConfig checks the SSH flags; nil when --ssh is not given.
 func (f *sshFlags) sshConfig(cmd *cobra.Command) (*sshview.Config, error) {
 	if f.password == "" {
 		f.password = os.Getenv(sshPasswordEnv)
 	}
 	if f.addr == "" {
-		if extra := notApplying(cmd, "redis", "room", "scenario", "theme", "attendees", "events", "lock", "stock", "delay", "ttl", "retry",
-			"max-retries", "retry-base", "retry-cap", "seed", "work", "order"); len(extra) > 0 {
+		var extra []string
+		for _, n := range []string{"ssh-password", "ssh-authorized-keys", "ssh-host-key"} {
+			if cmd.Flags().Changed(n) {
+				extra = append(extra, "--"+n)
+			}
+		}
+		if len(extra) > 0 {
 			return nil, usagef("%s %s nothing without --ssh ADDR", flagList(extra), doesOrDo(extra))
 		}
 		return nil, nil

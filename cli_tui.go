@@ -21,6 +21,7 @@ type tuiFlags struct {
 	present  bool
 	cast     string
 	serve    string
+	sshFlags
 }
 
 func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
@@ -30,6 +31,8 @@ func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
 	cmd.Flags().BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
 	cmd.Flags().StringVar(&f.cast, "cast", "", "record the session as an asciicast v2 file")
 	cmd.Flags().StringVar(&f.serve, "serve", "", "also serve the run over HTTP on host:port (each request a lane on screen; see locklab serve)")
+	addSSHFlags(cmd.Flags(), &f.sshFlags)
+	cmd.Flags().Lookup("ssh").Usage = "with --serve: also serve its live view over SSH on ADDR (:2222 is loopback; 0.0.0.0:2222 needs a password or keys)"
 }
 
 // interactive reports whether stdin and stdout are a terminal.
@@ -57,6 +60,12 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	}
 	if cmd.Flags().Changed("serve") {
 		return f.serveTUI(cmd, th)
+	}
+	if f.sshFlags.addr != "" || cmd.Flags().Changed("ssh") {
+		return usagef("--ssh serves the live view of a shared race: add --serve ADDR (each HTTP request a lane), or use locklab host --ssh ADDR")
+	}
+	if _, err := f.sshConfig(cmd); err != nil {
+		return err
 	}
 	urls, err := f.store(cmd)
 	if err != nil {

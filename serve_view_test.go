@@ -145,6 +145,11 @@ func TestServeViewUsageErrors(t *testing.T) {
 		{[]string{"--serve", "127.0.0.1:0", "--scenario", "webhook", "--lock", "naive"}, "--lock"},
 		{[]string{"--serve", "127.0.0.1:0", "--cast", "x.cast"}, "--cast"},
 		{[]string{"--serve", "127.0.0.1:0"}, "terminal"}, // the tests have none
+		{[]string{"--serve", "127.0.0.1:0", "--ssh", "0.0.0.0:2222"}, "--ssh-password"},
+		{[]string{"--serve", "127.0.0.1:0", "--ssh-password", "x"}, "without --ssh"},
+		{[]string{"--ssh", ":2222"}, "--serve ADDR"},
+		{[]string{"serve", "--ssh", ":2222"}, "locklab --serve ADDR --ssh ADDR"},
+		{[]string{"host", "--redis", "redis://127.0.0.1:1", "--ssh", ":2222", "--serve", ":8080"}, "locklab --serve ADDR --ssh ADDR"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, c.want) {
