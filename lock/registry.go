@@ -172,6 +172,9 @@ func (k *Kit) Token() (string, error) { return k.b.token() }
 // scaled by --slowmo on real servers.
 func (k *Kit) Real(d time.Duration) time.Duration { return k.b.clock.Real(d) }
 
+// Now is the run's time: when a command is sent, for its answer's Call.
+func (k *Kit) Now() time.Duration { return k.b.clock.Now() }
+
 // Sleep waits d of the run's time.
 func (k *Kit) Sleep(ctx context.Context, d time.Duration) error { return k.b.clock.Sleep(ctx, d) }
 

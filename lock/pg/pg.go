@@ -32,15 +32,15 @@ func init() {
 			})
 	}
 	reg("pg-advisory", "pg_try_advisory_lock on its own session: freed when the session ends", false, false,
-		func(d *db, o lock.Options) lock.Locker { return &Advisory{strategy{lock.NewKit(o), d}} })
+		func(d *db, o lock.Options) lock.Locker { return &Advisory{strategy{kit: lock.NewKit(o), db: d}} })
 	reg("pg-advisory-xact", "pg_try_advisory_xact_lock in a transaction: freed at COMMIT", false, false,
-		func(d *db, o lock.Options) lock.Locker { return &AdvisoryXact{strategy{lock.NewKit(o), d}} })
+		func(d *db, o lock.Options) lock.Locker { return &AdvisoryXact{strategy{kit: lock.NewKit(o), db: d}} })
 	reg("pg-row", "SELECT … FOR UPDATE NOWAIT on the stock row; the stock lives in Postgres", true, false,
-		func(d *db, o lock.Options) lock.Locker { return &Row{strategy{lock.NewKit(o), d}} })
+		func(d *db, o lock.Options) lock.Locker { return &Row{strategy{kit: lock.NewKit(o), db: d}} })
 	reg("pg-optimistic", "no lock: UPDATE … WHERE version = $n refuses a write after another", true, true,
-		func(d *db, o lock.Options) lock.Locker { return &Optimistic{strategy{lock.NewKit(o), d}} })
+		func(d *db, o lock.Options) lock.Locker { return &Optimistic{strategy{kit: lock.NewKit(o), db: d}} })
 	reg("pg-table", "a lock row with owner and expiry; an upsert wins only over an expired row", false, false,
-		func(d *db, o lock.Options) lock.Locker { return &Table{strategy{lock.NewKit(o), d}} })
+		func(d *db, o lock.Options) lock.Locker { return &Table{strategy{kit: lock.NewKit(o), db: d}} })
 }
 
 // db is the run's Postgres with its tables made.
@@ -103,8 +103,9 @@ func forget(p *store.Postgres) {
 
 // strategy is what every Postgres strategy holds.
 type strategy struct {
-	kit *lock.Kit
-	db  *db
+	kit  *lock.Kit
+	db   *db
+	call time.Duration // when the attempt under way was sent
 }
 
 // Cells keeps values in the run's stock table.
@@ -133,10 +134,11 @@ func drop(c *pgxpool.Conn) {
 // attempt runs the common start of an attempt.
 func (s *strategy) attempt(key string, ttl time.Duration, attempt int) {
 	s.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	s.call = s.kit.Now()
 }
 
 func (s *strategy) denied(key string, attempt int, why string) error {
-	s.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: why})
+	s.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: why, Call: s.call})
 	return lock.ErrNotObtained
 }
 
@@ -145,7 +147,7 @@ func (s *strategy) acquired(key string, ttl time.Duration, attempt int) (string,
 	if err != nil {
 		return "", err
 	}
-	s.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
+	s.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Call: s.call})
 	return tok, nil
 }
 

@@ -309,7 +309,7 @@ RETURNING owner`, key, tok, us)
 	if !won {
 		return nil, t.denied(key, attempt, "held")
 	}
-	t.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
+	t.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Call: t.call})
 	return lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
 		Release: func(ctx context.Context) error {
 			tag, err := t.db.Pool.Exec(ctx, `DELETE FROM `+t.db.locks+` WHERE k = $1 AND owner = $2`, key, tok)
