@@ -104,30 +104,46 @@ func tradePauseBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
 	}
 }
 
-// tradeNotes fills the lab's table with the run's numbers: per column,
-// the holder's acquire latency, how long the waiter was kept out after
-// the crash or pause, overlaps, stale writes landed and rejected.
-func tradeNotes(h Header) noteFold {
-	f := &tradeFold{fault: h.Strategy, cols: make([]tradeCol, len(tradeStores))}
-	for i := range f.cols {
-		f.cols[i].since, f.cols[i].in = -1, -1
+// tradeNotes fills the lab's table with the run's numbers (see
+// TradeTable).
+func tradeNotes(h Header) noteFold { return NewTradeTable(h) }
+
+// TradeTable folds a trade-offs run, one event at a time, into the lab's
+// table: per store, the holder's acquire latency, how long the waiter was
+// kept out after the crash or pause, overlaps, stale writes landed and
+// rejected. It is the run's summary notes and its panel.
+type TradeTable struct {
+	fault string
+	cols  []TradeRow
+}
+
+// TradeRow is one store's column of the table.
+type TradeRow struct {
+	Store   string // "Redis", "Postgres", "etcd"
+	Lock    string // its strategy
+	Missing string // why the column is empty, when it is
+	// Fault is when the holder crashed or paused (-1: not yet); In when
+	// the waiter got the lock (-1: not yet).
+	Fault, In time.Duration
+	Acquire   time.Duration // the holder's acquire, attempt to answer
+	tried     time.Duration
+	Overlaps  int
+	// Landed and Rejected count the holder's writes after the waiter got
+	// in: stale writes.
+	Landed, Rejected int
+}
+
+// NewTradeTable is an empty table for a run with header h.
+func NewTradeTable(h Header) *TradeTable {
+	f := &TradeTable{fault: h.Strategy, cols: make([]TradeRow, len(tradeStores))}
+	for i, t := range tradeStores {
+		f.cols[i] = TradeRow{Store: t.title, Lock: t.lock, Fault: -1, In: -1}
 	}
 	return f
 }
 
-type tradeFold struct {
-	fault string
-	cols  []tradeCol
-}
-
-type tradeCol struct {
-	skipped           string
-	acquire           time.Duration // the holder's acquire, call to answer
-	since, in         time.Duration // the crash or pause; the waiter's acquire
-	overlaps          int
-	landed, rejected  int // the holder's writes after its fault
-	holderRead, stale bool
-}
+// Rows are the table's columns so far, one per store.
+func (f *TradeTable) Rows() []TradeRow { return f.cols }
 
 func tradeColOf(res string) int {
 	for i, t := range tradeStores {
@@ -138,7 +154,10 @@ func tradeColOf(res string) int {
 	return -1
 }
 
-func (f *tradeFold) add(e *Event) {
+// Add folds e.
+func (f *TradeTable) Add(e *Event) { f.add(e) }
+
+func (f *TradeTable) add(e *Event) {
 	i := -1
 	switch {
 	case e.Worker >= 0 && int(e.Worker) < 2*len(tradeStores):
@@ -152,49 +171,50 @@ func (f *tradeFold) add(e *Event) {
 	c, holder := &f.cols[i], e.Worker == int32(2*i)
 	switch {
 	case e.Kind == KindInit && e.Code == tradeSkipped:
-		c.skipped = e.Msg
-	case e.Kind == KindAcquired && holder && e.Has&HasCall != 0:
-		c.acquire = e.T - e.Call
-	case (e.Kind == KindCrash || e.Kind == KindPause) && holder && c.since < 0:
-		c.since = e.T
-	case e.Kind == KindAcquired && !holder && c.in < 0:
-		c.in = e.T
+		c.Missing = e.Msg
+	case e.Kind == KindAttempt && holder:
+		c.tried = e.T
+	case e.Kind == KindAcquired && holder:
+		c.Acquire = e.T - c.tried
+	case (e.Kind == KindCrash || e.Kind == KindPause) && holder && c.Fault < 0:
+		c.Fault = e.T
+	case e.Kind == KindAcquired && !holder && c.In < 0:
+		c.In = e.T
 	case e.Kind == KindViolation && e.Code == CodeOverlap:
-		c.overlaps++
+		c.Overlaps++
 	case e.Kind == KindFenceRejected && holder:
-		c.rejected++
-	case e.Kind == KindWrite && holder && e.OK && c.in >= 0 && c.in >= c.since:
-		c.landed++
+		c.Rejected++
+	case e.Kind == KindWrite && holder && e.OK && c.In >= 0:
+		c.Landed++
 	}
 }
 
-func (f *tradeFold) notes() [][2]string {
+func (f *TradeTable) notes() [][2]string {
 	var out [][2]string
-	for i, t := range tradeStores {
-		c := f.cols[i]
-		if c.skipped != "" {
-			_, why, _ := strings.Cut(c.skipped, " is ")
-			out = append(out, [2]string{t.title, strings.TrimSuffix(why, " to fill its column")})
+	for _, c := range f.cols {
+		if c.Missing != "" {
+			_, why, _ := strings.Cut(c.Missing, " is ")
+			out = append(out, [2]string{c.Store, strings.TrimSuffix(why, " to fill its column")})
 			continue
 		}
-		if c.since < 0 {
+		if c.Fault < 0 {
 			continue
 		}
-		row := fmt.Sprintf("%s: kept out to the end", t.lock)
-		if c.in >= 0 {
-			row = fmt.Sprintf("%s: kept out %s (acquire %s)", t.lock, ms(c.in-c.since), fine(c.acquire))
+		row := fmt.Sprintf("%s: kept out to the end", c.Lock)
+		if c.In >= 0 {
+			row = fmt.Sprintf("%s: kept out %s (acquire %s)", c.Lock, ms(c.In-c.Fault), fine(c.Acquire))
 		}
 		if f.fault == "pause" {
 			switch {
-			case c.landed > 0:
-				row += fmt.Sprintf(" · %d overlap · stale write landed", c.overlaps)
-			case c.rejected > 0:
-				row += fmt.Sprintf(" · %d overlap · stale write rejected", c.overlaps)
+			case c.Landed > 0:
+				row += fmt.Sprintf(" · %d overlap · stale write landed", c.Overlaps)
+			case c.Rejected > 0:
+				row += fmt.Sprintf(" · %d overlap · stale write rejected", c.Overlaps)
 			default:
-				row += fmt.Sprintf(" · %d overlap", c.overlaps)
+				row += fmt.Sprintf(" · %d overlap", c.Overlaps)
 			}
 		}
-		out = append(out, [2]string{t.title, row})
+		out = append(out, [2]string{c.Store, row})
 	}
 	return out
 }

@@ -22,10 +22,12 @@ const (
 	panelCredits              // webhook: deliveries against credits
 	panelJob                  // a queue's job: queued, reserved, done; runs
 	panelRuns                 // cron: who ran the period's job, against once
+	panelTrade                // trade-offs: each store's answer to the crash or pause
 )
 
 var panelTitles = map[panel]string{panelStock: "stock", panelRetries: "retry delays", panelWaits: "wait-for",
-	panelNodes: "nodes", panelCredits: "credits", panelJob: "job", panelRuns: "runs this period"}
+	panelNodes: "nodes", panelCredits: "credits", panelJob: "job", panelRuns: "runs this period",
+	panelTrade: "trade-offs"}
 
 // scenarioPanels declares each scenario's panels, the one its lesson is
 // in first. A scenario not listed gets stock (when it has one), retry
@@ -43,6 +45,7 @@ var scenarioPanels = map[string][]panel{
 	"webhook":      {panelCredits, panelRetries},
 	"queue-double": {panelJob, panelRetries},
 	"cron":         {panelRuns},
+	"trade-offs":   {panelTrade},
 }
 
 func panelsOf(name string, tl *timeline.Timeline) []panel {
@@ -70,6 +73,8 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 	case panelJob:
 		return 6
 	case panelRuns:
+		return 5
+	case panelTrade:
 		return 5
 	}
 	return 0
@@ -124,6 +129,8 @@ func (v *runView) panelLines(th *themes.Theme, p panel, k int, now time.Duration
 		return jobState(th, v.tl, k, now)
 	case panelRuns:
 		return periodRuns(th, v.tl, k)
+	case panelTrade:
+		return v.tradeTable(th, k, now)
 	}
 	return nil
 }
@@ -143,6 +150,8 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 			return strings.Join(jobState(th, v.tl, k, now)[:2], "  ")
 		case panelRuns:
 			return strings.Join(periodRuns(th, v.tl, k), "  ")
+		case panelTrade:
+			return strings.Join(v.tradeTable(th, k, now), "  ")
 		case panelRetries:
 			return retryLine(&v.hist, th, v.tl, k)
 		}

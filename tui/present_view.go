@@ -32,6 +32,7 @@ var presentPanels = map[string][]panel{
 	"webhook":      {panelCredits},
 	"queue-double": {panelJob},
 	"cron":         {panelRuns},
+	"trade-offs":   {panelTrade},
 }
 
 // presentLayout is the panels a presenter's screen shows for a scenario:
@@ -227,6 +228,8 @@ func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Durati
 		return strings.Join(jobState(th, v.tl, k, now)[:3], "  ")
 	case panelRuns:
 		return th.Muted.Render("runs: ") + strings.Join(periodRuns(th, v.tl, k), "  ")
+	case panelTrade:
+		return strings.Join(v.tradeTable(th, k, now), "  ")
 	}
 	return ""
 }
@@ -259,6 +262,8 @@ func storyScale(name string, p scenario.Params) time.Duration {
 		return p.TTL.D() * 5 / 4 // the TTL lapses: the story's turn
 	case "cron":
 		return p.Work.D() * 5 / 2 // the late server fires after the first run
+	case "trade-offs":
+		return 3 * (p.TTL.D() + p.Work.D()) // three stores in turn
 	}
 	return 0
 }

@@ -29,6 +29,7 @@ type runView struct {
 	status    string
 	cache     renderCache
 	hist      histCache
+	trade     tradeCache // trade-offs' table
 	faults    faultMenu
 	pr        presenter
 	big       bigCache           // headlines in block letters
