@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 // Servers names the servers beyond Redis that a run may use. Empty fields
@@ -14,11 +15,16 @@ type Servers struct {
 	Postgres  string // postgres://user:password@host:port/db
 	MySQL     string // mysql://user:password@host:port/db
 	Memcached string // host:port (or memcached://host:port)
+	// Etcd is a user's etcd, http://host:port[,http://host:port…]; when
+	// empty, the run embeds its own members on first use.
+	Etcd string
+	// EtcdMembers is how many members an embedded etcd has: 1 unless set.
+	EtcdMembers int
 }
 
 // ServerEnv are the environment variables that name the servers when no
 // flag does.
-var ServerEnv = Servers{Postgres: "LOCKLAB_POSTGRES_URL", MySQL: "LOCKLAB_MYSQL_URL", Memcached: "LOCKLAB_MEMCACHED_URL"}
+var ServerEnv = Servers{Postgres: "LOCKLAB_POSTGRES_URL", MySQL: "LOCKLAB_MYSQL_URL", Memcached: "LOCKLAB_MEMCACHED_URL", Etcd: "LOCKLAB_ETCD_URL"}
 
 // FromEnv fills the empty fields of s from the environment.
 func (s Servers) FromEnv() Servers {
@@ -30,6 +36,7 @@ func (s Servers) FromEnv() Servers {
 	fill(&s.Postgres, ServerEnv.Postgres)
 	fill(&s.MySQL, ServerEnv.MySQL)
 	fill(&s.Memcached, ServerEnv.Memcached)
+	fill(&s.Etcd, ServerEnv.Etcd)
 	return s
 }
 
@@ -38,6 +45,7 @@ const (
 	ServerPostgres  = "postgres"
 	ServerMySQL     = "mysql"
 	ServerMemcached = "memcached"
+	ServerEtcd      = "etcd"
 )
 
 // Has reports whether a server of the kind is configured. Kinds that need
@@ -85,6 +93,7 @@ type extras struct {
 	postgres  *Postgres
 	mysql     *MySQL
 	memcached *Memcached
+	etcd      *Etcd
 	undo      []func()
 }
 
@@ -104,6 +113,11 @@ func (s *Store) openServers(ctx context.Context, cfg Servers, poolSize int) erro
 	}
 	if cfg.Memcached != "" {
 		if s.extra.memcached, err = openMemcached(ctx, cfg.Memcached, poolSize); err != nil {
+			return err
+		}
+	}
+	if cfg.Etcd != "" {
+		if s.extra.etcd, err = openEtcd(ctx, cfg.Etcd, s.runID); err != nil {
 			return err
 		}
 	}
@@ -137,10 +151,18 @@ func (s *Store) AtClose(f func()) {
 }
 
 // Server is the run's connection to a server of the kind: *Postgres,
-// *MySQL or *Memcached; a *NotConfiguredError when it was not given.
+// *MySQL, *Memcached or *Etcd; a *NotConfiguredError when it was not given.
+// Without a user's etcd, the first call for one starts the run's embedded
+// members.
 func (s *Store) Server(kind string) (any, error) {
 	var v any
 	switch kind {
+	case ServerEtcd:
+		e, err := s.Etcd()
+		if err != nil {
+			return nil, err
+		}
+		v = e
 	case ServerPostgres:
 		if p := s.extra.postgres; p != nil {
 			v = p
@@ -187,6 +209,13 @@ func (s *Store) closeServers(ctx context.Context) error {
 		errs = append(errs, m.close(ctx))
 		s.extra.memcached = nil
 	}
+	s.extra.mu.Lock()
+	e := s.extra.etcd
+	s.extra.etcd = nil
+	s.extra.mu.Unlock()
+	if e != nil {
+		errs = append(errs, e.close(ctx))
+	}
 	if dir != "" {
 		errs = append(errs, os.RemoveAll(dir))
 	}
@@ -206,5 +235,38 @@ func (s *Store) describeServers() string {
 	if m := s.extra.memcached; m != nil {
 		out += " + memcached " + m.Addr
 	}
+	s.extra.mu.Lock()
+	defer s.extra.mu.Unlock()
+	switch e := s.extra.etcd; {
+	case e != nil && e.Cluster != nil:
+		out += fmt.Sprintf(" + embedded etcd ×%d", e.Cluster.Members())
+	case e != nil:
+		out += " + etcd " + e.Addr
+	}
 	return out
+}
+
+// Etcd is the run's etcd: the user's, or else members embedded for the run
+// (Servers.EtcdMembers of them), started on the first call and stopped with
+// the store.
+func (s *Store) Etcd() (*Etcd, error) {
+	s.extra.mu.Lock()
+	defer s.extra.mu.Unlock()
+	if s.extra.etcd != nil {
+		return s.extra.etcd, nil
+	}
+	c, err := StartEtcd(s.extra.cfg.EtcdMembers)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	e, err := openEtcd(ctx, c.URL(), s.runID)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	e.Cluster = c
+	s.extra.etcd = e
+	return e, nil
 }

@@ -1,0 +1,190 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	"go.uber.org/zap"
+)
+
+// EtcdCluster is a cluster of real etcd members run in this process by
+// etcd's own embed package: each with its data in a temp directory and its
+// client and peer URLs on free loopback ports.
+type EtcdCluster struct {
+	dir     string
+	mu      sync.Mutex
+	members []*embed.Etcd // nil once stopped
+	urls    []string      // each member's client URL
+}
+
+// etcdReady bounds how long members take to elect a leader.
+const etcdReady = 20 * time.Second
+
+// StartEtcd starts n embedded etcd members forming one cluster, and waits
+// until they serve. Close stops them and removes their data.
+func StartEtcd(n int) (*EtcdCluster, error) {
+	var last error
+	for range 3 { // a free port can be taken between finding and binding it
+		c, err := startEtcd(n)
+		if err == nil {
+			return c, nil
+		}
+		last = err
+	}
+	return nil, last
+}
+
+func startEtcd(n int) (*EtcdCluster, error) {
+	n = max(n, 1)
+	dir, err := os.MkdirTemp("", "locklab-etcd-")
+	if err != nil {
+		return nil, fmt.Errorf("store: etcd data directory: %w", err)
+	}
+	c := &EtcdCluster{dir: dir}
+	ports, err := freePorts(2 * n)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	peer := func(i int) string { return fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]) }
+	var initial []string
+	for i := range n {
+		initial = append(initial, fmt.Sprintf("m%d=%s", i, peer(i)))
+	}
+	cfgs := make([]*embed.Config, n)
+	for i := range n {
+		cfg := embed.NewConfig()
+		cfg.Name = fmt.Sprintf("m%d", i)
+		cfg.Dir = filepath.Join(dir, cfg.Name)
+		cl, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]))
+		pe, _ := url.Parse(peer(i))
+		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cl}, []url.URL{*cl}
+		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pe}, []url.URL{*pe}
+		cfg.InitialCluster = strings.Join(initial, ",")
+		cfg.InitialClusterToken = filepath.Base(dir)
+		cfg.ClusterState = embed.ClusterStateFlagNew
+		// The lab's data lives as long as a run: no fsync, a small backend.
+		cfg.UnsafeNoFsync = true
+		cfg.QuotaBackendBytes = 256 << 20
+		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
+		cfg.LogLevel = "error"
+		cfgs[i] = cfg
+		c.urls = append(c.urls, cl.String())
+	}
+	// Members of a new cluster wait for each other: start them together.
+	errs := make([]error, n)
+	c.members = make([]*embed.Etcd, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.members[i], errs[i] = embed.StartEtcd(cfgs[i])
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("store: start embedded etcd: %s", firstLine(err.Error()))
+	}
+	deadline := time.After(etcdReady)
+	for i, m := range c.members {
+		select {
+		case <-m.Server.ReadyNotify():
+		case err := <-m.Err():
+			c.Close()
+			return nil, fmt.Errorf("store: embedded etcd member m%d: %v", i, err)
+		case <-deadline:
+			c.Close()
+			return nil, fmt.Errorf("store: embedded etcd: no leader within %s", etcdReady)
+		}
+	}
+	return c, nil
+}
+
+// freePorts finds n distinct free loopback ports.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("store: a free port for etcd: %w", err)
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// URL is the cluster's client URLs, comma-separated: what --etcd takes.
+func (c *EtcdCluster) URL() string { return strings.Join(c.urls, ",") }
+
+// Endpoints are the members' client URLs.
+func (c *EtcdCluster) Endpoints() []string { return append([]string(nil), c.urls...) }
+
+// Members is how many members the cluster was started with.
+func (c *EtcdCluster) Members() int { return len(c.urls) }
+
+// Leader is the index of the member that leads, -1 when none does (or
+// it was stopped).
+func (c *EtcdCluster) Leader() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, m := range c.members {
+		if m != nil && m.Server.Leader() == m.Server.MemberID() {
+			return i
+		}
+	}
+	return -1
+}
+
+// Stop stops member i, as a crash of its machine would: the others go on
+// (a majority of them keeps the cluster available).
+func (c *EtcdCluster) Stop(i int) error {
+	c.mu.Lock()
+	if i < 0 || i >= len(c.members) {
+		c.mu.Unlock()
+		return fmt.Errorf("store: no etcd member %d: want 0 to %d", i, len(c.members)-1)
+	}
+	m := c.members[i]
+	c.members[i] = nil
+	c.mu.Unlock()
+	if m != nil {
+		m.Close()
+	}
+	return nil
+}
+
+// Close stops every member and removes their data.
+func (c *EtcdCluster) Close() error {
+	// Followers first, the leader last: a leader stopping beside others
+	// would hand its leadership to one that is stopping too, and wait.
+	lead := c.Leader()
+	c.mu.Lock()
+	ms := c.members
+	c.members = nil
+	c.mu.Unlock()
+	for i, m := range ms {
+		if m != nil && i != lead {
+			m.Close()
+		}
+	}
+	if lead >= 0 && lead < len(ms) {
+		ms[lead].Close()
+	}
+	return os.RemoveAll(c.dir)
+}
