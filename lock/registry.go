@@ -2,6 +2,7 @@ package lock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -193,11 +194,35 @@ func (k *Kit) Acquire(ctx context.Context, key string, ttl time.Duration, try Tr
 type LeaseFuncs struct {
 	Release func(ctx context.Context) error
 	Abandon func()
+	// Losable gives the lease a context of its own, cancelled on release
+	// and when Kit.Lose says the lock was lost (a lease that lapsed).
+	Losable bool
 }
 
 // NewLease returns a held lock.
 func NewLease(ctx context.Context, key, token string, ttl time.Duration, attempt int, f LeaseFuncs) *Lease {
 	l := newLease(ctx, key, token, ttl, attempt)
 	l.release, l.abandon = f.Release, f.Abandon
+	if f.Losable {
+		l.cancellable()
+	}
 	return l
 }
+
+// Lose records that l's lock is lost, why in words, and cancels l's
+// context with cause ErrLockLost (l must be Losable).
+func (k *Kit) Lose(l *Lease, why string) {
+	k.b.emit(Step{Kind: StepLockLost, Key: l.Key, Token: l.Token, Fence: l.Fence, Node: -1, Msg: why})
+	l.cancel(errors.Join(ErrLockLost, errors.New(why)))
+}
+
+// Hold waits while the holder is paused (Options.Hold), before a renewal.
+func (k *Kit) Hold(ctx context.Context) error {
+	if k.b.hold == nil {
+		return nil
+	}
+	return k.b.hold(ctx)
+}
+
+// Now is the run's clock time.
+func (k *Kit) Now() time.Duration { return k.b.clock.Now() }

@@ -1,0 +1,179 @@
+package etcd_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/etcd"
+	"github.com/locklab/locklab/store"
+)
+
+// startEtcd starts n embedded members for the test and opens a store on
+// them; both end with the test.
+func startEtcd(t *testing.T, n int) (*store.EtcdCluster, *store.Store, *store.Etcd) {
+	t.Helper()
+	c, err := store.StartEtcd(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	st, err := store.Open(context.Background(), store.Config{Nodes: 1, Servers: store.Servers{Etcd: c.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e, err := st.Etcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, st, e
+}
+
+func TestRegistryNamesEtcd(t *testing.T) {
+	info, ok := lock.Lookup("etcd")
+	if !ok || info.Server != lock.ServerEtcd {
+		t.Fatalf("etcd is not registered on its server: %+v %v", info, ok)
+	}
+}
+
+func TestExclusionAndFenceGrows(t *testing.T) {
+	_, _, e := startEtcd(t, 1)
+	ctx := context.Background()
+	a, b := etcd.New(e, lock.Options{}), etcd.New(e, lock.Options{})
+	la, err := a.TryAcquire(ctx, "k", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.TryAcquire(ctx, "k", 10*time.Second); !errors.Is(err, lock.ErrNotObtained) {
+		t.Fatalf("second holder: got %v, want ErrNotObtained", err)
+	}
+	if err := la.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.TryAcquire(ctx, "k", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lb.Release(ctx)
+	if lb.Fence <= la.Fence || la.Fence <= 0 {
+		t.Fatalf("fences %d then %d: want positive and growing", la.Fence, lb.Fence)
+	}
+}
+
+// A holder paused past its lease (its renewals paused with it) loses the
+// lock; the next holder gets a larger fence, and the paused holder's write,
+// fenced by the lock key's create revision, is refused.
+func TestPausedHolderIsFenced(t *testing.T) {
+	_, _, e := startEtcd(t, 1)
+	ctx := context.Background()
+	resume := make(chan struct{})
+	paused := etcd.New(e, lock.Options{Hold: func(ctx context.Context) error {
+		select {
+		case <-resume:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}})
+	l1, err := paused.TryAcquire(ctx, "stock-lock", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The lease lapses on the server; the next one in gets the lock.
+	other := etcd.New(e, lock.Options{Retry: lock.Retry{Policy: lock.RetryFixed, Base: 50 * time.Millisecond, MaxRetries: 1 << 20}})
+	l2, err := other.Acquire(ctx, "stock-lock", 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Release(ctx)
+	close(resume)
+	<-l1.Context().Done() // the first renewal after the pause finds the lease gone
+	if !l1.Lost() {
+		t.Fatalf("paused holder: context ended with %v, want ErrLockLost", context.Cause(l1.Context()))
+	}
+	if l2.Fence <= l1.Fence {
+		t.Fatalf("fences %d then %d: want the later holder's larger", l1.Fence, l2.Fence)
+	}
+	if ok, err := paused.Put(ctx, l1, "stock", "stale"); err != nil || ok {
+		t.Fatalf("paused holder's write: ok=%v err=%v, want refused", ok, err)
+	}
+	if ok, err := other.Put(ctx, l2, "stock", "fresh"); err != nil || !ok {
+		t.Fatalf("holder's write: ok=%v err=%v, want stored", ok, err)
+	}
+	if v, err := other.Get(ctx, "stock"); err != nil || v != "fresh" {
+		t.Fatalf("stock = %q (%v), want fresh", v, err)
+	}
+	if err := l1.Release(ctx); !errors.Is(err, lock.ErrNotHeld) {
+		t.Fatalf("paused holder's release: %v, want ErrNotHeld", err)
+	}
+}
+
+// With three members, stopping the leader mid-run leaves a majority: the
+// lock goes on being taken, one holder at a time.
+func TestThreeMembersSurviveOneStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three etcd members")
+	}
+	c, _, e := startEtcd(t, 3)
+	ctx := context.Background()
+	const workers, before, after = 4, 5, 5
+	var inside, overlaps, total atomic.Int64
+	stopped := make(chan struct{})
+	var stopOnce sync.Once
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := etcd.New(e, lock.Options{Retry: lock.Retry{Policy: lock.RetryFullJitter, Base: 5 * time.Millisecond, Cap: 50 * time.Millisecond, MaxRetries: 1 << 20}})
+			for done := 0; done < before+after; {
+				if done == before {
+					stopOnce.Do(func() {
+						if err := c.Stop(max(c.Leader(), 0)); err != nil {
+							t.Error(err)
+						}
+						close(stopped)
+					})
+					<-stopped
+				}
+				l, err := m.Acquire(ctx, "counter-lock", 10*time.Second)
+				if err != nil {
+					var oe *lock.OpError
+					if errors.As(err, &oe) {
+						continue // an answer lost while a member went away: try again
+					}
+					errs <- err
+					return
+				}
+				if inside.Add(1) != 1 {
+					overlaps.Add(1)
+				}
+				ok, err := m.Put(ctx, l, "counter", strconv.Itoa(w))
+				inside.Add(-1)
+				l.Release(ctx)
+				if err == nil && ok {
+					done++
+					total.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if overlaps.Load() > 0 {
+		t.Errorf("%d overlaps", overlaps.Load())
+	}
+	if got := total.Load(); got != workers*(before+after) {
+		t.Errorf("%d fenced writes landed, want %d", got, workers*(before+after))
+	}
+}
