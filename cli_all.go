@@ -131,7 +131,7 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 
 // runAllFlags are the flags run all takes; the rest set one scenario's
 // parameters or outputs.
-var runAllFlags = []string{"seed", "quiet", "redis", "speed", "slowmo", "postgres", "mysql", "memcached"}
+var runAllFlags = []string{"seed", "quiet", "redis", "speed", "slowmo", "postgres", "mysql", "memcached", "etcd"}
 
 // dashed is names as flags: --name.
 func dashed(names []string) []string {

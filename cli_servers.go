@@ -11,18 +11,19 @@ import (
 
 // serverFlags name the servers beyond Redis.
 type serverFlags struct {
-	postgres, mysql, memcached string
+	postgres, mysql, memcached, etcd string
 }
 
 func addServerFlags(fl *pflag.FlagSet, f *serverFlags) {
 	fl.StringVar(&f.postgres, "postgres", "", "PostgreSQL URL for the pg-* strategies, postgres://user:password@host:port/db (default $"+store.ServerEnv.Postgres+")")
 	fl.StringVar(&f.mysql, "mysql", "", "MySQL/MariaDB URL for mysql-get-lock, mysql://user:password@host:port/db (default $"+store.ServerEnv.MySQL+")")
 	fl.StringVar(&f.memcached, "memcached", "", "memcached address for memcached-add, host:port (default $"+store.ServerEnv.Memcached+")")
+	fl.StringVar(&f.etcd, "etcd", "", "etcd URL(s) for the etcd strategy, http://host:port[,http://host:port…] (default $"+store.ServerEnv.Etcd+"; else etcd embedded for the run)")
 }
 
 // servers are the servers the flags (else the environment) name.
 func (f *serverFlags) servers() store.Servers {
-	return store.Servers{Postgres: f.postgres, MySQL: f.mysql, Memcached: f.memcached}.FromEnv()
+	return store.Servers{Postgres: f.postgres, MySQL: f.mysql, Memcached: f.memcached, Etcd: f.etcd}.FromEnv()
 }
 
 // usable keeps the strategies whose servers are configured. A strategy
