@@ -41,10 +41,17 @@ func ServerOf(strategy string) string {
 	return string(lock.ServerRedis)
 }
 
-// checkServers refuses a strategy whose server the store was not given.
+// checkServers refuses a strategy whose server the store was not given,
+// and starts the run's embedded etcd before the run for the strategy that
+// uses it (so the run's header names it, and a failure to start comes first).
 func checkServers(st *store.Store, strategy string) error {
 	if need := NeedsServer(strategy, st.Servers()); need != "" {
 		return &ParamError{"lock", need}
+	}
+	if ServerOf(strategy) == store.ServerEtcd {
+		if _, err := st.Etcd(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -90,22 +90,25 @@ func openEtcd(ctx context.Context, raw, runID string) (*Etcd, error) {
 	for _, s := range []string{"http://", "https://"} {
 		addr = strings.ReplaceAll(addr, s, "")
 	}
+	fail := func(err error) error {
+		msg := firstLine(err.Error())
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg = "no answer within 3s"
+		}
+		return &ServerError{Kind: "etcd", Addr: addr, Err: errors.New(Scrub(msg, raw)),
+			Hint: "is the server running? Start one with `docker compose up -d etcd`"}
+	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: eps, Username: user, Password: pass,
-		DialTimeout: 2 * time.Second, Logger: zap.NewNop(), Context: context.WithoutCancel(ctx)})
+		DialTimeout: 3 * time.Second, Logger: zap.NewNop(), Context: context.WithoutCancel(ctx)})
 	if err != nil {
-		return nil, &ServerError{Kind: "etcd", Addr: addr, Err: errors.New(Scrub(firstLine(err.Error()), raw))}
+		return nil, fail(err)
 	}
 	e := &Etcd{Client: c, Prefix: "locklab/" + runID + "/", Addr: addr, leases: map[clientv3.LeaseID]bool{}}
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if _, err := c.Get(cctx, e.Prefix, clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil {
 		c.Close()
-		msg := firstLine(err.Error())
-		if errors.Is(err, context.DeadlineExceeded) {
-			msg = "no answer within 3s"
-		}
-		return nil, &ServerError{Kind: "etcd", Addr: addr, Err: errors.New(Scrub(msg, raw)),
-			Hint: "is the server running? Start one with `docker compose up -d etcd`"}
+		return nil, fail(err)
 	}
 	return e, nil
 }

@@ -47,7 +47,7 @@ const Name = "etcd"
 
 func init() {
 	lock.Register(lock.Info{Name: Name, Server: lock.ServerEtcd,
-		Doc: "etcd concurrency mutex over a lease (TTL = the run's, renewed while held); fence = the lock key's create revision"},
+		Doc: "etcd mutex over a lease of the TTL, renewed while held; fence = the key's create revision"},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			if s.Conn == nil {
 				return nil, &store.NotConfiguredError{Kind: store.ServerEtcd}
