@@ -73,6 +73,9 @@ func startEtcd(n int) (*EtcdCluster, error) {
 		cfg.ClusterState = embed.ClusterStateFlagNew
 		// The lab's data lives as long as a run: no fsync, a small backend.
 		cfg.UnsafeNoFsync = true
+		// etcd grants no lease shorter than 1.5 election timeouts, rounded
+		// up to whole seconds: with 500ms, a lease of 1s lasts 1s.
+		cfg.TickMs, cfg.ElectionMs = 50, 500
 		cfg.QuotaBackendBytes = 256 << 20
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 		cfg.LogLevel = "error"

@@ -120,6 +120,7 @@ func TestThreeMembersSurviveOneStopped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts three etcd members")
 	}
+	t.Parallel()
 	c, _, e := startEtcd(t, 3)
 	ctx := context.Background()
 	const workers, before, after = 4, 5, 5
