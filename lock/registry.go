@@ -223,6 +223,3 @@ func (k *Kit) Hold(ctx context.Context) error {
 	}
 	return k.b.hold(ctx)
 }
-
-// Now is the run's clock time.
-func (k *Kit) Now() time.Duration { return k.b.clock.Now() }
