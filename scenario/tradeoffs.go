@@ -42,15 +42,24 @@ type tradeStore struct {
 	name  string // in resource and key names
 	title string // in captions
 	lock  string // the strategy
+	ttl   bool   // whether its lock lapses: Postgres' session lock lasts as long as the session
 }
 
 var tradeStores = []tradeStore{
-	{"redis", "Redis", "safe"},
-	{"postgres", "Postgres", "pg-advisory"},
-	{"etcd", "etcd", "etcd"},
+	{"redis", "Redis", "safe", true},
+	{"postgres", "Postgres", "pg-advisory", false},
+	{"etcd", "etcd", "etcd", true},
 }
 
 func (t tradeStore) res() string     { return "data@" + t.name }
+
+// lease is the TTL to ask t's lock for: none when it has none.
+func (t tradeStore) lease(p Params) time.Duration {
+	if !t.ttl {
+		return 0
+	}
+	return p.TTL.D()
+}
 func (t tradeStore) lockKey() string { return "lock:" + t.name }
 
 // missing says why the run cannot fill t's column, or "" when it can.
@@ -132,7 +141,7 @@ func runTradeOffs(ctx context.Context, env *Env) error {
 // tradeCrash is a holder that dies holding the lock: its process is gone,
 // and with it its connection.
 func tradeCrash(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.Locker) {
-	lease, err := l.TryAcquire(ctx, env.Store.Key(t.lockKey()), env.Params.TTL.D())
+	lease, err := l.TryAcquire(ctx, env.Store.Key(t.lockKey()), t.lease(env.Params))
 	if err != nil {
 		w.Fail(ctx, err, "lock not obtained")
 		return
@@ -150,7 +159,7 @@ func tradePause(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.L
 			paused.give()
 		}
 	}
-	lease, err := l.TryAcquire(ctx, env.Store.Key(t.lockKey()), env.Params.TTL.D())
+	lease, err := l.TryAcquire(ctx, env.Store.Key(t.lockKey()), t.lease(env.Params))
 	if err != nil {
 		w.Fail(ctx, err, "lock not obtained")
 		return
@@ -178,7 +187,7 @@ func tradeWaiter(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.
 			settled.give()
 		}
 	}
-	lease, err := l.Acquire(ctx, env.Store.Key(t.lockKey()), env.Params.TTL.D())
+	lease, err := l.Acquire(ctx, env.Store.Key(t.lockKey()), t.lease(env.Params))
 	if err != nil {
 		w.Fail(ctx, err, "lock not obtained")
 		return

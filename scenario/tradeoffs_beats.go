@@ -68,8 +68,12 @@ func tradePauseBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
 	return []Beat{
 		{"pause-" + t.name, by(KindPause, holder), func(e Event) string {
 			paused = e.T
-			return fmt.Sprintf("%s: %s holds %s (TTL %s), reads %s and stops the world for %s. %s wants the lock.",
-				t.title, wn(e), t.lockKey(), ms(p.TTL.D()), res, ms(p.Work.D()), WorkerName(waiter))
+			ttl := "no TTL"
+			if t.ttl {
+				ttl = "TTL " + ms(p.TTL.D())
+			}
+			return fmt.Sprintf("%s: %s holds %s (%s), reads %s and stops the world for %s. %s wants the lock.",
+				t.title, wn(e), t.lockKey(), ttl, res, ms(p.Work.D()), WorkerName(waiter))
 		}},
 		// What comes next is the store's doing: the waiter gets in during
 		// the pause, or the holder wakes first.

@@ -130,7 +130,7 @@ func (v *runView) panelLines(th *themes.Theme, p panel, k int, now time.Duration
 	case panelRuns:
 		return periodRuns(th, v.tl, k)
 	case panelTrade:
-		return v.tradeTable(th, k, now)
+		return v.tradeTable(th, k, now, true)
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 		case panelRuns:
 			return strings.Join(periodRuns(th, v.tl, k), "  ")
 		case panelTrade:
-			return strings.Join(v.tradeTable(th, k, now), "  ")
+			return strings.Join(v.tradeTable(th, k, now, false), " · ")
 		case panelRetries:
 			return retryLine(&v.hist, th, v.tl, k)
 		}

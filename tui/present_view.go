@@ -229,7 +229,7 @@ func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Durati
 	case panelRuns:
 		return th.Muted.Render("runs: ") + strings.Join(periodRuns(th, v.tl, k), "  ")
 	case panelTrade:
-		return strings.Join(v.tradeTable(th, k, now), "  ")
+		return strings.Join(v.tradeTable(th, k, now, false), " · ")
 	}
 	return ""
 }

@@ -19,8 +19,8 @@ type tradeCache struct {
 
 // tradeTable is the trade-offs panel: the lab's table, one line per store,
 // as of event k: how long the waiter was kept out after the crash or the
-// pause, and where the stale write went.
-func (v *runView) tradeTable(th *themes.Theme, k int, now time.Duration) []string {
+// pause, and where the stale write went. pad lines the cells up.
+func (v *runView) tradeTable(th *themes.Theme, k int, now time.Duration, pad bool) []string {
 	c := &v.trade
 	if c.table == nil || k+1 < c.upTo {
 		c.table, c.upTo = scenario.NewTradeTable(v.s.header), 0
@@ -32,7 +32,11 @@ func (v *runView) tradeTable(th *themes.Theme, k int, now time.Duration) []strin
 	pause := v.s.header.Strategy == "pause"
 	out := make([]string, 0, 3)
 	for _, r := range c.table.Rows() {
-		out = append(out, th.Text.Render(fmt.Sprintf("%-9s", r.Store))+tradeCell(th, r, pause, now))
+		name := r.Store + " "
+		if pad {
+			name = fmt.Sprintf("%-9s", r.Store)
+		}
+		out = append(out, th.Text.Render(name)+tradeCell(th, r, pause, now))
 	}
 	return out
 }
