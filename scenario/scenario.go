@@ -76,7 +76,7 @@ var Strategies = func() []Strategy {
 	return ss
 }()
 
-var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, cron, tradeOffs}
+var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, cron, tradeOffs, leaderScenario}
 
 // Catalogue lists every scenario in order.
 func Catalogue() []*Scenario { return catalogue }

@@ -234,4 +234,13 @@ var verdictDetail = map[string]func(s *Summary) string{
 		}
 		return ""
 	},
+	"leader": func(s *Summary) string {
+		switch {
+		case s.Overlaps > 0 && s.FenceRejected > 0:
+			return "w01 was elected while w00 was stopped; w00 woke believing it led, but the ledger refused its older revision."
+		case s.Overlaps > 0:
+			return "w01 was elected while w00 was stopped, and w00 woke believing it led: two leaders acted."
+		}
+		return ""
+	},
 }

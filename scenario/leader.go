@@ -1,0 +1,214 @@
+package scenario
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/locklab/locklab/lock"
+)
+
+var leaderScenario = &Scenario{
+	Name:  "leader",
+	Speed: 0.5, // 1 s TTL, 2.5 s pause: about 4 s
+	Title: "Leader election: the leader pauses, and who else acts",
+	Watch: "w00 elected and acting, its stop-the-world pause, w01 elected meanwhile, and whose write the ledger takes when w00 wakes",
+	Explain: "Two candidates campaign for leadership; the leader writes to a ledger, the work only a leader may do. " +
+		"With watchdog the leader is whoever holds a Redis lock it renews every ttl/3. w00 wins and acts, then " +
+		"stops the world for --work, longer than the TTL: its renewals stop with it, the lock lapses, w01 is " +
+		"elected and acts — and w00 wakes still believing it leads and writes too: two leaders. With etcd the " +
+		"candidates campaign in an etcd election; w00's lease lapses the same way, but each leader writes with " +
+		"its key's revision and the ledger refuses the stale leader's older one.",
+	Source:     "the PHP + Redis locking lab's future improvements (leader election); Kleppmann (fencing)",
+	Strategies: leaderStrategies(),
+	Defaults: withDefaults(func(p *Params) {
+		p.TTL, p.Work = Millis(time.Second), Millis(2500*time.Millisecond)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 1000
+	}),
+	Uses:  []string{"ttl", "work", "retry-base"},
+	Cast:  2,
+	run:   runLeader,
+	beats: leaderBeats,
+}
+
+// leaderStrategies are the ways to elect a leader this build has: a Redis
+// lock with renewal, and an etcd election when etcd is in it.
+func leaderStrategies() []string {
+	ss := []string{"watchdog"}
+	if _, ok := lock.Lookup("etcd"); ok && leaderElection != nil {
+		ss = append(ss, "etcd")
+	}
+	return ss
+}
+
+// The names the log uses.
+const (
+	leaderLock   = "lock:leader"
+	leaderRole   = "leader" // the critical section: being the leader
+	leaderLedger = "ledger" // what only a leader may write
+)
+
+// leaderElection, when set, is the etcd election: campaign as w until
+// elected, with a lease of --ttl. It returns the leader's revision (its
+// fence), a function that stops the lease's keep-alives as the holder's
+// death or pause would, and one that resigns.
+var leaderElection func(ctx context.Context, env *Env, w *Worker) (rev int64, orphan func(), resign func(), err error)
+
+// leaderTerm is one candidate's time as leader.
+type leaderTerm struct {
+	fence    int64  // its revision (etcd), 0 with a Redis lock
+	pause    func() // stops what keeps its lease alive while it is stopped
+	step     func() // steps down
+	lost     func() bool
+	released bool
+}
+
+func runLeader(ctx context.Context, env *Env) error {
+	st := env.Store
+	if err := st.Client().Set(ctx, st.Key(leaderLedger), 0, 0).Err(); err != nil {
+		return err
+	}
+	env.Emit(Event{Kind: KindInit, Res: leaderLedger})
+	// w01 campaigns once w00 leads; w00's pause lasts --work and until w01
+	// has acted as leader; w01 steps down once w00 has woken and acted.
+	elected, newActed, staleActed := newCue(), newSignal(), newCue()
+	return env.Workers(ctx, 2, func(ctx context.Context, w *Worker) {
+		if w.ID == 0 {
+			defer elected.give()
+			defer staleActed.give()
+		} else {
+			defer newActed.give()
+			if elected.wait(ctx) != nil {
+				w.Done(false, FailCancel, "interrupted")
+				return
+			}
+		}
+		renewed := newCue()
+		w.tap = func(e Event) {
+			if e.Kind == KindRenewed {
+				renewed.give()
+			}
+		}
+		if env.Strategy == "etcd" {
+			renewed.give() // its keep-alives are etcd's, not in the log
+		}
+		term, err := campaign(ctx, env, w)
+		if err != nil {
+			w.Fail(ctx, err, "not elected")
+			return
+		}
+		w.Emit(Event{Kind: KindWorkStart, Res: leaderRole})
+		if w.ID == 0 {
+			elected.give()
+			leadThenPause(ctx, env, w, term, renewed, newActed, staleActed)
+			return
+		}
+		if _, err = leaderAct(ctx, env, w, term, 2); err == nil {
+			newActed.give()
+			err = staleActed.wait(ctx)
+		}
+		stepDown(ctx, w, term, err, true)
+	})
+}
+
+// campaign runs w's campaign until it is elected.
+func campaign(ctx context.Context, env *Env, w *Worker) (*leaderTerm, error) {
+	if env.Strategy == "etcd" {
+		rev, orphan, resign, err := leaderElection(ctx, env, w)
+		if err != nil {
+			return nil, err
+		}
+		return &leaderTerm{fence: rev, pause: orphan, step: resign, lost: func() bool { return false }}, nil
+	}
+	lease, err := w.Lock.Acquire(ctx, env.Store.Key(leaderLock), env.Params.TTL.D())
+	if err != nil {
+		return nil, err
+	}
+	// The watchdog's renewals stop by themselves while w is paused.
+	return &leaderTerm{fence: lease.Fence, pause: func() {}, step: func() { releaseQuietly(ctx, lease) },
+		lost: lease.Lost}, nil
+}
+
+// leadThenPause is the first leader: it acts, renews, acts again, stops
+// the world until a new leader has acted, then wakes and acts once more.
+func leadThenPause(ctx context.Context, env *Env, w *Worker, term *leaderTerm, renewed *cue, newActed *signal, staleActed *cue) {
+	_, err := leaderAct(ctx, env, w, term, 1)
+	if err == nil {
+		err = w.Sleep(ctx, env.Params.TTL.D()/2)
+	}
+	if err == nil { // it has led long enough to renew
+		err = renewed.wait(ctx)
+	}
+	if err == nil {
+		_, err = leaderAct(ctx, env, w, term, 1)
+	}
+	if err == nil {
+		term.pause()
+		err = w.PauseUntil(ctx, env.Params.Work.D(), newActed.ch, "stop-the-world pause")
+	}
+	if err == nil {
+		// It wakes where it stopped: about to act as the leader it was.
+		_, err = leaderAct(ctx, env, w, term, 1)
+	}
+	staleActed.give()
+	stepDown(ctx, w, term, err, false)
+}
+
+// leaderAct is one leader-only write: the ledger records the leader's
+// term, guarded by its fence when it has one. false: the ledger refused
+// it.
+func leaderAct(ctx context.Context, env *Env, w *Worker, term *leaderTerm, n int64) (bool, error) {
+	return (&redlockRun{env: env}).write(w, leaderLedger, term.fence, n)
+}
+
+// stepDown ends w's term and records its outcome.
+func stepDown(ctx context.Context, w *Worker, term *leaderTerm, err error, ok bool) {
+	w.Emit(Event{Kind: KindWorkEnd, Res: leaderRole})
+	term.step()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		w.Done(false, FailCancel, "interrupted")
+	case err != nil:
+		w.Fail(ctx, err, "")
+	case !ok:
+		w.Done(true, "", "stepped down after its pause")
+	default:
+		w.Done(true, "", "stepped down")
+	}
+}
+
+// leaderBeats: elected, renewing, paused, new leader, the stale action.
+func leaderBeats(strategy string, p Params) []Beat {
+	etcd := strategy == "etcd"
+	how := "takes lock:leader and renews it every " + ms(p.TTL.D()/3)
+	if etcd {
+		how = "wins the etcd election on a lease of " + ms(p.TTL.D())
+	}
+	bs := []Beat{
+		{"elected", by(KindWorkStart, 0), func(e Event) string {
+			return fmt.Sprintf("%s %s: it is the leader, and writes its term to the ledger.", wn(e), how)
+		}},
+	}
+	if !etcd {
+		bs = append(bs, Beat{"renewing", by(KindRenewed, 0), func(e Event) string {
+			return fmt.Sprintf("%s renews its lock while it leads; w01 campaigns and is denied.", wn(e))
+		}})
+	}
+	bs = append(bs,
+		Beat{"paused", by(KindPause, 0), func(e Event) string {
+			return fmt.Sprintf("%s stops the world for %s, longer than its %s lease: nothing renews it meanwhile.", wn(e), ms(p.Work.D()), ms(p.TTL.D()))
+		}},
+		Beat{"new-leader", by(KindWorkStart, 1), func(e Event) string {
+			return fmt.Sprintf("The lease lapsed: %s is elected while w00 is still stopped, believing it leads.", wn(e))
+		}},
+		Beat{"stale-action", func(e Event) bool {
+			return e.Worker == 0 && e.Res == leaderLedger && (e.Kind == KindFenceRejected || (e.Kind == KindWrite && e.OK))
+		}, func(e Event) string {
+			if e.Kind == KindFenceRejected {
+				return fmt.Sprintf("%s wakes and writes as leader with revision %d: the ledger has seen a newer leader's and refuses it.", wn(e), e.Fence)
+			}
+			return fmt.Sprintf("%s wakes and writes as leader: the ledger takes it. Two leaders acted.", wn(e))
+		}},
+	)
+	return bs
+}
