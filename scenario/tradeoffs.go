@@ -51,7 +51,7 @@ var tradeStores = []tradeStore{
 	{"etcd", "etcd", "etcd", true},
 }
 
-func (t tradeStore) res() string     { return "data@" + t.name }
+func (t tradeStore) res() string { return "data@" + t.name }
 
 // lease is the TTL to ask t's lock for: none when it has none.
 func (t tradeStore) lease(p Params) time.Duration {
