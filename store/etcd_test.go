@@ -1,0 +1,141 @@
+package store_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/store"
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// closedPort is a loopback port nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+func TestEtcdErrorsAreOneLineWithoutThePassword(t *testing.T) {
+	t.Parallel()
+	addr := closedPort(t)
+	for raw, want := range map[string]string{
+		"http://bob:s3cret@" + addr:         "cannot use etcd at " + addr + ": no answer within 3s — is the server running?",
+		"ftp://bob:s3cret@" + addr:          "invalid etcd URL ftp://bob:xxxxx@" + addr,
+		"http://bob:s3cret@" + addr + "/db": "invalid etcd URL http://bob:xxxxx@" + addr + "/db",
+		" , ":                               "invalid etcd URL: empty",
+	} {
+		_, err := store.Open(context.Background(), store.Config{Nodes: 1, Servers: store.Servers{Etcd: raw}})
+		if err == nil {
+			t.Fatalf("%s: opened", raw)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, want) || strings.Contains(msg, "s3cret") || strings.Contains(msg, "\n") {
+			t.Errorf("%s: %q, want one line with %q and no password", raw, msg, want)
+		}
+	}
+}
+
+func TestEtcdEnvNamesTheServer(t *testing.T) {
+	t.Setenv(store.ServerEnv.Etcd, "http://localhost:2379")
+	if got := (store.Servers{}).FromEnv().Etcd; got != "http://localhost:2379" {
+		t.Fatalf("FromEnv: %q", got)
+	}
+	if !(store.Servers{}).Has(store.ServerEtcd) || store.Needs(store.ServerEtcd) != "" {
+		t.Fatal("etcd needs nothing configured: it is embedded otherwise")
+	}
+}
+
+// A run on a user's etcd removes exactly what it made: its keys and leases,
+// not a neighbour's.
+func TestEtcdRunRemovesOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	c, err := store.StartEtcd(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	if _, err := cli.Put(ctx, "neighbour", "stays"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, store.Config{Nodes: 1, Servers: store.Servers{Etcd: c.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Etcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(st.Describe(), "etcd 127.0.0.1:") {
+		t.Errorf("describe: %q", st.Describe())
+	}
+	g, err := e.Client.Grant(ctx, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Granted(g.ID)
+	if _, err := e.Client.Put(ctx, e.Prefix+"k", "v", clientv3.WithLease(g.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Client.Put(ctx, e.Prefix+"plain", "v"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	all, err := cli.Get(ctx, "", clientv3.WithFromKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	leases, err := cli.Leases(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Kvs) != 1 || string(all.Kvs[0].Key) != "neighbour" || len(leases.Leases) != 0 {
+		t.Fatalf("left %d keys (want only the neighbour's) and %d leases", len(all.Kvs), len(leases.Leases))
+	}
+}
+
+// The embedded etcd starts on first use and goes with the store.
+func TestEmbeddedEtcdStartsOnUse(t *testing.T) {
+	t.Parallel()
+	st, err := store.Open(context.Background(), store.Config{Nodes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := st.Server(store.ServerEtcd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := v.(*store.Etcd)
+	if e.Cluster == nil || e.Cluster.Members() != 1 || !strings.Contains(st.Describe(), "embedded etcd ×1") {
+		t.Fatalf("cluster %v, describe %q", e.Cluster, st.Describe())
+	}
+	url := e.Cluster.URL()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(url, ","), DialTimeout: time.Second})
+	if err != nil {
+		return // it does not answer
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := cli.Get(ctx, "x"); err == nil {
+		t.Fatal("the embedded etcd still answers after the store closed")
+	}
+}
