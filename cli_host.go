@@ -209,7 +209,7 @@ func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Hos
 	runErr := run.Wait()
 	sum := run.Summary()
 	fmt.Fprint(out, sum.Box(run.Header))
-	printScores(out, scenario.Scores(run.Header, run.Log.Events()))
+	printScores(out, scenario.ScoreTerm(run.Header.Scenario), scenario.Scores(run.Header, run.Log.Events()))
 	if f.events != "" {
 		if err := writeRound(f.events, run, sum); err != nil {
 			return runtimeError{err}
@@ -221,9 +221,10 @@ func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Hos
 	return nil
 }
 
-func printScores(out io.Writer, scores []scenario.Score) {
+// printScores prints the scoreboard; term names what Score.Did counts.
+func printScores(out io.Writer, term string, scores []scenario.Score) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "attendee\tworkers\tbuys\tdenied\tviolations\tstate\t")
+	fmt.Fprintf(tw, "attendee\tworkers\t%s\tdenied\tviolations\tstate\t\n", term)
 	for _, s := range scores {
 		state := "done"
 		if s.Gone {
@@ -231,7 +232,7 @@ func printScores(out io.Writer, scores []scenario.Score) {
 		} else if s.Done < s.Workers {
 			state = "unfinished"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", s.Name, s.Workers, s.Buys, s.Denials, s.Violations, state)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", s.Name, s.Workers, s.Did, s.Denials, s.Violations, state)
 	}
 	tw.Flush()
 }

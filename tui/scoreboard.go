@@ -17,7 +17,8 @@ type scoreCache struct {
 	scores []scenario.Score
 }
 
-// scoreboard is one line per attendee — buys, denials, violations, state —
+// scoreboard is one line per attendee — what its workers did in the
+// scenario's terms (buys, credits, jobs run…), denials, violations, state —
 // folded from the events up to the view's cursor, so it rewinds with it.
 func (v *HostView) scoreboard(th *themes.Theme) []string {
 	k := v.run.cursor
@@ -25,12 +26,14 @@ func (v *HostView) scoreboard(th *themes.Theme) []string {
 		evs, _ := v.run.s.log.Read(0, make([]scenario.Event, 0, k+1))
 		v.scores = scoreCache{k: k, valid: true, scores: scenario.Scores(v.run.s.header, evs[:k+1])}
 	}
-	return scoreLines(th, v.scores.scores, v.w)
+	return scoreLines(th, v.scores.scores, scenario.ScoreTerm(v.run.s.header.Scenario), v.w)
 }
 
-// scoreLines draws a scoreboard, best buyer first as the lanes list them.
-func scoreLines(th *themes.Theme, scores []scenario.Score, w int) []string {
-	head := fmt.Sprintf(" %-16s %7s %5s %7s %10s  %s", "attendee", "workers", "buys", "denied", "violations", "state")
+// scoreLines draws a scoreboard in the lanes' order; term names what
+// Score.Did counts.
+func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int) []string {
+	dw := max(len(term), 5)
+	head := fmt.Sprintf(" %-16s %7s %*s %7s %10s  %s", "attendee", "workers", dw, term, "denied", "violations", "state")
 	out := []string{th.Title.Render(fit(" scoreboard", w)), th.Muted.Render(fit(head, w))}
 	for i, s := range scores {
 		if i == scoreRows-1 && len(scores) > scoreRows {
@@ -48,7 +51,7 @@ func scoreLines(th *themes.Theme, scores []scenario.Score, w int) []string {
 		if s.Violations > 0 {
 			viol = th.Alarm.Render(fmt.Sprintf("%10d", s.Violations))
 		}
-		line := fmt.Sprintf(" %-16s %7d %5d %7d ", truncName(s.Name, 16), s.Workers, s.Buys, s.Denials) + viol + "  " + style.Render(state)
+		line := fmt.Sprintf(" %-16s %7d %*d %7d ", truncName(s.Name, 16), s.Workers, dw, s.Did, s.Denials) + viol + "  " + style.Render(state)
 		out = append(out, fit(line, w))
 	}
 	return out

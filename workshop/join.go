@@ -190,20 +190,13 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 			return err
 		}
 	}
-	s := run.Summary()
-	fmt.Fprintf(j.cfg.Out, "round %d: %d of %s's %d worker(s) succeeded, denied %d time(s); the host's screen has everyone's verdict\n",
-		r.N, s.Successes, a.Name, a.Workers, denials(run.Log))
-	return nil
-}
-
-func denials(l *scenario.Log) int {
-	n := 0
-	for i := range l.Len() {
-		if l.KindAt(i) == scenario.KindDenied {
-			n++
-		}
+	did, denied := 0, 0
+	for _, s := range scenario.Scores(run.Header, run.Log.Events()) {
+		did, denied = did+s.Did, denied+s.Denials
 	}
-	return n
+	fmt.Fprintf(j.cfg.Out, "round %d: %s's %d worker(s): %s %d, denied %d time(s); the host's screen has everyone's verdict\n",
+		r.N, a.Name, a.Workers, scenario.ScoreTerm(r.Scenario), did, denied)
+	return nil
 }
 
 // forwarder sends a log's new events to the stream, in batches.

@@ -68,31 +68,44 @@ func TestJoinableScenarios(t *testing.T) {
 	srv := storetest.Start(t)
 	storetest.QuietRedis()
 	t.Run("retry", func(t *testing.T) {
-		s := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *scenario.Params) { p.Stock = 2 }).Summary()
+		run := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *scenario.Params) { p.Stock = 2 })
+		s := run.Summary()
 		if s.Successes != 2 || s.FinalStock != 0 || s.Overlaps != 0 {
 			t.Fatalf("%d sold of 2, final stock %d, %d overlap(s): %s", s.Successes, s.FinalStock, s.Overlaps, s.Verdict)
 		}
+		scored(t, run, "buys", 2)
 	})
 	t.Run("webhook", func(t *testing.T) {
-		s := playRound(t, srv.URL, "webhook", "webhook", "safe", nil).Summary()
+		run := playRound(t, srv.URL, "webhook", "webhook", "safe", nil)
+		s := run.Summary()
 		if s.Duplicates != 0 || s.Successes != 3 {
 			t.Fatalf("safe webhook: %d duplicates, %d ok: %s", s.Duplicates, s.Successes, s.Verdict)
 		}
+		scored(t, run, "credits", 1) // three deliveries answered 200, one credit
 	})
 	t.Run("queue-double", func(t *testing.T) {
-		s := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *scenario.Params) {
+		run := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *scenario.Params) {
 			p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
 			p.RetryBase = scenario.Millis(50 * time.Millisecond)
-		}).Summary()
+		})
+		s := run.Summary()
 		if s.Duplicates != 0 {
 			t.Fatalf("idempotent jobs: the effect happened more than once (%d): %s", s.Duplicates, s.Verdict)
 		}
+		runs := 0
+		for _, e := range run.Log.Events() {
+			if e.Kind == scenario.KindWorkStart {
+				runs++
+			}
+		}
+		scored(t, run, "jobs run", runs) // the job ran again when its reservation lapsed; its effect did not
 	})
 	t.Run("deadlock", func(t *testing.T) {
 		run := playRound(t, srv.URL, "ring", "deadlock", "safe", func(p *scenario.Params) {
 			p.TTL, p.Work = scenario.Millis(2*time.Second), scenario.Millis(time.Second)
 		})
 		s := run.Summary()
+		scored(t, run, "completed", s.Successes)
 		if s.Deadlocks == 0 {
 			t.Fatalf("the ring alice/1 → alice/2 → bob/1 → alice/1 across two machines: no deadlock found: %s", s.Verdict)
 		}
@@ -103,6 +116,32 @@ func TestJoinableScenarios(t *testing.T) {
 			}
 		}
 	})
+}
+
+// scored checks that the round's scoreboard counts, in term, n deeds in
+// all: what the scenario's workers do, not a buy everywhere.
+func scored(t *testing.T, run *scenario.Run, term string, n int) {
+	t.Helper()
+	if got := scenario.ScoreTerm(run.Header.Scenario); got != term {
+		t.Fatalf("%s's scoreboard counts %q, want %q", run.Header.Scenario, got, term)
+	}
+	sum := 0
+	for _, s := range scenario.Scores(run.Header, run.Log.Events()) {
+		sum += s.Did
+	}
+	if sum != n {
+		t.Fatalf("%s: the scoreboard's %s add up to %d, want %d", run.Header.Scenario, term, sum, n)
+	}
+}
+
+// TestEveryJoinableScenarioHasItsTerm: a scenario others can join says on
+// its scoreboard what its workers do.
+func TestEveryJoinableScenarioHasItsTerm(t *testing.T) {
+	for _, sc := range strings.Split(scenario.JoinableNames(), ", ") {
+		if term := scenario.ScoreTerm(sc); term == scenario.ScoreTerm("") {
+			t.Errorf("%s's scoreboard counts %q, the word for no scenario in particular", sc, term)
+		}
+	}
 }
 
 func TestJoinableRefusesStories(t *testing.T) {
