@@ -99,6 +99,7 @@ func TestBenchJSONEmbedded(t *testing.T) {
 }
 
 func TestBenchJSONRedisServer(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	rep := benchJSON(t, "--redis", srv.URL, "--autopipeline=false")
 	got := names(rep)

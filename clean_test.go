@@ -126,6 +126,7 @@ func waitFor(limit time.Duration, cond func() bool) bool {
 // nothing), then deletes exactly them: a live run's keys and 129 foreign
 // keys of every type stay byte-identical, with their TTLs.
 func TestKilledRunsKeysExpireAndCleanRemovesExactlyThem(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts locklab processes")
 	}
@@ -264,6 +265,7 @@ func TestKilledRunsKeysExpireAndCleanRemovesExactlyThem(t *testing.T) {
 // frozen (SIGSTOP) ends the run without waiting on the server, says the
 // keys could not be deleted and how to remove them, and exits 1.
 func TestInterruptOnAFrozenServerSaysWhatWasLeft(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts locklab processes")
 	}

@@ -65,6 +65,7 @@ func TestHarmlessFlagsGetANote(t *testing.T) {
 // A redlock run on one real server would be a single lock: refused before
 // any connection, whatever the server.
 func TestRunAllLeavesOutRedlockOnOneServer(t *testing.T) {
+	t.Parallel()
 	code, _, stderr := cli(t, "run", "all", "--redis", "redis://127.0.0.1:1", "--quiet")
 	if code != 1 || !strings.Contains(stderr, "redlock run(s) left out: redlock needs at least 3 Redis nodes, got 1 URL(s)") {
 		t.Fatalf("exit %d: %q", code, stderr)
@@ -73,6 +74,7 @@ func TestRunAllLeavesOutRedlockOnOneServer(t *testing.T) {
 
 // A parameter the scenario has no use for is named in a note; the run goes on.
 func TestIgnoredParameterGetsANote(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := cli(t, "run", "naive-flaws", "--workers", "50", "--order", "sorted", "-q", "--seed", "1")
 	if code != 0 || !strings.Contains(out, "naive-flaws (5 workers") {
 		t.Fatalf("exit %d: %s", code, out)

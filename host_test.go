@@ -53,6 +53,7 @@ func waitProc(t *testing.T, name string, cmd *exec.Cmd, out *bytes.Buffer) {
 // both attendees' lanes, in one order of time that bob's skew does not
 // disturb, and the checker's verdict covers every worker.
 func TestHostAndTwoJoins(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	events := filepath.Join(t.TempDir(), "round.jsonl")
 	var hostOut, aliceOut, bobOut bytes.Buffer
@@ -127,6 +128,7 @@ func TestHostAndTwoJoins(t *testing.T) {
 // lock the other machine holds, the host names each holder from its token,
 // and its checker finds the cycle.
 func TestHostDeadlockRingAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	events := filepath.Join(t.TempDir(), "ring.jsonl")
 	var hostOut, aliceOut, bobOut bytes.Buffer

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/redis/go-redis/v9"
@@ -40,8 +41,11 @@ func main() {
 }
 
 // execute runs the CLI and returns the exit status.
+// quietRedis silences go-redis's own log once: locklab says what went wrong.
+var quietRedis sync.Once
+
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	redis.SetLogger(quietLogger{})
+	quietRedis.Do(func() { redis.SetLogger(quietLogger{}) })
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

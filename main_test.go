@@ -166,6 +166,7 @@ func FuzzRunFlags(f *testing.F) {
 }
 
 func TestRunAllIsAVerdictTable(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every scenario")
 	}

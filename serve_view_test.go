@@ -54,6 +54,7 @@ func (o *ptyOutput) waitFor(t *testing.T, re *regexp.Regexp) []string {
 // oversell the checker finds; POST /reset puts round 2 on screen; q ends
 // it with the last round's summary and its keys deleted.
 func TestServeBesideTheView(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(os.Args[0], "--serve", "127.0.0.1:0", "--lock", "none", "--stock", "1", "--theme", "mono")
 	cmd.Env = append(os.Environ(), "LOCKLAB_TEST_MAIN=1", "TERM=xterm-256color")
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 36, Cols: 120})

@@ -13,6 +13,7 @@ import (
 // A server that refuses the run's commands fails the run: exit 1 in the
 // server's own words, never a verdict about locking.
 func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts redis-servers")
 	}

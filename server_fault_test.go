@@ -57,6 +57,7 @@ var longRun = []string{"run", "oversell", "-q", "--lock", "safe", "--retry", "fi
 	"--workers", "20", "--stock", "20", "--delay", "150ms", "--ttl", "10s", "--seed", "7"}
 
 func TestServerKilledMidRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts redis-server")
 	}
@@ -68,6 +69,7 @@ func TestServerKilledMidRun(t *testing.T) {
 }
 
 func TestServerFrozenMidRun(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts redis-server")
 	}

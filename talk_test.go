@@ -61,6 +61,7 @@ func mustAbs(t *testing.T, p string) string {
 
 // Two recordings of a talk whose scenes are saved runs are the same bytes.
 func TestRecordTalkTwiceIsIdentical(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var casts [][]byte
 	for _, name := range []string{"a.cast", "b.cast"} {
@@ -86,6 +87,7 @@ func TestRecordTalkTwiceIsIdentical(t *testing.T) {
 // A fresh `record oversell:none`, as a user types it, plays the 5 ms race at
 // the view's human pace: many frames that differ, not one frame of markers.
 func TestRecordOversellFillsFrames(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "o.cast")
 	code, _, stderr := cli(t, "record", "oversell:none", "--cast", out, "--size", "100x30")
 	if code != 0 {

@@ -80,12 +80,14 @@ func oversellOnce(strategy string, srv store.Servers, p scenario.Params, seed ui
 }
 
 func TestOversellZeroSetupStrategies(t *testing.T) {
+	t.Parallel()
 	for _, strategy := range []string{"flock", "semaphore", "redis-optimistic"} {
 		t.Run(strategy, func(t *testing.T) { oversellSeeds(t, strategy, store.Servers{}, 100) })
 	}
 }
 
 func TestOversellPostgres(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts postgres")
 	}
@@ -111,6 +113,7 @@ func TestStrategyWithoutItsServer(t *testing.T) {
 }
 
 func TestOversellMariaDB(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts mariadbd")
 	}
@@ -119,6 +122,7 @@ func TestOversellMariaDB(t *testing.T) {
 }
 
 func TestOversellMemcached(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts memcached")
 	}
