@@ -69,3 +69,32 @@ func TestReplayShowsNoVerdictWhileLoading(t *testing.T) {
 		t.Fatalf("the view's verdict is not the checker's over the whole log")
 	}
 }
+
+// A log cut off mid-event says so on the screen of an 80×24 terminal, with
+// what it shows and that there is no verdict, not only after the view ends.
+func TestTruncatedReplaySaysSoOnScreen(t *testing.T) {
+	data, err := os.ReadFile("testdata/ttl-expiry-safe.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := string(data[:len(data)*2/3])
+	cut = cut[:strings.LastIndexByte(cut, '\n')+10] // ten bytes into the next event
+	ld, err := scenario.StreamLog(strings.NewReader(cut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-ld.Done()
+	app := New(Options{Theme: themes.Mono(), Loading: ld, Name: "cut.jsonl"})
+	app.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	app.Update(frameMsg(time.Now()))
+	app.Update(frameMsg(time.Now()))
+	view := app.View()
+	if !strings.Contains(view, "events shown, no verdict") || !strings.Contains(view, "cut.jsonl: line") {
+		t.Fatalf("the screen does not say the log was cut short:\n%s", view)
+	}
+	for _, claim := range []string{"UNSAFE", "CORRECT", "END"} {
+		if strings.Contains(view, claim) {
+			t.Fatalf("%q on screen for a log cut short:\n%s", claim, view)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func (v *runView) onFrame(now time.Time) {
 	}
 	if v.s.loadErr != nil && !v.loadNoted {
 		v.loadNoted = true
-		v.status = fmt.Sprintf("%s: %v — the view shows the %d events before it, with no verdict", v.s.replay, v.s.loadErr, v.tl.N)
+		v.status = fmt.Sprintf("%d events shown, no verdict — %s: %v", v.tl.N, v.s.replay, v.s.loadErr)
 	}
 	if done || v.s.loading != nil {
 		v.play(elapsed) // a replay plays while the rest of it is read
