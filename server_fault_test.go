@@ -52,6 +52,23 @@ func verdictOf(out string) string {
 	return ""
 }
 
+// midRun returns once the run has sold something on s: mid-run, however
+// long a busy machine took to start it.
+func midRun(t *testing.T, s *storetest.Server) {
+	t.Helper()
+	c := s.Client(t)
+	ctx := context.Background()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		keys, _ := c.Keys(ctx, "locklab:*:stock").Result()
+		if len(keys) == 1 {
+			if n, err := c.Get(ctx, keys[0]).Int(); err == nil && n < 20 {
+				return
+			}
+		}
+	}
+	t.Error("the run never sold anything")
+}
+
 // A long run: 20 workers take turns with a 150ms critical section.
 var longRun = []string{"run", "oversell", "-q", "--lock", "safe", "--retry", "fixed", "--max-retries", "1000",
 	"--workers", "20", "--stock", "20", "--delay", "150ms", "--ttl", "10s", "--seed", "7"}
@@ -63,7 +80,7 @@ func TestServerKilledMidRun(t *testing.T) {
 	}
 	s := storetest.Start(t)
 	runAgainst(t, s, func() {
-		time.Sleep(500 * time.Millisecond)
+		midRun(t, s)
 		s.Stop() // SIGKILL
 	}, longRun...)
 }
@@ -75,7 +92,7 @@ func TestServerFrozenMidRun(t *testing.T) {
 	}
 	s := storetest.Start(t)
 	out := runAgainst(t, s, func() {
-		time.Sleep(500 * time.Millisecond)
+		midRun(t, s)
 		if err := s.Signal(syscall.SIGSTOP); err != nil {
 			t.Error(err)
 		}
