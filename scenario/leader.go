@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/redis/go-redis/v9"
 )
 
 var leaderScenario = &Scenario{
@@ -35,7 +36,7 @@ var leaderScenario = &Scenario{
 // lock with renewal, and an etcd election when etcd is in it.
 func leaderStrategies() []string {
 	ss := []string{"watchdog"}
-	if _, ok := lock.Lookup("etcd"); ok && leaderElection != nil {
+	if _, ok := lock.Lookup("etcd"); ok {
 		ss = append(ss, "etcd")
 	}
 	return ss
@@ -47,12 +48,6 @@ const (
 	leaderRole   = "leader" // the critical section: being the leader
 	leaderLedger = "ledger" // what only a leader may write
 )
-
-// leaderElection, when set, is the etcd election: campaign as w until
-// elected, with a lease of --ttl. It returns the leader's revision (its
-// fence), a function that stops the lease's keep-alives as the holder's
-// death or pause would, and one that resigns.
-var leaderElection func(ctx context.Context, env *Env, w *Worker) (rev int64, orphan func(), resign func(), err error)
 
 // leaderTerm is one candidate's time as leader.
 type leaderTerm struct {
@@ -155,11 +150,47 @@ func leadThenPause(ctx context.Context, env *Env, w *Worker, term *leaderTerm, r
 }
 
 // leaderAct is one leader-only write: the ledger records the leader's
-// term, guarded by its fence when it has one. false: the ledger refused
-// it.
+// term n, and with a fence (not 0) refuses one older than the newest it
+// has seen: a leader may write again with its own. false: refused.
 func leaderAct(ctx context.Context, env *Env, w *Worker, term *leaderTerm, n int64) (bool, error) {
-	return (&redlockRun{env: env}).write(w, leaderLedger, term.fence, n)
+	st := env.Store
+	call := w.Now()
+	ev := Event{Res: leaderLedger}.WithStock(n)
+	var err error
+	written := int64(1)
+	if term.fence == 0 {
+		err = st.Client().Set(ctx, st.Key(leaderLedger), n, 0).Err()
+	} else {
+		ev = ev.WithFence(term.fence)
+		written, err = ledgerScript.Run(ctx, st.Client(), []string{st.Key(leaderLedger), st.Key(leaderLedger + ":fence")}, term.fence, n).Int64()
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("write", ev, call, err)
+		}
+		return false, err
+	}
+	switch {
+	case term.fence == 0:
+	case written == 0:
+		w.Emit(Event{Kind: KindFenceRejected, Res: leaderLedger}.WithFence(term.fence).WithCall(call))
+	default:
+		w.Emit(Event{Kind: KindFenceOK, Res: leaderLedger}.WithFence(term.fence).WithCall(call))
+	}
+	ev.Kind = KindWrite
+	w.Emit(ev.WithOK(written != 0).WithCall(call))
+	return written != 0, nil
 }
+
+// ledgerScript writes ARGV[2] at KEYS[1] unless ARGV[1] is older than the
+// newest fence KEYS[2] has seen.
+var ledgerScript = redis.NewScript(`
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+local fence = tonumber(ARGV[1])
+if fence < last then return 0 end
+redis.call('SET', KEYS[2], fence)
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`)
 
 // stepDown ends w's term and records its outcome.
 func stepDown(ctx context.Context, w *Worker, term *leaderTerm, err error, ok bool) {
