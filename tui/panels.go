@@ -23,11 +23,12 @@ const (
 	panelJob                  // a queue's job: queued, reserved, done; runs
 	panelRuns                 // cron: who ran the period's job, against once
 	panelTrade                // trade-offs: each store's answer to the crash or pause
+	panelLeaders              // leader: who believes it leads, what the ledger took
 )
 
 var panelTitles = map[panel]string{panelStock: "stock", panelRetries: "retry delays", panelWaits: "wait-for",
 	panelNodes: "nodes", panelCredits: "credits", panelJob: "job", panelRuns: "runs this period",
-	panelTrade: "trade-offs"}
+	panelTrade: "trade-offs", panelLeaders: "leaders"}
 
 // scenarioPanels declares each scenario's panels, the one its lesson is
 // in first. A scenario not listed gets stock (when it has one), retry
@@ -46,6 +47,7 @@ var scenarioPanels = map[string][]panel{
 	"queue-double": {panelJob, panelRetries},
 	"cron":         {panelRuns},
 	"trade-offs":   {panelTrade},
+	"leader":       {panelLeaders, panelRetries},
 }
 
 func panelsOf(name string, tl *timeline.Timeline) []panel {
@@ -75,6 +77,8 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 	case panelRuns:
 		return 5
 	case panelTrade:
+		return 5
+	case panelLeaders:
 		return 5
 	}
 	return 0
@@ -131,6 +135,8 @@ func (v *runView) panelLines(th *themes.Theme, p panel, k int, now time.Duration
 		return periodRuns(th, v.tl, k)
 	case panelTrade:
 		return v.tradeTable(th, k, now, true)
+	case panelLeaders:
+		return v.leaders(th, k)
 	}
 	return nil
 }
@@ -152,6 +158,8 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 			return strings.Join(periodRuns(th, v.tl, k), "  ")
 		case panelTrade:
 			return strings.Join(v.tradeTable(th, k, now, false), " · ")
+		case panelLeaders:
+			return strings.Join(v.leaders(th, k), " · ")
 		case panelRetries:
 			return retryLine(&v.hist, th, v.tl, k)
 		}

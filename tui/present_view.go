@@ -33,6 +33,7 @@ var presentPanels = map[string][]panel{
 	"queue-double": {panelJob},
 	"cron":         {panelRuns},
 	"trade-offs":   {panelTrade},
+	"leader":       {panelLeaders},
 }
 
 // presentLayout is the panels a presenter's screen shows for a scenario:
@@ -230,6 +231,8 @@ func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Durati
 		return th.Muted.Render("runs: ") + strings.Join(periodRuns(th, v.tl, k), "  ")
 	case panelTrade:
 		return strings.Join(v.tradeTable(th, k, now, false), " · ")
+	case panelLeaders:
+		return strings.Join(v.leaders(th, k), " · ")
 	}
 	return ""
 }
@@ -264,6 +267,8 @@ func storyScale(name string, p scenario.Params) time.Duration {
 		return p.Work.D() * 5 / 2 // the late server fires after the first run
 	case "trade-offs":
 		return 3 * (p.TTL.D() + p.Work.D()) // three stores in turn
+	case "leader":
+		return p.TTL.D() + p.Work.D() // the leader's term and its pause
 	}
 	return 0
 }

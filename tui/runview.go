@@ -30,6 +30,7 @@ type runView struct {
 	cache     renderCache
 	hist      histCache
 	trade     tradeCache // trade-offs' table
+	leader    leaderFold // leader's leaders and ledger
 	faults    faultMenu
 	pr        presenter
 	big       bigCache           // headlines in block letters
