@@ -15,6 +15,7 @@ func TestOversellEtcd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd")
 	}
+	t.Parallel()
 	c, err := store.StartEtcd(1)
 	if err != nil {
 		t.Fatal(err)

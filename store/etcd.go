@@ -29,7 +29,8 @@ type Etcd struct {
 	Prefix string // locklab/<run-id>/
 	Addr   string // the endpoints, never a password
 	// Cluster is the run's embedded cluster; nil on a user's etcd.
-	Cluster *EtcdCluster
+	Cluster     *EtcdCluster
+	stopCluster func(*EtcdCluster) error
 
 	mu     sync.Mutex
 	leases map[clientv3.LeaseID]bool
@@ -138,7 +139,7 @@ func (e *Etcd) close(ctx context.Context) error {
 	}
 	e.Client.Close()
 	if e.Cluster != nil {
-		return e.Cluster.Close() // its data goes with it
+		return e.stopCluster(e.Cluster) // its data goes with it
 	}
 	return err
 }

@@ -191,3 +191,39 @@ func (c *EtcdCluster) Close() error {
 	}
 	return os.RemoveAll(c.dir)
 }
+
+// sharedEtcd is the one-member cluster the stores open at once share.
+var sharedEtcd struct {
+	mu    sync.Mutex
+	c     *EtcdCluster
+	users int
+}
+
+// useSharedEtcd returns the shared member, started if no store uses it.
+func useSharedEtcd(int) (*EtcdCluster, error) {
+	sharedEtcd.mu.Lock()
+	defer sharedEtcd.mu.Unlock()
+	if sharedEtcd.c == nil {
+		c, err := StartEtcd(1)
+		if err != nil {
+			return nil, err
+		}
+		sharedEtcd.c = c
+	}
+	sharedEtcd.users++
+	return sharedEtcd.c, nil
+}
+
+// leaveSharedEtcd stops the shared member when its last store leaves.
+func leaveSharedEtcd(c *EtcdCluster) error {
+	sharedEtcd.mu.Lock()
+	defer sharedEtcd.mu.Unlock()
+	if sharedEtcd.c != c {
+		return nil
+	}
+	if sharedEtcd.users--; sharedEtcd.users > 0 {
+		return nil
+	}
+	sharedEtcd.c = nil
+	return c.Close()
+}

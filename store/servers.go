@@ -248,14 +248,21 @@ func (s *Store) describeServers() string {
 
 // Etcd is the run's etcd: the user's, or else members embedded for the run
 // (Servers.EtcdMembers of them), started on the first call and stopped with
-// the store.
+// the store. A single member is shared by the stores of this process that
+// are open at once (each run keeps to its own prefix) and stopped with the
+// last of them; three or five are the run's own, to stop one of.
 func (s *Store) Etcd() (*Etcd, error) {
 	s.extra.mu.Lock()
 	defer s.extra.mu.Unlock()
 	if s.extra.etcd != nil {
 		return s.extra.etcd, nil
 	}
-	c, err := StartEtcd(s.extra.cfg.EtcdMembers)
+	n := max(s.extra.cfg.EtcdMembers, 1)
+	start, stop := StartEtcd, (*EtcdCluster).Close
+	if n == 1 {
+		start, stop = useSharedEtcd, leaveSharedEtcd
+	}
+	c, err := start(n)
 	if err != nil {
 		return nil, err
 	}
@@ -263,10 +270,10 @@ func (s *Store) Etcd() (*Etcd, error) {
 	defer cancel()
 	e, err := openEtcd(ctx, c.URL(), s.runID)
 	if err != nil {
-		c.Close()
+		stop(c)
 		return nil, err
 	}
-	e.Cluster = c
+	e.Cluster, e.stopCluster = c, stop
 	s.extra.etcd = e
 	return e, nil
 }

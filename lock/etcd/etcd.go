@@ -181,11 +181,12 @@ func (m *Mutex) release(ctx context.Context, l *lock.Lease, id clientv3.LeaseID)
 	return &lock.OpError{Op: "release", Key: l.Key, Outcome: outcome(err), Err: err}
 }
 
-// renew keeps the lease alive every third of the TTL until stop closes,
-// pausing while the holder is paused. When etcd no longer knows the lease,
+// renew keeps the lease alive every third of the TTL until stop closes or
+// the holder's context ends (then the lease lapses at its TTL, as a dead
+// holder's does), pausing while the holder is paused. When etcd no longer knows the lease,
 // or no renewal succeeded for a whole TTL, the lock is lost.
 func (m *Mutex) renew(l *lock.Lease, id clientv3.LeaseID, lastOK time.Duration, stop <-chan struct{}) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(l.Context()))
+	ctx, cancel := context.WithCancel(l.Context())
 	defer cancel()
 	go func() {
 		select {
