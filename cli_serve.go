@@ -24,7 +24,16 @@ type serveFlags struct {
 	runFlags
 	scenario string
 	addr     string
+	addrFlag string // the flag that named addr: addr, else serve (locklab --serve)
 	rate     float64
+}
+
+// addrName is the flag that named the address to serve on.
+func (f *serveFlags) addrName() string {
+	if f.addrFlag == "" {
+		return "addr"
+	}
+	return f.addrFlag
 }
 
 // defaultServeRate is the requests per second serve accepts by default.
@@ -78,7 +87,7 @@ func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
 		return cfg, usagef("--scenario %s cannot take its workers from HTTP requests: serve runs one of %s", f.scenario, strings.Join(scenario.OutsideScenarios, ", "))
 	}
 	sc, _ := scenario.Lookup(f.scenario)
-	if err := checkAddr(f.addr); err != nil {
+	if err := checkAddrFlag(f.addrName(), f.addr); err != nil {
 		return cfg, err
 	}
 	if !inRange(f.rate, 0, 1e6) {
@@ -138,9 +147,6 @@ func roundFile(path string, n int) string {
 	return strings.TrimSuffix(path, ext) + "-round" + strconv.Itoa(n) + ext
 }
 
-// checkAddr refuses an --addr that is not host:port.
-func checkAddr(addr string) error { return checkAddrFlag("addr", addr) }
-
 // checkAddrFlag refuses a --flag that is not host:port.
 func checkAddrFlag(flag, addr string) error {
 	_, port, err := net.SplitHostPort(addr)
@@ -172,31 +178,57 @@ func (f *serveFlags) serve(cmd *cobra.Command) error {
 		return err
 	}
 	ctx := cmd.Context()
-	ln, err := net.Listen("tcp", f.addr)
+	ln, err := listenServe(f.addr, f.addrName())
 	if err != nil {
-		return runtimeError{fmt.Errorf("cannot listen on %s: %v: is another server using that port? Pick another with --addr", f.addr, errors.Unwrap(err))}
+		return err
 	}
-	srv, err := serve.New(ctx, cfg)
+	srv, err := startServer(cmd, cfg, ln, f.addr)
 	if err != nil {
-		ln.Close()
-		var pe *scenario.ParamError
-		if errors.As(err, &pe) {
-			return usageError{err}
-		}
-		return storeError(err)
+		return err
 	}
 	out := cmd.OutOrStdout()
 	h := srv.Run().Header
 	fmt.Fprintf(out, "locklab: serving %s (%s) on %s, %s\n", h.Scenario, h.Strategy, "http://"+ln.Addr().String(), h.Store)
 	fmt.Fprintf(out, "  %s · GET /state · POST /reset · GET /events · GET /metrics   (Ctrl-C stops)\n", workerRoute(h.Scenario))
-	if !loopback(f.addr) {
-		note(cmd, "listening on %s: anyone who reaches this machine can send workers", f.addr)
-	}
 	err = srv.Serve(ctx, ln)
+	fmt.Fprintln(out)
+	return endServe(out, srv, err)
+}
+
+// listenServe listens on addr, which the flag --flag named.
+func listenServe(addr, flag string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, runtimeError{fmt.Errorf("cannot listen on %s: %v: is another server using that port? Pick another with --%s", addr, errors.Unwrap(err), flag)}
+	}
+	return ln, nil
+}
+
+// startServer opens the first round of cfg to be served on ln (closed if
+// it cannot be), and says so when addr lets other machines in.
+func startServer(cmd *cobra.Command, cfg serve.Config, ln net.Listener, addr string) (*serve.Server, error) {
+	srv, err := serve.New(cmd.Context(), cfg)
+	if err != nil {
+		ln.Close()
+		var pe *scenario.ParamError
+		if errors.As(err, &pe) {
+			return nil, usageError{err}
+		}
+		return nil, storeError(err)
+	}
+	if !loopback(addr) {
+		note(cmd, "listening on %s: anyone who reaches this machine can send workers", addr)
+	}
+	return srv, nil
+}
+
+// endServe prints the last round's summary once serving has ended with
+// err: the requests it took are its lanes.
+func endServe(out io.Writer, srv *serve.Server, err error) error {
 	last := srv.Run().Header
 	last.Params.Workers = srv.Lanes() // the requests it took, not the lanes it had room for
 	last.Lanes = last.Lanes[:srv.Lanes()]
-	fmt.Fprintf(out, "\nround %d:\n", srv.Round())
+	fmt.Fprintf(out, "round %d:\n", srv.Round())
 	fmt.Fprint(out, srv.Run().Summary().Box(last))
 	if err != nil {
 		return runtimeError{err}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 
 	"github.com/locklab/locklab/scenario"
@@ -27,12 +26,9 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 			return usagef("--%s does not apply to --serve: the view of a served run is not recorded or presented", o)
 		}
 	}
-	sf := &serveFlags{runFlags: f.runFlags, scenario: f.scenario, addr: f.serve, rate: defaultServeRate}
+	sf := &serveFlags{runFlags: f.runFlags, scenario: f.scenario, addr: f.serve, addrFlag: "serve", rate: defaultServeRate}
 	if sf.scenario == "" {
 		sf.scenario = scenario.OutsideScenarios[0]
-	}
-	if err := checkAddrFlag("serve", f.serve); err != nil {
-		return err
 	}
 	cfg, err := sf.serveConfig(cmd)
 	if err != nil {
@@ -49,25 +45,17 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 		return usagef("--serve shows the run in a terminal; without one use: locklab serve --addr %s --scenario %s", f.serve, cfg.Run.Scenario)
 	}
 	ctx := cmd.Context()
-	ln, err := net.Listen("tcp", f.serve)
+	ln, err := listenServe(sf.addr, sf.addrName())
 	if err != nil {
-		return runtimeError{fmt.Errorf("cannot listen on %s: %v: is another server using that port? Pick another with --serve", f.serve, errors.Unwrap(err))}
+		return err
 	}
 	url := "http://" + ln.Addr().String()
 	stage := tui.NewStage(fmt.Sprintf("serving %s on %s", cfg.Run.Scenario, url), curlHint(cfg.Run.Scenario, url))
 	stage.Requests = true
 	cfg.OnRound = func(_ int, run *scenario.Run) { stage.SetRound(run) }
-	srv, err := serve.New(ctx, cfg)
+	srv, err := startServer(cmd, cfg, ln, f.serve)
 	if err != nil {
-		ln.Close()
-		var pe *scenario.ParamError
-		if errors.As(err, &pe) {
-			return usageError{err}
-		}
-		return storeError(err)
-	}
-	if !loopback(f.serve) {
-		note(cmd, "listening on %s: anyone who reaches this machine can send workers", f.serve)
+		return err
 	}
 	if ssh != nil {
 		v, addr, err := serveSSH(ctx, ssh, stage, th)
@@ -86,17 +74,7 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 	viewErr := tui.RunHost(ctx, stage, servedRounds{srv}, th, os.Stdin, os.Stdout)
 	stop()
 	serveErr := <-served
-	out := cmd.OutOrStdout()
-	last := srv.Run().Header
-	last.Params.Workers = srv.Lanes() // the requests it took, not the lanes it had room for
-	last.Lanes = last.Lanes[:srv.Lanes()]
-	fmt.Fprintf(out, "round %d:\n", srv.Round())
-	fmt.Fprint(out, srv.Run().Summary().Box(last))
-	if err := errors.Join(viewErr, serveErr); err != nil {
-		return runtimeError{err}
-	}
-	fmt.Fprintln(out, "  stopped; the round's keys were deleted")
-	return nil
+	return endServe(cmd.OutOrStdout(), srv, errors.Join(viewErr, serveErr))
 }
 
 // curlHint says how to send the served run one worker.
