@@ -3,6 +3,8 @@ package scenario
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,6 +73,22 @@ func (t tradeStore) missing(have store.Servers) string {
 		return t.title + " is not configured: pass " + store.Needs(ServerOf(t.lock)) + " to fill its column"
 	}
 	return ""
+}
+
+// Wants says what to pass for the parts of sc's story that run on a
+// server have lacks ("" when it has them all): they are left out, not
+// failed.
+func (sc *Scenario) Wants(have store.Servers) string {
+	if sc != tradeOffs {
+		return ""
+	}
+	var out []string
+	for _, t := range tradeStores {
+		if NeedsServer(t.lock, have) != "" {
+			out = append(out, fmt.Sprintf("%s column: pass %s", t.title, store.Needs(ServerOf(t.lock))))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // tradeSkipped is the code of the init event that says a column is empty.

@@ -24,6 +24,10 @@ type picker struct {
 // need says what to pass for the chosen strategy's server, if it is missing.
 func (p *picker) need() string { return scenario.NeedsServer(p.strategy(), p.servers) }
 
+// wants says what to pass for a part of the scenario that runs on a server
+// the user did not give: the run leaves that part out and says so.
+func (p *picker) wants() string { return p.scenario().Wants(p.servers) }
+
 func newPicker(scenarioName, strategy string) picker {
 	p := picker{keys: defaultPickerKeys(), strat: make([]int, len(scenario.Catalogue()))}
 	for i, s := range scenario.Catalogue() {
@@ -102,6 +106,8 @@ func (p *picker) View(th *themes.Theme, w, h int) string {
 	b.WriteString("\n  " + th.Muted.Render(strategyDoc(p.strategy())) + "\n")
 	if need := p.need(); need != "" {
 		b.WriteString("  " + th.Accent.Render(need) + "\n")
+	} else if want := p.wants(); want != "" {
+		b.WriteString("  " + th.Muted.Render(want) + "\n")
 	}
 	b.WriteString("\n")
 	wrap := lipgloss.NewStyle().Width(min(w-4, 100))
