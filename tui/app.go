@@ -124,6 +124,8 @@ type App struct {
 	blank, quitAsked bool
 	recording        bool // drawn for a recording: no key help nobody can press
 	talk             *talkPlay
+	dot              dotKey           // "." on stage: a tap goes on, held it blanks
+	now              func() time.Time // the wall clock, for telling a held key
 }
 
 // New returns the root model.
@@ -131,7 +133,7 @@ func New(opts Options) *App {
 	if opts.Theme == nil {
 		opts.Theme = themes.Dark()
 	}
-	a := &App{opts: &opts, theme: opts.Theme, keys: defaultGlobalKeys(), help: help.New(), w: fullW, h: fullH}
+	a := &App{opts: &opts, theme: opts.Theme, keys: defaultGlobalKeys(), help: help.New(), w: fullW, h: fullH, now: time.Now}
 	a.picker = newPicker(opts.Scenario, opts.Strategy)
 	a.picker.servers = opts.Servers
 	if opts.Replay != nil || opts.Loading != nil {
@@ -317,6 +319,8 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case tea.KeyMsg:
 		return a.handleKey(msg)
+	case dotTapMsg:
+		return a.dotTapped(msg)
 	}
 	return a, nil
 }

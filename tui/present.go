@@ -6,9 +6,10 @@ import (
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// presentKeys are what presenter remotes send: → / PgDn / space go on,
-// ← / PgUp go back a beat, b or . (a remote's black-screen button, as in
-// slide software) blanks the screen. Esc, F5 and Shift+F5 (a
+// presentKeys are what presenter remotes send: → / PgDn / space / . go on,
+// ← / PgUp go back a beat, b or . held (a remote's black-screen button, as
+// in slide software) blanks the screen (present_dot.go tells . tapped from
+// . held). Esc, F5 and Shift+F5 (a
 // remote's start/stop button; Shift+F5 arrives as F17) do nothing: one
 // click must never throw a speaker out of the talk.
 type presentKeys struct {
@@ -17,9 +18,9 @@ type presentKeys struct {
 
 func defaultPresentKeys() presentKeys {
 	return presentKeys{
-		Next:   bind([]string{"right", "pgdown", " "}, "→/space", "next beat"),
+		Next:   bind([]string{"right", "pgdown", " "}, "→/space/.", "next beat"),
 		Prev:   bind([]string{"left", "pgup", ","}, "←", "previous beat"),
-		Blank:  bind([]string{"b", "."}, "b/.", "blank screen"),
+		Blank:  bind([]string{"b"}, "b/. held", "blank screen"),
 		Stay:   bind([]string{"esc", "f5", "f17"}, "esc/f5", "stay in the talk"),
 		Toggle: bind([]string{"p"}, "p", "presenter"),
 	}

@@ -146,10 +146,15 @@ func (a *App) onStage() bool {
 }
 
 // handleStageKey handles what a remote may send on stage before any screen
-// sees it: b or . blanks the screen and any key brings it back; q asks once.
+// sees it: b (or . held) blanks the screen and any key brings it back; . tapped
+// goes on; q asks once.
 func (a *App) handleStageKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	if !a.onStage() || a.run != nil && a.run.faults.open && a.screen == screenRun {
 		return false, nil
+	}
+	if isDot(msg) {
+		a.quitAsked = false
+		return true, a.handleDot()
 	}
 	if a.blank {
 		a.blank = false

@@ -80,13 +80,16 @@ func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
 	tm.Send(keyRunes("x"))
 	scr.waitFor(t, "the talk back", since(mark, has("beat 2 of 4", "swimlanes")))
 
-	// A clicker's black-screen button sends "." for both: dark, then back
-	// at the same beat.
+	// A clicker's black-screen button held sends "." again and again:
+	// dark; once let go, a "." brings the talk back at the same beat.
 	mark = len(scr.all)
-	tm.Send(keyRunes("."))
-	scr.waitFor(t, "a blank screen after .", since(mark, func(b []byte) bool {
+	for range 4 {
+		tm.Send(keyRunes("."))
+	}
+	scr.waitFor(t, "a blank screen after . held", since(mark, func(b []byte) bool {
 		return bytes.Contains(b, []byte("\x1b[")) && !bytes.Contains(b, []byte("beat")) && !bytes.Contains(b, []byte("swimlanes"))
 	}))
+	time.Sleep(dotRepeat) // let go
 	mark = len(scr.all)
 	tm.Send(keyRunes("."))
 	scr.waitFor(t, "the talk back after .", since(mark, has("beat 2 of 4", "swimlanes")))
@@ -101,23 +104,80 @@ func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
 	}
 }
 
-// TestPresentBlankIsDark: b and . (a remote's black-screen button) blank
-// the screen; any key, . too, brings back the same beat.
+// TestPresentBlankIsDark: b, and . held (a remote's black-screen button),
+// blank the screen; any key brings back the same beat — . too, once the
+// held button has stopped repeating.
 func TestPresentBlankIsDark(t *testing.T) {
-	for _, k := range []string{"b", "."} {
+	for _, k := range []string{"b", ". held"} {
 		a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true})
+		clock := time.Unix(1000, 0)
+		a.now = func() time.Time { return clock }
 		a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 		a.Update(frameMsg(time.Unix(0, 0)))
-		a.Update(keyRunes(k))
+		darken := func() {
+			if k == "b" {
+				a.Update(keyRunes("b"))
+				return
+			}
+			for range 4 { // held: the first, then the terminal's repeats
+				a.Update(keyRunes("."))
+				clock = clock.Add(30 * time.Millisecond)
+			}
+		}
+		darken()
 		if s := strings.TrimSpace(ansi.Strip(a.View())); s != "" {
 			t.Fatalf("%s left %q on screen", k, s)
 		}
 		for _, back := range []tea.KeyMsg{{Type: tea.KeyEsc}, keyRunes(".")} {
+			clock = clock.Add(time.Second) // the button let go
 			a.Update(back)
 			if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 0 of 4") || a.screen != screenRun {
 				t.Fatalf("%s after %s did not bring the talk back at its beat:\n%s", back, k, s)
 			}
-			a.Update(keyRunes(k))
+			darken()
 		}
+	}
+}
+
+// TestPresentDotTappedGoesOn: a "." not followed by another goes on as →
+// does; the held button's repeats keep a dark screen dark.
+func TestPresentDotTappedGoesOn(t *testing.T) {
+	a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true})
+	clock := time.Unix(1000, 0)
+	a.now = func() time.Time { return clock }
+	a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	a.Update(frameMsg(time.Unix(0, 0)))
+	_, cmd := a.Update(keyRunes("."))
+	if cmd == nil {
+		t.Fatal("a tapped . asked for nothing")
+	}
+	if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 0 of 4") {
+		t.Fatalf(". went on before it was known for a tap:\n%s", s)
+	}
+	a.Update(cmd()) // no second "." came
+	for i := range 600 { // a minute of frames plays on to the next beat
+		if strings.Contains(ansi.Strip(a.View()), "beat 1 of 4") {
+			break
+		}
+		a.Update(frameMsg(time.Unix(0, 0).Add(time.Duration(i) * 100 * time.Millisecond)))
+	}
+	if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 1 of 4") {
+		t.Fatalf("a tapped . did not go on to beat 1:\n%s", s)
+	}
+	// Held: dark, and the repeats that follow do not bring it back.
+	clock = clock.Add(2 * time.Second)
+	_, first := a.Update(keyRunes("."))
+	for range 5 {
+		clock = clock.Add(30 * time.Millisecond)
+		a.Update(keyRunes("."))
+	}
+	a.Update(first()) // the first press's wait ends: it was no tap
+	if s := strings.TrimSpace(ansi.Strip(a.View())); s != "" {
+		t.Fatalf(". held left %q on screen", s)
+	}
+	clock = clock.Add(time.Second)
+	a.Update(keyRunes("."))
+	if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 1 of 4") {
+		t.Fatalf("after . held, a . brought back another beat:\n%s", s)
 	}
 }

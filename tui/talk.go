@@ -254,7 +254,7 @@ func (a *App) publishPosition() {
 // talkHelp is the footer's keys on a card.
 func (a *App) talkHelp() helpMap {
 	pk := defaultPresentKeys()
-	next := bind([]string{"right"}, "→/space", "start the scene")
+	next := bind([]string{"right"}, "→/space/.", "start the scene")
 	if a.talk.end {
 		next.SetEnabled(false)
 	}
