@@ -152,9 +152,9 @@ func (a *App) handleStageKey(msg tea.KeyMsg) (bool, tea.Cmd) {
 	if !a.onStage() || a.run != nil && a.run.faults.open && a.screen == screenRun {
 		return false, nil
 	}
-	if isDot(msg) {
+	if n := dots(msg); n > 0 {
 		a.quitAsked = false
-		return true, a.handleDot()
+		return true, a.handleDot(n)
 	}
 	if a.blank {
 		a.blank = false

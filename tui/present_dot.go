@@ -28,12 +28,22 @@ type dotKey struct {
 // dotTapMsg says that tap seq was not followed by another "." in time.
 type dotTapMsg int
 
-func isDot(msg tea.KeyMsg) bool {
-	return msg.Type == tea.KeyRunes && len(msg.Runes) == 1 && msg.Runes[0] == '.'
+// dots is how many "." msg holds: a key repeated faster than the terminal
+// is read arrives as one message of several.
+func dots(msg tea.KeyMsg) int {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) == 0 {
+		return 0
+	}
+	for _, r := range msg.Runes {
+		if r != '.' {
+			return 0
+		}
+	}
+	return len(msg.Runes)
 }
 
-// handleDot takes a "." on stage.
-func (a *App) handleDot() tea.Cmd {
+// handleDot takes n "." on stage.
+func (a *App) handleDot(n int) tea.Cmd {
 	now := a.now()
 	last := a.dot.at
 	a.dot.at = now
@@ -43,7 +53,7 @@ func (a *App) handleDot() tea.Cmd {
 			a.blank = false
 		}
 		return nil
-	case a.dot.pending != 0 && now.Sub(last) < dotHold:
+	case n > 1 || a.dot.pending != 0 && now.Sub(last) < dotHold:
 		a.dot.pending = 0 // held: the first "." was no tap
 		a.blank = true
 		return nil

@@ -180,4 +180,10 @@ func TestPresentDotTappedGoesOn(t *testing.T) {
 	if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 1 of 4") {
 		t.Fatalf("after . held, a . brought back another beat:\n%s", s)
 	}
+	// Repeats read together arrive as one message: held too.
+	clock = clock.Add(2 * time.Second)
+	a.Update(keyRunes("...."))
+	if s := strings.TrimSpace(ansi.Strip(a.View())); s != "" {
+		t.Fatalf("\"....\" left %q on screen", s)
+	}
 }
