@@ -154,7 +154,7 @@ func TestPresentDotTappedGoesOn(t *testing.T) {
 	if s := ansi.Strip(a.View()); !strings.Contains(s, "beat 0 of 4") {
 		t.Fatalf(". went on before it was known for a tap:\n%s", s)
 	}
-	a.Update(cmd()) // no second "." came
+	a.Update(cmd())      // no second "." came
 	for i := range 600 { // a minute of frames plays on to the next beat
 		if strings.Contains(ansi.Strip(a.View()), "beat 1 of 4") {
 			break
