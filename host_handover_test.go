@@ -1,35 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 )
-
-// hostRound runs one headless host process in room until its round is
-// over and returns the round's log, read back from its event file.
-func hostRound(t *testing.T, url, room string, args ...string) (*scenario.Loaded, string) {
-	t.Helper()
-	events := filepath.Join(t.TempDir(), room+".jsonl")
-	var out bytes.Buffer
-	host := locklabWith(t, &out, nil, append([]string{"host", "--redis", url, "--room", room, "--attendees", "2", "--events", events}, args...)...)
-	waitProc(t, "host", host, &out)
-	f, err := os.Open(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := scenario.LoadLog(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, out.String()
-}
 
 // TestHostHandoversAcrossMachines: alice and bob join as processes of
 // their own, bob's clock four seconds ahead and his clock sync missing the
@@ -42,18 +19,8 @@ func TestHostHandoversAcrossMachines(t *testing.T) {
 	srv := storetest.Start(t)
 	const rounds = 3
 	skewed := []string{skewEnv + "=4s", missEnv + "=-30ms"}
-	join := func(room, name string, env []string, rounds int) {
-		var out bytes.Buffer
-		p := locklabWith(t, &out, env, "join", "--redis", srv.URL, "--room", room, "--name", name, "--workers", "3", "--rounds", fmt.Sprint(rounds))
-		t.Cleanup(func() {
-			if t.Failed() {
-				t.Logf("%s:\n%s", name, out.String())
-			}
-		})
-		_ = p
-	}
-	join("safe", "alice", nil, rounds)
-	join("safe", "bob", skewed, rounds)
+	joinProc(t, srv.URL, "safe", "alice", 3, rounds, nil)
+	joinProc(t, srv.URL, "safe", "bob", 3, rounds, skewed)
 	handovers := 0
 	for n := range rounds {
 		l, out := hostRound(t, srv.URL, "safe", "--lock", "safe", "--retry", "fixed", "--retry-base", "2ms",
@@ -67,8 +34,8 @@ func TestHostHandoversAcrossMachines(t *testing.T) {
 	if handovers == 0 {
 		t.Fatalf("the lock never changed hands between alice and bob in %d rounds: nothing was shown", rounds)
 	}
-	join("none", "alice", nil, 1)
-	join("none", "bob", skewed, 1)
+	joinProc(t, srv.URL, "none", "alice", 3, 1, nil)
+	joinProc(t, srv.URL, "none", "bob", 3, 1, skewed)
 	l, out := hostRound(t, srv.URL, "none", "--lock", "none", "--stock", "1", "--delay", "200ms")
 	if s := scenario.Summarize(l.Header, l.Log); s.Overlaps == 0 || s.Successes < 2 {
 		t.Fatalf("no lock: %d overlap(s), %d sold of 1: the real overlaps went unseen: %s\n%s", s.Overlaps, s.Successes, s.Verdict, out)

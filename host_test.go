@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,23 +49,15 @@ func waitProc(t *testing.T, name string, cmd *exec.Cmd, out *bytes.Buffer) {
 	}
 }
 
-// TestHostAndTwoJoins: a host and two joiners as separate processes on a
-// real redis-server, bob's clock four seconds ahead. The host's log has
-// both attendees' lanes, in one order of time that bob's skew does not
-// disturb, and the checker's verdict covers every worker.
-func TestHostAndTwoJoins(t *testing.T) {
-	t.Parallel()
-	srv := storetest.Start(t)
-	events := filepath.Join(t.TempDir(), "round.jsonl")
-	var hostOut, aliceOut, bobOut bytes.Buffer
-	host := locklabWith(t, &hostOut, nil, "host", "--redis", srv.URL, "--room", "t", "--attendees", "2",
-		"--lock", "safe", "--retry", "full-jitter", "--max-retries", "60", "--stock", "3", "--events", events)
-	alice := locklabWith(t, &aliceOut, nil, "join", "--redis", srv.URL, "--room", "t", "--name", "alice", "--workers", "2", "--rounds", "1")
-	bob := locklabWith(t, &bobOut, []string{skewEnv + "=4s"}, "join", "--redis", srv.URL, "--room", "t", "--name", "bob", "--workers", "3", "--rounds", "1")
-	waitProc(t, "host", host, &hostOut)
-	waitProc(t, "alice", alice, &aliceOut)
-	waitProc(t, "bob", bob, &bobOut)
-
+// hostRound runs one headless host process in room until its round of
+// two attendees is over, and returns the round's log, read back from its
+// event file, with what the host printed.
+func hostRound(t *testing.T, url, room string, args ...string) (*scenario.Loaded, string) {
+	t.Helper()
+	events := filepath.Join(t.TempDir(), room+".jsonl")
+	var out bytes.Buffer
+	host := locklabWith(t, &out, nil, append([]string{"host", "--redis", url, "--room", room, "--attendees", "2", "--events", events}, args...)...)
+	waitProc(t, "host", host, &out)
 	f, err := os.Open(events)
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +67,51 @@ func TestHostAndTwoJoins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l, out.String()
+}
+
+// joiner is a locklab join process.
+type joiner struct {
+	name string
+	cmd  *exec.Cmd
+	out  *bytes.Buffer
+}
+
+// joinProc starts locklab join as name in room with workers for rounds,
+// with extra environment variables; its output is logged if the test fails.
+func joinProc(t *testing.T, url, room, name string, workers, rounds int, env []string) *joiner {
+	t.Helper()
+	j := &joiner{name: name, out: &bytes.Buffer{}}
+	j.cmd = locklabWith(t, j.out, env, "join", "--redis", url, "--room", room, "--name", name,
+		"--workers", strconv.Itoa(workers), "--rounds", strconv.Itoa(rounds))
+	t.Cleanup(func() {
+		if t.Failed() {
+			_ = j.cmd.Process.Kill()
+			_ = j.cmd.Wait() // its output is whole
+			t.Logf("%s:\n%s", name, j.out)
+		}
+	})
+	return j
+}
+
+// wait waits for the joiner to leave after its rounds.
+func (j *joiner) wait(t *testing.T) {
+	t.Helper()
+	waitProc(t, j.name, j.cmd, j.out)
+}
+
+// TestHostAndTwoJoins: a host and two joiners as separate processes on a
+// real redis-server, bob's clock four seconds ahead. The host's log has
+// both attendees' lanes, in one order of time that bob's skew does not
+// disturb, and the checker's verdict covers every worker.
+func TestHostAndTwoJoins(t *testing.T) {
+	t.Parallel()
+	srv := storetest.Start(t)
+	alice := joinProc(t, srv.URL, "t", "alice", 2, 1, nil)
+	bob := joinProc(t, srv.URL, "t", "bob", 3, 1, []string{skewEnv + "=4s"})
+	l, hostOut := hostRound(t, srv.URL, "t", "--lock", "safe", "--retry", "full-jitter", "--max-retries", "60", "--stock", "3")
+	alice.wait(t)
+	bob.wait(t)
 	if got := strings.Join(l.Header.Lanes, " "); got != "alice/1 alice/2 bob/1 bob/2 bob/3" {
 		t.Fatalf("lanes %q, want alice's then bob's", got)
 	}
@@ -114,11 +152,11 @@ func TestHostAndTwoJoins(t *testing.T) {
 	}
 	s := scenario.Summarize(l.Header, l.Log)
 	if s.Attempts != 5 || s.Successes != 3 || s.FinalStock != 0 {
-		t.Fatalf("verdict over %d workers, %d sold, final stock %d; want 5, 3, 0\n%s", s.Attempts, s.Successes, s.FinalStock, hostOut.String())
+		t.Fatalf("verdict over %d workers, %d sold, final stock %d; want 5, 3, 0\n%s", s.Attempts, s.Successes, s.FinalStock, hostOut)
 	}
 	for _, name := range []string{"alice", "bob"} {
-		if !strings.Contains(hostOut.String(), name+" joined") {
-			t.Fatalf("the host did not see %s join:\n%s", name, hostOut.String())
+		if !strings.Contains(hostOut, name+" joined") {
+			t.Fatalf("the host did not see %s join:\n%s", name, hostOut)
 		}
 	}
 }
@@ -130,24 +168,11 @@ func TestHostAndTwoJoins(t *testing.T) {
 func TestHostDeadlockRingAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	srv := storetest.Start(t)
-	events := filepath.Join(t.TempDir(), "ring.jsonl")
-	var hostOut, aliceOut, bobOut bytes.Buffer
-	host := locklabWith(t, &hostOut, nil, "host", "--redis", srv.URL, "--room", "ring", "--attendees", "2",
-		"--scenario", "deadlock", "--lock", "safe", "--ttl", "2s", "--work", "1s", "--events", events)
-	alice := locklabWith(t, &aliceOut, nil, "join", "--redis", srv.URL, "--room", "ring", "--name", "alice", "--workers", "1", "--rounds", "1")
-	bob := locklabWith(t, &bobOut, []string{skewEnv + "=-3s"}, "join", "--redis", srv.URL, "--room", "ring", "--name", "bob", "--workers", "1", "--rounds", "1")
-	waitProc(t, "host", host, &hostOut)
-	waitProc(t, "alice", alice, &aliceOut)
-	waitProc(t, "bob", bob, &bobOut)
-	f, err := os.Open(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	l, err := scenario.LoadLog(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	alice := joinProc(t, srv.URL, "ring", "alice", 1, 1, nil)
+	bob := joinProc(t, srv.URL, "ring", "bob", 1, 1, []string{skewEnv + "=-3s"})
+	l, hostOut := hostRound(t, srv.URL, "ring", "--scenario", "deadlock", "--lock", "safe", "--ttl", "2s", "--work", "1s")
+	alice.wait(t)
+	bob.wait(t)
 	peers := map[int32]int32{}
 	for _, e := range l.Log.Events() {
 		if e.Kind == scenario.KindWait && e.Has&scenario.HasPeer != 0 {
@@ -155,10 +180,10 @@ func TestHostDeadlockRingAcrossProcesses(t *testing.T) {
 		}
 	}
 	if peers[0] != 1 || peers[1] != 0 {
-		t.Fatalf("wait-for edges %v, want alice/1 → bob/1 and bob/1 → alice/1\n%s", peers, hostOut.String())
+		t.Fatalf("wait-for edges %v, want alice/1 → bob/1 and bob/1 → alice/1\n%s", peers, hostOut)
 	}
 	if s := scenario.Summarize(l.Header, l.Log); s.Deadlocks == 0 {
-		t.Fatalf("no deadlock in the ring across two machines: %s\n%s", s.Verdict, hostOut.String())
+		t.Fatalf("no deadlock in the ring across two machines: %s\n%s", s.Verdict, hostOut)
 	}
 }
 
