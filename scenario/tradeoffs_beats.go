@@ -244,3 +244,16 @@ var verdictDetail = map[string]func(s *Summary) string{
 		return ""
 	},
 }
+
+func init() {
+	for _, t := range tradeStores {
+		for id, h := range map[string]string{"crash": "crash", "freed": "free", "pause": "pause", "end": "result"} {
+			headlines[id+"-"+t.name] = t.name + " " + h
+		}
+		headlines["turn-"+t.name] = "who is in"
+	}
+	for id, h := range map[string]string{"elected": "elected", "renewing": "renewing", "paused": "stop the world",
+		"new-leader": "new leader", "stale-action": "stale leader"} {
+		headlines[id] = h
+	}
+}
