@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,9 +11,10 @@ import (
 	"github.com/locklab/locklab/store/storetest"
 )
 
-// playRound hosts one round of sc in room on url with alice (2 workers)
-// and bob (1 worker, his clock 3 s ahead) and returns its run, ended.
-func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.Params)) *scenario.Run {
+// playRound hosts one round of sc in room on url with the joiners (by
+// default alice with 2 workers and bob with 1, his clock 3 s ahead) and
+// returns its run, ended, once every worker has an outcome.
+func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.Params), joiners ...JoinConfig) *scenario.Run {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang fails, it does not time a run
 	defer cancel()
@@ -24,17 +26,27 @@ func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.
 	if set != nil {
 		set(&p)
 	}
+	if len(joiners) == 0 {
+		joiners = []JoinConfig{{Name: "alice", Workers: 2}, {Name: "bob", Workers: 1, Skew: 3 * time.Second}}
+	}
 	h, err := OpenHost(ctx, HostConfig{URL: url, Room: room, Scenario: sc, Strategy: strategy, Params: p, Seed: 11, Lead: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	errs := make(chan error, 2)
-	for _, j := range []JoinConfig{{Name: "alice", Workers: 2}, {Name: "bob", Workers: 1, Skew: 3 * time.Second}} {
+	if _, _, err := h.Open(ctx); err != ErrEmpty {
+		t.Fatalf("Open with nobody in: %v, want ErrEmpty", err)
+	}
+	errs := make(chan error, len(joiners))
+	var lanes []string
+	for _, j := range joiners {
 		j.URL, j.Room, j.Rounds = url, room, 1
 		go func() { errs <- Join(ctx, j) }()
+		for i := range j.Workers {
+			lanes = append(lanes, fmt.Sprintf("%s/%d", j.Name, i+1))
+		}
 	}
-	waitLobby(t, h, 2)
+	waitLobby(t, h, len(joiners))
 	run, _, err := h.Open(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -42,13 +54,13 @@ func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.
 	if err := run.Wait(); err != nil {
 		t.Fatalf("%s/%s: %v", sc, strategy, err)
 	}
-	for range 2 {
+	for range joiners {
 		if err := <-errs; err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := strings.Join(run.Header.Lanes, " "); got != "alice/1 alice/2 bob/1" {
-		t.Fatalf("%s: lanes %q", sc, got)
+	if got, want := strings.Join(run.Header.Lanes, " "), strings.Join(lanes, " "); got != want {
+		t.Fatalf("%s: lanes %q, want %q", sc, got, want)
 	}
 	done := map[int32]bool{}
 	for _, e := range run.Log.Events() {
@@ -56,8 +68,8 @@ func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.
 			done[e.Worker] = true
 		}
 	}
-	if len(done) != 3 {
-		t.Fatalf("%s/%s: outcomes of %d workers, want 3", sc, strategy, len(done))
+	if len(done) != len(lanes) {
+		t.Fatalf("%s/%s: outcomes of %d workers, want %d", sc, strategy, len(done), len(lanes))
 	}
 	return run
 }
