@@ -33,6 +33,7 @@ var tradeOffs = &Scenario{
 	}),
 	Uses:    []string{"ttl", "work", "retry-base"},
 	Cast:    2 * len(tradeStores),
+	Slow:    []string{"pause"}, // three pauses of --work in turn
 	run:     runTradeOffs,
 	beats:   func(strategy string, p Params) []Beat { return tradeBeats(strategy, p, nil) },
 	beatsOn: tradeBeats,
