@@ -51,11 +51,10 @@ const (
 
 // leaderTerm is one candidate's time as leader.
 type leaderTerm struct {
-	fence    int64  // its revision (etcd), 0 with a Redis lock
-	pause    func() // stops what keeps its lease alive while it is stopped
-	step     func() // steps down
-	lost     func() bool
-	released bool
+	fence int64  // its revision (etcd), 0 with a Redis lock
+	pause func() // stops what keeps its lease alive while it is stopped
+	step  func() // steps down
+	lost  func() bool
 }
 
 func runLeader(ctx context.Context, env *Env) error {
