@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/locklab/locklab/themes"
@@ -16,6 +17,8 @@ func backdrop(th *themes.Theme, screen string, w int) string {
 	if !th.OwnBackground {
 		return screen
 	}
+	backdrops.Lock()
+	defer backdrops.Unlock()
 	p := backdropPaint(th)
 	if p.pre == "" {
 		return screen
@@ -38,8 +41,10 @@ func backdrop(th *themes.Theme, screen string, w int) string {
 }
 
 // backdrops keeps the last theme's backdrop paint, rebuilt when the theme
-// or the colour profile changes (as lookOf does).
+// or the colour profile changes (as lookOf does), and the last screen it
+// painted. Views in one process may draw at once: it is used under its lock.
 var backdrops struct {
+	sync.Mutex
 	theme   *themes.Theme
 	profile string
 	paint   paint
@@ -48,6 +53,7 @@ var backdrops struct {
 	w                int
 }
 
+// backdropPaint is th's backdrop paint; backdrops must be locked.
 func backdropPaint(th *themes.Theme) paint {
 	profile := lipgloss.NewStyle().Bold(true).Render("x")
 	if backdrops.theme != th || backdrops.profile != profile {

@@ -38,7 +38,10 @@ type look struct {
 	legends map[themes.Place]string // built as first drawn
 }
 
+// looks is the last look built. Views in one process may draw at once (the
+// host's screen and its SSH viewers), so it is read and set under its lock.
 var looks struct {
+	sync.Mutex
 	last *look
 }
 
@@ -46,6 +49,8 @@ var looks struct {
 // profile changed.
 func lookOf(th *themes.Theme) *look {
 	profile := lipgloss.NewStyle().Bold(true).Render("x") // changes with the profile
+	looks.Lock()
+	defer looks.Unlock()
 	if l := looks.last; l != nil && l.theme == th && l.profile == profile {
 		return l
 	}
