@@ -55,6 +55,7 @@ type leaderTerm struct {
 	pause func() // stops what keeps its lease alive while it is stopped
 	step  func() // steps down
 	lost  func() bool
+	ended <-chan struct{} // closed when its lease ends, lost or released; nil: never
 }
 
 func runLeader(ctx context.Context, env *Env) error {
@@ -77,9 +78,11 @@ func runLeader(ctx context.Context, env *Env) error {
 				return
 			}
 		}
+		// Renewed, or lost: a lease that lapsed before its first renewal
+		// (a clock run far faster than the server answers) never renews.
 		renewed := newCue()
 		w.tap = func(e Event) {
-			if e.Kind == KindRenewed {
+			if e.Kind == KindRenewed || e.Kind == KindLockLost {
 				renewed.give()
 			}
 		}
@@ -120,7 +123,7 @@ func campaign(ctx context.Context, env *Env, w *Worker) (*leaderTerm, error) {
 	}
 	// The watchdog's renewals stop by themselves while w is paused.
 	return &leaderTerm{fence: lease.Fence, pause: func() {}, step: func() { releaseQuietly(ctx, lease) },
-		lost: lease.Lost}, nil
+		lost: lease.Lost, ended: lease.Context().Done()}, nil
 }
 
 // leadThenPause is the first leader: it acts, renews, acts again, stops
@@ -130,8 +133,13 @@ func leadThenPause(ctx context.Context, env *Env, w *Worker, term *leaderTerm, r
 	if err == nil {
 		err = w.Sleep(ctx, env.Params.TTL.D()/2)
 	}
-	if err == nil { // it has led long enough to renew
-		err = renewed.wait(ctx)
+	if err == nil { // it has led long enough to renew, or its lease ended first
+		select {
+		case <-renewed.ch:
+		case <-term.ended:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	}
 	if err == nil {
 		_, err = leaderAct(ctx, env, w, term, 1)
