@@ -53,7 +53,7 @@ const testConnectTimeout = 15 * time.Second
 // parallelTests is how many of the package's parallel tests run at once
 // unless -parallel says otherwise: they are stories told on a clock and
 // mostly sleep (a fifth of their time is CPU), so more than the cores fit.
-const parallelTests = 4
+const parallelTests = 8
 
 // widenParallel sets -test.parallel to parallelTests unless it was given.
 func widenParallel() {
