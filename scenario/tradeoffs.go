@@ -178,14 +178,10 @@ func tradePause(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.L
 			paused.give()
 		}
 	}
-	lease, err := l.TryAcquire(ctx, env.Store.Key(t.lockKey()), t.lease(env.Params))
-	if err != nil {
-		w.Fail(ctx, err, "lock not obtained")
+	lease, r, v, err := tradeEnter(ctx, env, w, t, l.TryAcquire)
+	if lease == nil {
 		return
 	}
-	w.Emit(Event{Kind: KindWorkStart, Res: t.res()})
-	r := &redlockRun{env: env}
-	v, err := r.read(w, t.res())
 	if err == nil {
 		err = w.PauseUntil(ctx, env.Params.Work.D(), settled.ch, "stop-the-world pause")
 	}
@@ -206,15 +202,24 @@ func tradeWaiter(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.
 			settled.give()
 		}
 	}
-	lease, err := l.Acquire(ctx, env.Store.Key(t.lockKey()), t.lease(env.Params))
+	if lease, r, v, err := tradeEnter(ctx, env, w, t, l.Acquire); lease != nil {
+		tradeLeave(ctx, w, t, r, lease, v, err)
+	}
+}
+
+// tradeEnter takes t's lock with acquire and reads the resource inside it.
+// A nil lease: the lock was not obtained, and w has failed.
+func tradeEnter(ctx context.Context, env *Env, w *Worker, t tradeStore,
+	acquire func(context.Context, string, time.Duration) (*lock.Lease, error)) (lease *lock.Lease, r *redlockRun, v int64, err error) {
+	lease, err = acquire(ctx, env.Store.Key(t.lockKey()), t.lease(env.Params))
 	if err != nil {
 		w.Fail(ctx, err, "lock not obtained")
-		return
+		return nil, nil, 0, err
 	}
 	w.Emit(Event{Kind: KindWorkStart, Res: t.res()})
-	r := &redlockRun{env: env}
-	v, err := r.read(w, t.res())
-	tradeLeave(ctx, w, t, r, lease, v, err)
+	r = &redlockRun{env: env}
+	v, err = r.read(w, t.res())
+	return lease, r, v, err
 }
 
 // signal is a cue a pause can wait on.
