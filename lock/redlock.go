@@ -155,13 +155,15 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 			Msg: fmt.Sprintf("%d/%d nodes", granted, len(r.nodes)), Call: start})
 		l := newLease(ctx, key, tok, ttl, attempt)
 		l.Validity, l.Fence = validity, fence
-		l.release = func(ctx context.Context) error { return r.releaseAll(ctx, key, tok) }
+		l.release = func(ctx context.Context) error { return r.release(ctx, key, tok, nil) }
 		return l, nil
 	}
-	// Undo the partial acquire everywhere, quietly: it was never held.
+	// Undo the partial acquire, quietly: it was never held. A node that
+	// answered "taken" never set this token; every other one may have
+	// (an answer lost on its way back still set the key), so it is asked.
 	quiet := *r
 	quiet.observer = nil
-	_ = quiet.releaseAll(context.WithoutCancel(ctx), key, tok)
+	_ = quiet.release(context.WithoutCancel(ctx), key, tok, func(i int) bool { return errs[i] != errTaken })
 	qe := &QuorumError{Granted: granted, Quorum: r.Quorum(), Validity: validity, Nodes: failed}
 	if !qe.Is(ErrNotObtained) {
 		// No node said "taken": every refusal was a server's failure.
@@ -222,10 +224,13 @@ func (r *Redlock) raise(ctx context.Context, key string, fences []int64, errs []
 	return top
 }
 
-// releaseAll runs compare-and-delete on every node. It succeeds when a
-// quorum of nodes still held the lock.
-func (r *Redlock) releaseAll(ctx context.Context, key, tok string) error {
+// release runs compare-and-delete on every node that may hold tok (all
+// when may is nil). It succeeds when a quorum of nodes still held the lock.
+func (r *Redlock) release(ctx context.Context, key, tok string, may func(i int) bool) error {
 	errs := r.each(ctx, time.Second, func(ctx context.Context, i int, c Client) error {
+		if may != nil && !may(i) {
+			return ErrNotHeld
+		}
 		return compareAndDelete(ctx, &r.base, c, key, tok, i)
 	})
 	released := 0
