@@ -56,6 +56,17 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	if skipped > 0 {
 		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, minRedlockNodes, len(urls))
 	}
+	if len(urls) > 0 {
+		// One look at the server before fifty runs: a server that cannot
+		// be used fails every run alike, so it is said once.
+		st, err := store.Open(cmd.Context(), store.Config{URLs: urls, Nodes: len(urls), Speed: f.speed, Slowmo: f.slowmo, Servers: f.servers()})
+		if err != nil {
+			return err
+		}
+		if err := st.Close(); err != nil {
+			return err
+		}
+	}
 	// The slow runs first, then the catalogue's order: the long poles do
 	// not start last.
 	queue := make(chan *job, len(jobs))
