@@ -79,12 +79,20 @@ func stores(t *testing.T, nodes int, f func(t *testing.T, urls []string)) {
 	})
 }
 
-func seeds(t *testing.T, n int) int {
-	if testing.Short() {
-		return n / 10
+// seeds is how many seeds a property test runs: n, a tenth of it under
+// -short, and deepSeeds times it with LOCKLAB_DEEP=1 (as CI runs it).
+func seeds(t testing.TB, n int) int {
+	switch {
+	case testing.Short():
+		return max(n/10, 1)
+	case os.Getenv("LOCKLAB_DEEP") == "1":
+		return n * deepSeeds
 	}
 	return n
 }
+
+// deepSeeds multiplies every property test's seeds under LOCKLAB_DEEP=1.
+const deepSeeds = 5
 
 func TestNoLockOversells(t *testing.T) {
 	t.Parallel()
@@ -128,7 +136,13 @@ func TestLocksNeverOversell(t *testing.T) {
 				// work inside takes 5ms): 20s (4s of real time at 5×), so
 				// that no stall of a busy machine lets a lock lapse under
 				// its holder.
-				runs := runAllBy(t, urls, 5, seeds(t, 100), 4, func(seed int) scenario.Config {
+				// Redlock's runs cost the most (five servers, each vote a
+				// Lua script): fewer of them.
+				n := seeds(t, 100)
+				if strategy == "redlock" {
+					n = seeds(t, 30)
+				}
+				runs := runAllBy(t, urls, 5, n, 4, func(seed int) scenario.Config {
 					return scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: uint64(seed),
 						Params: oversellParams(func(p *scenario.Params) {
 							p.Workers, p.Stock, p.Nodes, p.TTL = 20, 3, nodes, scenario.Millis(20*time.Second)
