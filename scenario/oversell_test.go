@@ -21,7 +21,7 @@ func TestMain(m *testing.M) {
 		spin()
 	}
 	storetest.QuietRedis()
-	widenParallel()
+	storetest.WidenParallel(parallelTests)
 	stop, err := startBusy()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

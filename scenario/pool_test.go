@@ -2,7 +2,6 @@ package scenario_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -54,16 +53,6 @@ const testConnectTimeout = 15 * time.Second
 // unless -parallel says otherwise: they are stories told on a clock and
 // mostly sleep (a fifth of their time is CPU), so more than the cores fit.
 const parallelTests = 8
-
-// widenParallel sets -test.parallel to parallelTests unless it was given.
-func widenParallel() {
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		_ = flag.Set("test.parallel", strconv.Itoa(parallelTests))
-	}
-}
 
 // concurrentRuns bounds how many runs one test keeps going at once. Runs
 // of a few workers mostly sleep on the virtual clock, so more than the
