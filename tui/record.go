@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -81,8 +82,7 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 		return fmt.Errorf("the recording would last %v %s; a recording lasts at most %v: raise the speed or record a shorter run",
 			d.Round(time.Second), pace, MaxRecording)
 	}
-	defer lipgloss.SetColorProfile(lipgloss.ColorProfile())
-	lipgloss.SetColorProfile(termenv.ANSI256) // what a player shows, whatever stdout is
+	defer playerColours()()
 	step := time.Second / time.Duration(o.FPS)
 	var t time.Duration
 	th := o.Theme
@@ -290,4 +290,32 @@ func (v *runView) markPassed() {
 		}
 	}
 	flush()
+}
+
+// recordings counts the recordings under way in this process, which draw
+// in a player's colours (256) whatever stdout is; the profile stdout had
+// comes back when the last one ends, not when the first does.
+var recordings struct {
+	sync.Mutex
+	n   int
+	was termenv.Profile
+}
+
+// playerColours sets the colour profile recordings draw in and returns
+// what gives it back.
+func playerColours() (restore func()) {
+	recordings.Lock()
+	defer recordings.Unlock()
+	if recordings.n == 0 {
+		recordings.was = lipgloss.ColorProfile()
+		lipgloss.SetColorProfile(termenv.ANSI256)
+	}
+	recordings.n++
+	return func() {
+		recordings.Lock()
+		defer recordings.Unlock()
+		if recordings.n--; recordings.n == 0 {
+			lipgloss.SetColorProfile(recordings.was)
+		}
+	}
 }

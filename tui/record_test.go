@@ -148,3 +148,35 @@ func TestNextMarkerFromTheStartIsTheFirstViolation(t *testing.T) {
 		t.Fatalf("] from the start went to event %d (%q), the first violation is %d", v.cursor, v.status, first)
 	}
 }
+
+// Recordings made at once in one process (two casts side by side) are the
+// same bytes as one made alone: the colour profile a recording draws in
+// stays until the last of them ends.
+func TestRecordingsAtOnceAreIdentical(t *testing.T) {
+	o := RecordOptions{Theme: themes.Dark(), Width: 100, Height: 30, Title: "t", Timestamp: 1, Speed: 4}
+	alone := record(t, o, "ttl-fenced.jsonl")
+	got := make([][]byte, 4)
+	done := make(chan int)
+	for i := range got {
+		go func() {
+			name := "ttl-fenced.jsonl"
+			if i%2 == 1 { // a shorter recording beside: it ends first
+				name = "crash.jsonl"
+			}
+			var b bytes.Buffer
+			if err := Record(context.Background(), &b, []*scenario.Loaded{loadTestdata(t, name)}, []string{name}, o); err != nil {
+				t.Error(err)
+			}
+			got[i] = b.Bytes()
+			done <- i
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for _, i := range []int{0, 2} {
+		if !bytes.Equal(got[i], alone) {
+			t.Fatalf("recording %d, made beside others, differs from the same recording made alone", i)
+		}
+	}
+}
