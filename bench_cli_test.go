@@ -13,6 +13,7 @@ import (
 )
 
 func TestBenchUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"bench", "--duration", "1ms"},
 		{"bench", "--duration", "soon"},
@@ -45,6 +46,7 @@ func TestBenchUsageErrors(t *testing.T) {
 }
 
 func TestBenchFlagsComplete(t *testing.T) {
+	t.Parallel()
 	got := candidates(t, "bench", "--lock", "")
 	if !slices.Contains(got, "safe") || !slices.Contains(got, "pg-advisory") || slices.Contains(got, "none") {
 		t.Errorf("bench --lock completes %v", got)
@@ -86,6 +88,7 @@ func names(rep bench.Report) []string {
 }
 
 func TestBenchJSONEmbedded(t *testing.T) {
+	t.Parallel()
 	rep := benchJSON(t, "--lock", "safe,flock,redis-optimistic,redlock")
 	got := names(rep)
 	for _, want := range []string{"safe", "safe" + bench.AutoPipelined, "flock", "redis-optimistic", "redlock", "redlock" + bench.AutoPipelined} {
@@ -121,6 +124,7 @@ func TestBenchJSONRedisServer(t *testing.T) {
 }
 
 func TestBenchTablesAndPlot(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "bench.json")
 	code, out, stderr := cli(t, "bench", "--duration", "20ms", "--workers", "1,4", "--lock", "safe,fenced", "--json="+file)
 	if code != 0 {

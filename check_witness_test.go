@@ -12,6 +12,7 @@ import (
 // time, a witness one sort. A history no placement explains is left to
 // porcupine, which finds it illegal.
 func TestWitnessOfConcurrentIdenticalWrites(t *testing.T) {
+	t.Parallel()
 	ops := []porcupine.Operation{{ClientId: 0, Input: regIn{"write", 5}, Call: 0, Output: int64(5), Return: 1}}
 	for w := range 50 {
 		c := int64(w + 1)

@@ -22,6 +22,8 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	// The tests mostly wait on servers and processes they started.
+	storetest.WidenParallel(6)
 	os.Exit(m.Run())
 }
 

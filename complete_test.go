@@ -9,6 +9,7 @@ import (
 )
 
 func TestCompletionScriptsForEveryShell(t *testing.T) {
+	t.Parallel()
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		code, out, errOut := cli(t, "completion", shell)
 		if code != 0 || !strings.Contains(out, "locklab") {
@@ -36,6 +37,7 @@ func candidates(t *testing.T, args ...string) []string {
 }
 
 func TestFlagValuesComplete(t *testing.T) {
+	t.Parallel()
 	got := strings.Join(candidates(t, "run", ""), ",")
 	for _, s := range scenario.Catalogue() {
 		if !strings.Contains(got, s.Name) {
@@ -61,6 +63,7 @@ func TestFlagValuesComplete(t *testing.T) {
 }
 
 func TestUnknownCommandListsTheRealCommands(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := cli(t, "frob")
 	if code != 2 {
 		t.Fatalf("exit %d, want 2", code)

@@ -16,6 +16,7 @@ import (
 // shows no overlap: a lock taken from another machine comes after the
 // release it observed. With no lock, the overlaps are real and found.
 func TestHostHandoversAcrossMachines(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	const rounds = 3
 	skewed := []string{skewEnv + "=4s", missEnv + "=-30ms"}

@@ -188,6 +188,7 @@ func TestHostDeadlockRingAcrossProcesses(t *testing.T) {
 }
 
 func TestHostRefusesStories(t *testing.T) {
+	t.Parallel()
 	for _, sc := range []string{"crash", "redlock"} {
 		code, _, stderr := cli(t, "host", "--redis", "redis://127.0.0.1:1", "--scenario", sc)
 		if code != 2 || !strings.Contains(stderr, scenario.JoinableNames()) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

@@ -37,6 +37,7 @@ func oneLine(t *testing.T, what, stderr, want string) {
 // TestHostileLogsThroughTheCLI gives each hostile log to every command that
 // reads logs: one line naming the line, exit 1, no panic.
 func TestHostileLogsThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	attempt := `{"seq":1,"t":5,"worker":0,"kind":"attempt","res":"lock:stock"}`
 	for name, tc := range map[string]struct {
 		path string
@@ -64,6 +65,7 @@ func TestHostileLogsThroughTheCLI(t *testing.T) {
 }
 
 func TestReplaySummaryOfDevZero(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
@@ -77,6 +79,7 @@ func TestReplaySummaryOfDevZero(t *testing.T) {
 // A log longer than a recording can be is refused before the first frame;
 // nothing is left behind.
 func TestRecordRefusesALongLog(t *testing.T) {
+	t.Parallel()
 	path := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, `{"seq":2,"t":7200000000,"worker":0,"kind":"done","ok":true}`)
 	out := filepath.Join(t.TempDir(), "out.cast")
 	code, _, stderr := cli(t, "record", "--from", path, "--cast", out, "--play-speed", "1")
@@ -91,6 +94,7 @@ func TestRecordRefusesALongLog(t *testing.T) {
 
 // Ctrl-C during a long recording ends it and leaves no file.
 func TestRecordStopsOnInterrupt(t *testing.T) {
+	t.Parallel()
 	path := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, `{"seq":2,"t":3000000000,"worker":0,"kind":"done","ok":true}`)
 	out := filepath.Join(t.TempDir(), "out.cast")
 	ctx, cancel := context.WithCancel(context.Background())

@@ -23,6 +23,7 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestUsageErrorsAreOneLineExit2(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "oversell", "--lock", "foo"},
 		{"run", "nope"},
@@ -55,6 +56,7 @@ func TestUsageErrorsAreOneLineExit2(t *testing.T) {
 }
 
 func TestUnreachableRedis(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	code, _, stderr := cli(t, "run", "oversell", "-q", "--redis", "redis://:topsecret@127.0.0.1:1")
 	if code == 0 || time.Since(start) > 3*time.Second {
@@ -67,9 +69,12 @@ func TestUnreachableRedis(t *testing.T) {
 }
 
 func TestRunWritesJSONAndEvents(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	js, evs := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.jsonl")
-	code, out, stderr := cli(t, "run", "oversell", "--lock", "none", "--workers", "20", "--seed", "5", "--json", js, "--events", evs)
+	// A read-to-write window of 100ms: a busy machine does not serialise
+	// twenty workers through it by chance.
+	code, out, stderr := cli(t, "run", "oversell", "--lock", "none", "--workers", "20", "--delay", "100ms", "--seed", "5", "--json", js, "--events", evs)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -106,6 +111,7 @@ func TestRunWritesJSONAndEvents(t *testing.T) {
 }
 
 func TestReplayBadFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	trunc := filepath.Join(dir, "t.jsonl")
 	os.WriteFile(trunc, []byte(`{"format":"locklab-events","version":1,"params":{"workers":1}}`+"\n"+`{"seq":0,"t":1,"wor`), 0o644)
@@ -120,6 +126,7 @@ func TestReplayBadFiles(t *testing.T) {
 }
 
 func TestAllComparesStrategies(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := cli(t, "run", "oversell", "--all", "-q", "--workers", "10", "--seed", "1")
 	if code != 0 {
 		t.Fatal(stderr)
@@ -133,6 +140,7 @@ func TestAllComparesStrategies(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	code, out, _ := cli(t, "list")
 	if code != 0 || !strings.Contains(out, "oversell") || !strings.Contains(out, "decorrelated-jitter") || !strings.Contains(out, "atomic") {
 		t.Fatalf("list:\n%s", out)

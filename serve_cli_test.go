@@ -8,6 +8,7 @@ import (
 )
 
 func TestServeUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -31,6 +32,7 @@ func TestServeUsageErrors(t *testing.T) {
 }
 
 func TestServeUnreachableRedis(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	code, _, stderr := cli(t, "serve", "--addr", "127.0.0.1:0", "--redis", "redis://:topsecret@127.0.0.1:1")
 	if code != 1 || strings.Contains(stderr, "topsecret") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
@@ -42,6 +44,7 @@ func TestServeUnreachableRedis(t *testing.T) {
 }
 
 func TestServeCompletesItsScenarios(t *testing.T) {
+	t.Parallel()
 	got := candidates(t, "serve", "--scenario", "")
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"oversell", "queue-double", "webhook"}) {

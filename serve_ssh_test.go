@@ -19,6 +19,7 @@ import (
 // over HTTP, shows it here, and shows the same run to an SSH viewer: the
 // requests' lanes and the sale reach the viewer's own screen.
 func TestServeWithSSHView(t *testing.T) {
+	t.Parallel()
 	key := filepath.Join(t.TempDir(), "host_key")
 	cmd := exec.Command(os.Args[0], "--serve", "127.0.0.1:0", "--ssh", "127.0.0.1:0", "--ssh-host-key", key,
 		"--lock", "none", "--stock", "1", "--theme", "mono")

@@ -137,6 +137,7 @@ func TestServeBesideTheView(t *testing.T) {
 }
 
 func TestServeViewUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string

@@ -11,6 +11,7 @@ import (
 )
 
 func TestTalkCheck(t *testing.T) {
+	t.Parallel()
 	code, out, stderr := cli(t, "talk", "--check", "talks/locking-101.yaml")
 	if code != 0 || stderr != "" || !strings.Contains(out, "7 scene(s), fine") || !strings.Contains(out, "redlock · redlock") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
