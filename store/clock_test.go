@@ -11,6 +11,7 @@ import (
 // At the slowest speed the embedded server's TTLs still follow the clock:
 // a 2 ms key lives as long as the clock says, not as long as the wall does.
 func TestSlowestClockKeepsTTL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openEmbedded(t, store.Config{Speed: store.MinSpeed})
 	c, clk := s.Client(), s.Clock()
@@ -40,6 +41,7 @@ func TestSlowestClockKeepsTTL(t *testing.T) {
 }
 
 func TestSpeedClampsToTheRange(t *testing.T) {
+	t.Parallel()
 	clk := store.NewClock(0.0001)
 	if clk.Speed() != store.MinSpeed {
 		t.Fatalf("0.0001 gave %g, want %g", clk.Speed(), store.MinSpeed)

@@ -28,6 +28,7 @@ func openErr(t *testing.T, url string) string {
 }
 
 func TestAuthErrorsSayCheckThePassword(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t, "--requirepass", "rightPass123")
 	for _, url := range []string{
 		"redis://:wrongPass456@" + srv.Addr,
@@ -54,27 +55,31 @@ func TestAuthErrorsSayCheckThePassword(t *testing.T) {
 }
 
 func TestRefusedConnectionSaysIsTheServerRunning(t *testing.T) {
+	t.Parallel()
 	msg := openErr(t, "redis://127.0.0.1:1")
 	if !strings.Contains(msg, "is the server running") || !strings.Contains(msg, "docker compose") {
 		t.Fatal(msg)
 	}
 }
 
-// holdConns has n clients of s each hold a connection at once (BLPOP on a
-// key nobody pushes), so the pool must open n of them.
+// holdConns has n clients of s each hold a connection at once for 300 ms
+// (BLPOP on a key nobody pushes), so the pool must open n of them. The
+// timeout goes as the server reads it: go-redis's BLPop rounds anything
+// under a second up to one.
 func holdConns(s *store.Store, n int) {
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.Client().BLPop(context.Background(), 300*time.Millisecond, s.Key("never"))
+			s.Client().Do(context.Background(), "blpop", s.Key("never"), "0.3")
 		}()
 	}
 	wg.Wait()
 }
 
 func TestMaxClientsIsTheServersWordsAndPoolSizeIsHonoured(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t, "--maxclients", "6")
 	s, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}, PoolSize: 30})
 	if err != nil {
@@ -111,6 +116,7 @@ func TestMaxClientsIsTheServersWordsAndPoolSizeIsHonoured(t *testing.T) {
 }
 
 func TestURLOptionsAreHonoured(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	s, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL + "?dial_timeout=7s&read_timeout=4s&client_name=lab"}, PoolSize: 30})
 	if err != nil {
@@ -129,15 +135,19 @@ func TestURLOptionsAreHonoured(t *testing.T) {
 }
 
 func TestTLSErrorsSayCheckRedissAndTheCA(t *testing.T) {
+	t.Parallel()
 	srv, tlsAddr := storetest.StartTLS(t)
 	for url, want := range map[string]string{
 		"rediss://" + tlsAddr:  "CA",                                     // a certificate no CA here vouches for
 		"redis://" + tlsAddr:   "use rediss://",                          // plain text to the TLS port
 		"rediss://" + srv.Addr: "Check rediss:// (TLS) against redis://", // TLS to the plain port
 	} {
-		msg := openErr(t, url)
-		if !strings.Contains(msg, want) || strings.Contains(msg, "docker compose") {
-			t.Errorf("%s: %s", url, msg)
-		}
+		t.Run(url, func(t *testing.T) {
+			t.Parallel() // each waits out a handshake that fails
+			msg := openErr(t, url)
+			if !strings.Contains(msg, want) || strings.Contains(msg, "docker compose") {
+				t.Errorf("%s: %s", url, msg)
+			}
+		})
 	}
 }

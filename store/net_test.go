@@ -14,6 +14,7 @@ import (
 // (and again after a SET drops it); a lock taken by SETNX keeps PTTL -1
 // for the grace, then gets the net; a TTL the run set is never replaced.
 func TestSafetyNet(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	ctx := context.Background()
 	s, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}})
@@ -99,6 +100,7 @@ func benchSet(b *testing.B, c *redis.Client, key string) {
 // its replies: a write by someone else since the WATCH fails the
 // transaction, none lets it through, and its key is netted.
 func TestSafetyNetKeepsTransactions(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	ctx := context.Background()
 	s, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,6 +49,7 @@ func forms(pass string) []string {
 }
 
 func TestRedactTheReportedLeaks(t *testing.T) {
+	t.Parallel()
 	for _, pass := range []string{"pa/ssLeak1", "pa#ssLeak2", "pa?ssLeak3", "pa%2FssLeak4", "pa%40ss%3ALeak5",
 		"pa@ss:Leak6", "p@ss?w@rd:7/x#y", "pa ss%Leak8", "hunter2hunter2"} {
 		for _, in := range spellings("alice", pass, "127.0.0.1:6379") {
@@ -73,6 +75,7 @@ func TestRedactTheReportedLeaks(t *testing.T) {
 }
 
 func TestRedactKeepsWhatIsNotSecret(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"redis://:pw@host:6379/0":                   "redis://:xxxxx@host:6379/0",
 		"rediss://user:pw@host:6380":                "rediss://user:xxxxx@host:6380",
@@ -91,6 +94,7 @@ func TestRedactKeepsWhatIsNotSecret(t *testing.T) {
 }
 
 func TestParseURLReadsEverySpelling(t *testing.T) {
+	t.Parallel()
 	for _, pass := range []string{"pa/ss", "pa#ss", "pa?ss", "p@ss:w/rd?x#y", "pa ss"} {
 		for _, in := range []string{
 			"redis://alice:" + pass + "@127.0.0.1:6379/2",
@@ -123,16 +127,21 @@ func TestParseURLReadsEverySpelling(t *testing.T) {
 }
 
 func TestOpenNeverPrintsThePassword(t *testing.T) {
-	for _, in := range spellings("alice", "pa/ss#Le?ak", "127.0.0.1:1")[:6] {
-		_, err := store.Open(context.Background(), store.Config{URLs: []string{in}})
-		if err == nil {
-			t.Fatalf("%q: opened a closed port", in)
-		}
-		for _, f := range forms("pa/ss#Le?ak") {
-			if strings.Contains(err.Error(), f) {
-				t.Errorf("Open(%q): %q holds %q", in, err, f)
+	t.Parallel()
+	// Each Open waits out its dial retries: the spellings wait side by side.
+	for i, in := range spellings("alice", "pa/ss#Le?ak", "127.0.0.1:1")[:6] {
+		t.Run(strconv.Itoa(i), func(t *testing.T) {
+			t.Parallel()
+			_, err := store.Open(context.Background(), store.Config{URLs: []string{in}})
+			if err == nil {
+				t.Fatalf("%q: opened a closed port", in)
 			}
-		}
+			for _, f := range forms("pa/ss#Le?ak") {
+				if strings.Contains(err.Error(), f) {
+					t.Errorf("Open(%q): %q holds %q", in, err, f)
+				}
+			}
+		})
 	}
 }
 

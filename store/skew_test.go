@@ -9,6 +9,7 @@ import (
 )
 
 func TestSkewJumpAndSlew(t *testing.T) {
+	t.Parallel()
 	var s store.Skew
 	if s.At(time.Hour) != 0 || s.Rate(time.Hour) != 1 {
 		t.Fatal("a zero skew is not in step")
@@ -61,6 +62,7 @@ func TestSkewJumpAndSlew(t *testing.T) {
 // its copy. The clock is paused at each look, so what the nodes hold is
 // checked against the exact virtual time, however late the look comes.
 func TestSlewedNodeLapsesEarly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openEmbedded(t, store.Config{Nodes: 2, Paused: true})
 	clk := s.Clock()

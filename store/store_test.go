@@ -12,8 +12,14 @@ import (
 	"go.uber.org/goleak"
 )
 
+// parallelTests is how many of the package's parallel tests run at once
+// unless -parallel says otherwise: they mostly wait on TTLs, dials and
+// servers, not on the cores.
+const parallelTests = 8
+
 func TestMain(m *testing.M) {
 	storetest.QuietRedis()
+	storetest.WidenParallel(parallelTests)
 	goleak.VerifyTestMain(m)
 }
 
@@ -28,6 +34,7 @@ func openEmbedded(t *testing.T, cfg store.Config) *store.Store {
 }
 
 func TestPausedClockFreezesTTL(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openEmbedded(t, store.Config{})
 	c := s.Client()
@@ -115,6 +122,7 @@ func TestSleepFollowsSpeedChange(t *testing.T) {
 }
 
 func TestSleepHonoursContext(t *testing.T) {
+	t.Parallel()
 	clk := store.NewClock(0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -124,6 +132,7 @@ func TestSleepHonoursContext(t *testing.T) {
 }
 
 func TestScaledClock(t *testing.T) {
+	t.Parallel()
 	clk := store.NewScaledClock(4)
 	if got := clk.ToServer(time.Second); got != 4*time.Second {
 		t.Fatalf("ToServer(1s) = %v", got)
@@ -137,6 +146,7 @@ func TestScaledClock(t *testing.T) {
 }
 
 func TestCleanupTouchesOnlyTheRun(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openEmbedded(t, store.Config{})
 	c := s.Client()
@@ -170,6 +180,7 @@ func TestUnreachableServer(t *testing.T) {
 }
 
 func TestRealServer(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	ctx := context.Background()
 	s, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}, Slowmo: 2})
@@ -190,6 +201,7 @@ func TestRealServer(t *testing.T) {
 }
 
 func TestEmbeddedFaults(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openEmbedded(t, store.Config{Nodes: 2})
 	n, c := s.Nodes()[0], s.Nodes()[0].Client
