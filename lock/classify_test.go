@@ -12,6 +12,7 @@ import (
 
 // A command is indeterminate unless the server cannot have run it.
 func TestClassifyKnowsWhatCannotHaveRun(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		err  error

@@ -40,11 +40,13 @@ func oneMachine(t *testing.T, newLock func() lock.Locker, diesFree bool) {
 }
 
 func TestFlockIsFreedWhenItsHolderDies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	oneMachine(t, func() lock.Locker { return lock.NewFlock(func() (string, error) { return dir, nil }, lock.Options{}) }, true)
 }
 
 func TestSemaphoreIsRemovedAtTheEnd(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var undo []func()
 	oneMachine(t, func() lock.Locker {

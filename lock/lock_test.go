@@ -15,15 +15,22 @@ import (
 	"go.uber.org/goleak"
 )
 
+// parallelTests is how many of the package's parallel tests run at once
+// unless -parallel says otherwise: they mostly wait on TTLs and renewals,
+// not on the cores.
+const parallelTests = 8
+
 func TestMain(m *testing.M) {
 	storetest.QuietRedis() // the cut-off clients' dial failures are the point, not news
+	storetest.WidenParallel(parallelTests)
 	goleak.VerifyTestMain(m)
 }
 
 // onBoth runs f against the embedded store and a real redis-server, each
-// with n nodes.
+// with n nodes, side by side: each has its own store.
 func onBoth(t *testing.T, n int, f func(t *testing.T, s *store.Store)) {
 	t.Run("embedded", func(t *testing.T) {
+		t.Parallel()
 		s, err := store.Open(context.Background(), store.Config{Nodes: n})
 		if err != nil {
 			t.Fatal(err)
@@ -32,6 +39,7 @@ func onBoth(t *testing.T, n int, f func(t *testing.T, s *store.Store)) {
 		f(t, s)
 	})
 	t.Run("redis-server", func(t *testing.T) {
+		t.Parallel()
 		srvs := storetest.StartN(t, n)
 		s, err := store.Open(context.Background(), store.Config{URLs: storetest.URLs(srvs)})
 		if err != nil {
@@ -165,6 +173,7 @@ func TestFencesIncreaseOnlyOnSuccess(t *testing.T) {
 }
 
 func TestWatchdogKeepsShortLockAcrossLongWork(t *testing.T) {
+	t.Parallel()
 	onBoth(t, 1, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		key := s.Key("lock:x")
@@ -197,6 +206,7 @@ func TestWatchdogKeepsShortLockAcrossLongWork(t *testing.T) {
 }
 
 func TestWatchdogReportsLossWhenRenewalBlocked(t *testing.T) {
+	t.Parallel()
 	onBoth(t, 1, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		key := s.Key("lock:x")
@@ -244,9 +254,13 @@ func TestWatchdogReportsLossWhenRenewalBlocked(t *testing.T) {
 }
 
 func TestRedlockQuorum(t *testing.T) {
+	t.Parallel()
 	onBoth(t, 5, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		key := s.Key("lock:x")
+		// A vote may take a tenth of the TTL: ten seconds leaves a busy
+		// machine a second for each; this test is about quorums, not time.
+		const ttl = 10 * time.Second
 		live := lock.Clients(s.Clients())
 		dead := func(n int) []lock.Client {
 			cs := append([]lock.Client(nil), live...)
@@ -259,11 +273,11 @@ func TestRedlockQuorum(t *testing.T) {
 		}
 		var rec recorder
 		r := lock.NewRedlock(dead(2), lock.Options{Clock: s.Clock(), Observer: rec.observe})
-		l, err := r.TryAcquire(ctx, key, time.Second)
+		l, err := r.TryAcquire(ctx, key, ttl)
 		if err != nil {
 			t.Fatalf("2 of 5 down: %v", err)
 		}
-		if l.Validity <= 0 || l.Validity >= time.Second {
+		if l.Validity <= 0 || l.Validity >= ttl {
 			t.Fatalf("validity %v", l.Validity)
 		}
 		if rec.count(lock.StepVote) != 5 {
@@ -279,7 +293,7 @@ func TestRedlockQuorum(t *testing.T) {
 		}
 
 		r3 := lock.NewRedlock(dead(3), lock.Options{Clock: s.Clock()})
-		_, err = r3.TryAcquire(ctx, key, time.Second)
+		_, err = r3.TryAcquire(ctx, key, ttl)
 		var qe *lock.QuorumError
 		if !errors.As(err, &qe) || !errors.Is(err, lock.ErrNotObtained) || qe.Granted != 2 || len(qe.Nodes) != 3 {
 			t.Fatalf("3 of 5 down: got %v", err)
@@ -291,7 +305,7 @@ func TestRedlockQuorum(t *testing.T) {
 		}
 
 		all := lock.NewRedlock(live, lock.Options{Clock: s.Clock()})
-		l, err = all.TryAcquire(ctx, key, time.Second)
+		l, err = all.TryAcquire(ctx, key, ttl)
 		if err != nil {
 			t.Fatal(err)
 		}

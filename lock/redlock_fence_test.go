@@ -14,6 +14,7 @@ import (
 // the next majority — which shares a node with it — counts past it, even
 // when the nodes' counters had drifted apart.
 func TestFencedRedlockFencesGrowAcrossMajorities(t *testing.T) {
+	t.Parallel()
 	onBoth(t, 5, func(t *testing.T, s *store.Store) {
 		ctx := context.Background()
 		key := s.Key("lock:x")

@@ -22,6 +22,7 @@ func delays(p lock.Policy, n int) []time.Duration {
 }
 
 func TestRetryPolicies(t *testing.T) {
+	t.Parallel()
 	ms := time.Millisecond
 	if got := delays(lock.RetryNone, 5); len(got) != 0 {
 		t.Fatalf("none retried: %v", got)
@@ -59,6 +60,7 @@ func TestRetryPolicies(t *testing.T) {
 }
 
 func TestParsePolicy(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"none", "fixed", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter", "jitter"} {
 		if _, err := lock.ParsePolicy(s); err != nil {
 			t.Errorf("%s: %v", s, err)
@@ -70,6 +72,7 @@ func TestParsePolicy(t *testing.T) {
 }
 
 func TestRetryZeroMaxRetriesNeverBacksOff(t *testing.T) {
+	t.Parallel()
 	for _, p := range lock.Policies {
 		if got := delays(p.Name, 0); len(got) != 0 {
 			t.Errorf("%s with --max-retries 0 backed off %d time(s): %v", p.Name, len(got), got)
