@@ -30,7 +30,6 @@ var stores = []struct {
 // set, and stops it (deleting its keys) when t ends.
 func start(t *testing.T, urls []string, sc, strategy string, set func(p *scenario.Params)) (*Server, string) {
 	t.Helper()
-	storetest.QuietRedis()
 	def, err := scenario.Lookup(sc)
 	if err != nil {
 		t.Fatal(err)

@@ -16,8 +16,10 @@ import (
 // once. The read-to-write window (--delay 3s) is far longer than the
 // requests take to arrive, so the race is certain, not lucky.
 func TestNoLockOversells(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			s, url := start(t, st.urls(t), "oversell", "none", func(p *scenario.Params) {
 				p.Stock, p.Delay = 1, scenario.Millis(3*time.Second)
 			})
@@ -49,8 +51,10 @@ func TestNoLockOversells(t *testing.T) {
 // With the safe lock and full-jitter retries, 50 concurrent purchases of 5
 // items sell exactly 5.
 func TestSafeLockSellsExactly(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			s, url := start(t, st.urls(t), "oversell", "safe", func(p *scenario.Params) {
 				p.Stock, p.Retry, p.MaxRetries = 5, "full-jitter", 1000
 				p.RetryBase, p.RetryCap = scenario.Millis(5*time.Millisecond), scenario.Millis(100*time.Millisecond)
@@ -74,9 +78,11 @@ func TestSafeLockSellsExactly(t *testing.T) {
 // A delivery that finds the lock taken is refused at once: 409, with a
 // Retry-After from the lock's remaining PTTL.
 func TestFailFastConflict(t *testing.T) {
+	t.Parallel()
 	const ttl = 5 * time.Second
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			s, url := start(t, st.urls(t), "webhook", "fail-fast", func(p *scenario.Params) {
 				p.Delay, p.TTL = scenario.Millis(2*time.Second), scenario.Millis(ttl)
 			})
@@ -113,6 +119,7 @@ func TestFailFastConflict(t *testing.T) {
 
 // Without a lock a duplicate delivery credits twice, and the checker says so.
 func TestWebhookNoLockDuplicates(t *testing.T) {
+	t.Parallel()
 	s, url := start(t, nil, "webhook", "none", func(p *scenario.Params) { p.Delay = scenario.Millis(2 * time.Second) })
 	as := race(t, 3, "POST", url+"/webhook", `{"delivery_id":"pay_7"}`)
 	if n := count(as, func(a answer) bool { return a.code == 200 }); n != 3 {
@@ -126,6 +133,7 @@ func TestWebhookNoLockDuplicates(t *testing.T) {
 // A job reserved by one request is refused to the next (409, the
 // reservation's PTTL), runs once, and is not run again once done.
 func TestJobReservation(t *testing.T) {
+	t.Parallel()
 	s, url := start(t, nil, "queue-double", "plain", func(p *scenario.Params) {
 		p.TTL, p.Work = scenario.Millis(5*time.Second), scenario.Millis(time.Second)
 	})
@@ -148,6 +156,7 @@ func TestJobReservation(t *testing.T) {
 
 // Bad requests get a 4xx and a JSON error, and become no worker.
 func TestBadRequests(t *testing.T) {
+	t.Parallel()
 	s, url := start(t, nil, "oversell", "safe", nil)
 	for _, c := range []struct {
 		method, path, body string
@@ -176,8 +185,10 @@ func TestBadRequests(t *testing.T) {
 // POST /reset starts a new round on fresh keys and deletes the last one's;
 // if_round makes many resets of one full round one.
 func TestReset(t *testing.T) {
+	t.Parallel()
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
+			t.Parallel()
 			s, url := start(t, st.urls(t), "oversell", "safe", func(p *scenario.Params) { p.Workers = 2 })
 			oldPrefix := s.current().st.Prefix()
 			client := s.current().st.Client()
@@ -210,6 +221,7 @@ func TestReset(t *testing.T) {
 
 // GET /events streams the log; GET /metrics counts it.
 func TestEventsAndMetrics(t *testing.T) {
+	t.Parallel()
 	_, url := start(t, nil, "oversell", "none", func(p *scenario.Params) { p.Stock, p.Delay = 1, scenario.Millis(3*time.Second) })
 	res, err := http.Get(url + "/events")
 	if err != nil {
