@@ -13,6 +13,7 @@ import (
 // recordings side by side — each in its own theme; what they share (the
 // paints of the last theme, the last backdrop) must bear it (go test -race).
 func TestViewsDrawAtOnce(t *testing.T) {
+	t.Parallel()
 	ths := []*themes.Theme{themes.Dark(), themes.HighContrast(), themes.Mono(), themes.Dark()}
 	var wg sync.WaitGroup
 	for i, th := range ths {

@@ -38,6 +38,7 @@ func nthMarker(t *testing.T, tl *timeline.Timeline, kind timeline.MarkerKind, n 
 }
 
 func TestGoldenNaiveLockWithNoTTL(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		v := loadView(t, "naive-flaws-naive.jsonl")
 		got := viewAt(t, v, v.tl.N-1, sz[0], sz[1])
@@ -51,6 +52,7 @@ func TestGoldenNaiveLockWithNoTTL(t *testing.T) {
 }
 
 func TestGoldenTTLExpiryOverlapSharesAColumn(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		v := loadView(t, "ttl-expiry-safe.jsonl")
 		k := v.tl.N - 1
@@ -90,6 +92,7 @@ func TestGoldenTTLExpiryOverlapSharesAColumn(t *testing.T) {
 }
 
 func TestGoldenCrashGlyph(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		v := loadView(t, "crash.jsonl")
 		got := viewAt(t, v, v.tl.N-1, sz[0], sz[1])
@@ -101,6 +104,7 @@ func TestGoldenCrashGlyph(t *testing.T) {
 }
 
 func TestGoldenRetryFixedIsOneBar(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		v := loadView(t, "retry-fixed.jsonl")
 		got := viewAt(t, v, v.tl.N-1, sz[0], sz[1])
@@ -126,6 +130,7 @@ func TestGoldenRetryFixedIsOneBar(t *testing.T) {
 }
 
 func TestGoldenRedlockNodesAtTheClockJump(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		v := loadView(t, "redlock.jsonl")
 		// Part 2: node 2's clock jumps; the second violation is its two holders.
@@ -163,11 +168,13 @@ func runDefault(t *testing.T, sc *scenario.Scenario) (*scenario.Loaded, error) {
 // and 160 columns; and the stock gauge is never "ok" while the checker has
 // found a violation.
 func TestEveryViolationHasACell(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs every scenario")
 	}
 	for _, sc := range scenario.Catalogue() {
 		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel() // each its own store; the runs mostly sleep on the clock
 			l, err := runDefault(t, sc)
 			if err != nil {
 				t.Fatal(err)

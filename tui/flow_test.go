@@ -20,8 +20,14 @@ import (
 )
 
 // teatest leaves one goroutine per test model waiting for SIGINT.
+// parallelTests is how many of the package's parallel tests run at once
+// unless -parallel says otherwise: most wait on a run's clock or a
+// terminal's next frame, not on the cores.
+const parallelTests = 8
+
 func TestMain(m *testing.M) {
 	storetest.QuietRedis()
+	storetest.WidenParallel(parallelTests)
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest.NewTestModel.func2"))
 }
 
@@ -64,6 +70,7 @@ func since(mark int, cond func([]byte) bool) func([]byte) bool {
 }
 
 func TestFlowPickRunPauseStepQuit(t *testing.T) {
+	t.Parallel()
 	sc, _ := scenario.Lookup("oversell")
 	p := sc.Defaults
 	p.Workers, p.Delay = 4, scenario.Millis(3*time.Second) // a run that lasts
@@ -109,6 +116,7 @@ func TestFlowPickRunPauseStepQuit(t *testing.T) {
 }
 
 func TestReplayGivesTheLiveVerdict(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), store.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +155,7 @@ func TestReplayGivesTheLiveVerdict(t *testing.T) {
 }
 
 func TestFaultKeysCrashTheHolder(t *testing.T) {
+	t.Parallel()
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
 	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "watchdog", Params: &p, Seed: 1, SeedSet: true, Start: true})

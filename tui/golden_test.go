@@ -51,6 +51,7 @@ func golden(t *testing.T, name, got string) {
 var sizes = [][2]int{{80, 24}, {160, 48}}
 
 func TestGoldenOversellNoneAtTheEnd(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		v := loadView(t, "oversell-none.jsonl")
 		v.toLive() // the end of the recording
@@ -65,6 +66,7 @@ func TestGoldenOversellNoneAtTheEnd(t *testing.T) {
 }
 
 func TestGoldenPausedAtTTLLapse(t *testing.T) {
+	t.Parallel()
 	for _, sz := range sizes {
 		v := loadView(t, "ttl-lapse.jsonl")
 		// The first marker is the TTL lapse under w02, still working; the

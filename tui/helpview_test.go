@@ -14,6 +14,7 @@ import (
 // The help overlay fits every size from 80×24: its border is whole and
 // every legend entry and key stands inside it.
 func TestGoldenHelpFits(t *testing.T) {
+	t.Parallel()
 	th := themes.Mono()
 	for _, sz := range [][2]int{{80, 24}, {120, 36}, {200, 60}} {
 		v := loadView(t, "ttl-lapse.jsonl")
@@ -68,6 +69,7 @@ func TestGoldenHelpFits(t *testing.T) {
 // The footer keeps ? help and q quit at any width, and drops the least
 // important bindings first.
 func TestFooterKeepsHelpAndQuit(t *testing.T) {
+	t.Parallel()
 	th := themes.Mono()
 	v := loadView(t, "ttl-lapse.jsonl")
 	g := defaultGlobalKeys()
@@ -93,6 +95,7 @@ func TestFooterKeepsHelpAndQuit(t *testing.T) {
 
 // Verdict text wraps at the width instead of ending in "…".
 func TestVerdictWraps(t *testing.T) {
+	t.Parallel()
 	v := loadView(t, "ttl-lapse.jsonl")
 	v.toLive()
 	got := v.View(themes.Mono(), 80, 23)

@@ -17,6 +17,7 @@ import (
 // read, says that more is coming, and claims no verdict until the whole
 // log is read; then the verdict is the checker's over all of it.
 func TestReplayShowsNoVerdictWhileLoading(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/ttl-expiry-safe.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestReplayShowsNoVerdictWhileLoading(t *testing.T) {
 // A log cut off mid-event says so on the screen of an 80×24 terminal, with
 // what it shows and that there is no verdict, not only after the view ends.
 func TestTruncatedReplaySaysSoOnScreen(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("testdata/ttl-expiry-safe.jsonl")
 	if err != nil {
 		t.Fatal(err)

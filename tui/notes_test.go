@@ -13,6 +13,7 @@ import (
 // The notes view shows the beat's notes, what comes next and a clock;
 // before a talk is on, that it waits for one.
 func TestNotesView(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 14, 5, 0, 0, time.UTC)
 	m := &notesView{th: themes.Mono(), file: "talks/t.yaml", clock: func() time.Time { return now }}
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})

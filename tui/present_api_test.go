@@ -12,6 +12,7 @@ import (
 // TestPresenterAPI drives a replay from outside, as a talk does: → until
 // the last beat, then once more, which hands over to AfterLast.
 func TestPresenterAPI(t *testing.T) {
+	t.Parallel()
 	var heard []PresenterState
 	after := 0
 	a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true,

@@ -44,6 +44,7 @@ func quitTalk(t *testing.T, tm *teatest.TestModel) *App {
 }
 
 func TestPresentRetryBeatTwoShowsTheHistogram(t *testing.T) {
+	t.Parallel()
 	_, tm, scr := presentLive(t, "retry", "fixed", 1)
 	scr.waitFor(t, "beat 1", has("beat 1 of 3", "backs off", "PAUSED"))
 	mark := len(scr.all)
@@ -53,6 +54,7 @@ func TestPresentRetryBeatTwoShowsTheHistogram(t *testing.T) {
 }
 
 func TestPresentDeadlockShowsTheRingAtItsCycle(t *testing.T) {
+	t.Parallel()
 	_, tm, scr := presentLive(t, "deadlock", "safe", 1)
 	scr.waitFor(t, "the cycle beat with the ring", has("beat 1 of 3", "A wait-for cycle closed", "─ wait-for ", "┌▶", "DEADLOCK: 2 workers wait in a circle"))
 	quitTalk(t, tm)
@@ -62,6 +64,7 @@ func TestPresentDeadlockShowsTheRingAtItsCycle(t *testing.T) {
 // remote's start/stop button sends — leave the talk on screen; b or .
 // blanks it and any key brings it back; q asks once.
 func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
+	t.Parallel()
 	_, tm, scr := presentLive(t, "ttl-expiry", "safe", 1)
 	scr.waitFor(t, "beat 1", has("beat 1 of 4", "PAUSED"))
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
@@ -108,6 +111,7 @@ func TestPresentRemoteKeysKeepTheTalk(t *testing.T) {
 // blank the screen; any key brings back the same beat — . too, once the
 // held button has stopped repeating.
 func TestPresentBlankIsDark(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"b", ". held"} {
 		a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true})
 		clock := time.Unix(1000, 0)
@@ -142,6 +146,7 @@ func TestPresentBlankIsDark(t *testing.T) {
 // TestPresentDotTappedGoesOn: a "." not followed by another goes on as →
 // does; the held button's repeats keep a dark screen dark.
 func TestPresentDotTappedGoesOn(t *testing.T) {
+	t.Parallel()
 	a := New(Options{Theme: themes.Mono(), Replay: loadTestdata(t, "ttl-expiry-safe.jsonl"), Name: "ttl", Present: true})
 	clock := time.Unix(1000, 0)
 	a.now = func() time.Time { return clock }

@@ -36,6 +36,7 @@ func named(caption string) []panel {
 // with every strategy it runs (and every lock order), against the panels
 // its presenter layout shows.
 func TestEveryCaptionsPanelIsInItsLayout(t *testing.T) {
+	t.Parallel()
 	for _, sc := range scenario.Catalogue() {
 		if _, ok := presentPanels[sc.Name]; !ok {
 			t.Errorf("%s declares no presenter panels", sc.Name)
@@ -67,6 +68,7 @@ func TestEveryCaptionsPanelIsInItsLayout(t *testing.T) {
 // presenter mode at 100×30 and checks, at every beat, that each panel its
 // caption (and any note under it) names is on screen.
 func TestRecordedCaptionsFindTheirPanelsOnScreen(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"crash.jsonl", "naive-flaws-naive.jsonl", "oversell-none-beats.jsonl", "redlock.jsonl",
 		"retry-fixed.jsonl", "ttl-expiry-safe.jsonl", "ttl-fenced.jsonl"} {
 		t.Run(name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 // waiting for the workers' read time-outs, and says which keys it could not
 // delete and how to remove them.
 func TestQuitOnAFrozenServerSaysWhatWasLeft(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	c := srv.Client(t)
 	in, keys := io.Pipe()

@@ -33,6 +33,7 @@ func glyphTable() string {
 // TestReadmeGlyphLegend: the README's legend is the glyph table's
 // (go test ./tui -update rewrites it between its markers).
 func TestReadmeGlyphLegend(t *testing.T) {
+	t.Parallel()
 	const begin, end = "<!-- glyphs: begin -->\n", "<!-- glyphs: end -->"
 	data, err := os.ReadFile("../README.md")
 	if err != nil {

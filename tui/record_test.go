@@ -98,6 +98,7 @@ func TestAsciinemaCatShowsTheFinalScreen(t *testing.T) {
 }
 
 func TestPresenterStopsAtEachBeat(t *testing.T) {
+	t.Parallel()
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
 	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Params: &p, Seed: 1, SeedSet: true, Start: true, Present: true, Speed: 1, SpeedSet: true})
@@ -129,6 +130,7 @@ func TestPresenterStopsAtEachBeat(t *testing.T) {
 }
 
 func TestNextMarkerFromTheStartIsTheFirstViolation(t *testing.T) {
+	t.Parallel()
 	l := loadTestdata(t, "oversell-none-beats.jsonl")
 	first := -1
 	for i, e := range l.Log.Events() {

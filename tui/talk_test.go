@@ -34,6 +34,7 @@ func loadTalk(t testing.TB, name string) (*talk.Talk, []*scenario.Loaded) {
 // from the first title card to the end card, while a notes client attached
 // to its socket sees each beat's note as the beat comes.
 func TestTalkPlaysWithRightOnly(t *testing.T) {
+	t.Parallel()
 	tk, logs := loadTalk(t, "talk-3.yaml")
 	dir, err := os.MkdirTemp("", "ll") // short: a socket's path is limited
 	if err != nil {
@@ -104,6 +105,7 @@ func TestTalkPlaysWithRightOnly(t *testing.T) {
 // TestTalkKeysStayInTheTalk: Esc neither leaves a scene nor the talk, and
 // ← at the first beat goes back to the scene's title card.
 func TestTalkKeysStayInTheTalk(t *testing.T) {
+	t.Parallel()
 	tk, logs := loadTalk(t, "talk-3.yaml")
 	app := New(Options{Theme: themes.Mono(), Talk: tk, TalkLogs: logs, Speed: 10, SpeedSet: true})
 	app.Update(tea.WindowSizeMsg{Width: 100, Height: 30})

@@ -12,6 +12,7 @@ import (
 // TestCellWidthIsStringWidth: the fast width agrees with ansi.StringWidth
 // on random lines of glyphs, escapes, letters, wide and joining runes.
 func TestCellWidthIsStringWidth(t *testing.T) {
+	t.Parallel()
 	parts := []string{"a", "Z", " ", "─", "│", "╭", "…", "µs", "→", "✓", "✗", "█", "░", "▕", "▏", "∞",
 		"\x1b[38;5;203m", "\x1b[0m", "\x1b[1m", "\x1b]8;;http://x\x1b\\", "日本", "👍", "👍🏽", "e\u0301", "\u200d",
 		"❤\ufe0f", "🇩", "🇪", "\u1100", "\u1161", "क", "\u094d", "ि", "\u0600", "\t", "\x1b", "\xff", "한"}
