@@ -38,6 +38,7 @@ func twoMachines(bobTakes time.Duration) (*collector, *scenario.Run) {
 }
 
 func TestHandoverByCause(t *testing.T) {
+	t.Parallel()
 	// Bob took the lock 1ms after alice's release was sent; his stamps
 	// say 29ms before it.
 	c, run := twoMachines(112 * ms)
@@ -57,6 +58,7 @@ func TestHandoverByCause(t *testing.T) {
 }
 
 func TestHandoverAfterLapseShowsOverlap(t *testing.T) {
+	t.Parallel()
 	// Alice's lease (1s from 99ms) lapsed before bob's take: he did not
 	// wait for her, and the log shows them inside together.
 	c, run := twoMachines(1200 * ms)

@@ -77,9 +77,10 @@ func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.
 // TestJoinableScenarios: every scenario other machines can join, raced by
 // two joiners on a real redis-server, gives the verdict its strategy must.
 func TestJoinableScenarios(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
-	storetest.QuietRedis()
 	t.Run("retry", func(t *testing.T) {
+		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *scenario.Params) { p.Stock = 2 })
 		s := run.Summary()
 		if s.Successes != 2 || s.FinalStock != 0 || s.Overlaps != 0 {
@@ -88,6 +89,7 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "buys", 2)
 	})
 	t.Run("webhook", func(t *testing.T) {
+		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "webhook", "webhook", "safe", nil)
 		s := run.Summary()
 		if s.Duplicates != 0 || s.Successes != 3 {
@@ -96,6 +98,7 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "credits", 1) // three deliveries answered 200, one credit
 	})
 	t.Run("queue-double", func(t *testing.T) {
+		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *scenario.Params) {
 			p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
 			p.RetryBase = scenario.Millis(50 * time.Millisecond)
@@ -113,6 +116,7 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "jobs run", runs) // the job ran again when its reservation lapsed; its effect did not
 	})
 	t.Run("deadlock", func(t *testing.T) {
+		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "ring", "deadlock", "safe", func(p *scenario.Params) {
 			p.TTL, p.Work = scenario.Millis(2*time.Second), scenario.Millis(time.Second)
 		})
@@ -149,6 +153,7 @@ func scored(t *testing.T, run *scenario.Run, term string, n int) {
 // TestEveryJoinableScenarioHasItsTerm: a scenario others can join says on
 // its scoreboard what its workers do.
 func TestEveryJoinableScenarioHasItsTerm(t *testing.T) {
+	t.Parallel()
 	for _, sc := range strings.Split(scenario.JoinableNames(), ", ") {
 		if term := scenario.ScoreTerm(sc); term == scenario.ScoreTerm("") {
 			t.Errorf("%s's scoreboard counts %q, the word for no scenario in particular", sc, term)
@@ -157,6 +162,7 @@ func TestEveryJoinableScenarioHasItsTerm(t *testing.T) {
 }
 
 func TestJoinableRefusesStories(t *testing.T) {
+	t.Parallel()
 	for _, sc := range []string{"crash", "naive-flaws", "ttl-expiry", "fencing", "renewal", "redlock"} {
 		err := scenario.Joinable(sc, "safe")
 		if err == nil || !strings.Contains(err.Error(), scenario.JoinableNames()) {

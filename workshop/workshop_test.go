@@ -30,8 +30,8 @@ func waitLobby(t *testing.T, h *Host, n int) {
 // one process, on a real redis-server; the host's log has every worker's
 // lanes and a verdict over all of them.
 func TestRoundInProcess(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
-	storetest.QuietRedis()
 	run := playRound(t, srv.URL, "t", "oversell", "safe", func(p *scenario.Params) {
 		p.Stock, p.Retry, p.MaxRetries = 3, "full-jitter", 50
 	}, JoinConfig{Name: "alice", Workers: 2}, JoinConfig{Name: "bob", Workers: 3, Skew: 4 * time.Second})
