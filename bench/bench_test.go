@@ -38,6 +38,7 @@ func open(t *testing.T, cfg store.Config) *store.Store {
 }
 
 func TestBenchEmbedded(t *testing.T) {
+	t.Parallel()
 	st := open(t, store.Config{Nodes: 5})
 	rep, run, left := short(t, st)
 	for _, want := range []string{"safe", "fenced", "redlock", "flock", "redis-optimistic"} {
@@ -54,6 +55,7 @@ func TestBenchEmbedded(t *testing.T) {
 }
 
 func TestBenchRedisServer(t *testing.T) {
+	t.Parallel()
 	srvs := storetest.StartN(t, 3)
 	st := open(t, store.Config{URLs: storetest.URLs(srvs), PoolSize: 16})
 	rep, run, _ := short(t, st)
@@ -64,6 +66,7 @@ func TestBenchRedisServer(t *testing.T) {
 }
 
 func TestBenchLeavesRedlockOutOnOneNode(t *testing.T) {
+	t.Parallel()
 	st := open(t, store.Config{Nodes: 1})
 	run, left := bench.Plan(st, []string{"safe", "redlock"})
 	if !slices.Equal(run, []string{"safe"}) || len(left) != 1 || !strings.Contains(left[0].Reason, "--redis once per node") {

@@ -36,6 +36,7 @@ func startEtcd(t *testing.T, n int) (*store.EtcdCluster, *store.Store, *store.Et
 }
 
 func TestRegistryNamesEtcd(t *testing.T) {
+	t.Parallel()
 	info, ok := lock.Lookup("etcd")
 	if !ok || info.Server != lock.ServerEtcd {
 		t.Fatalf("etcd is not registered on its server: %+v %v", info, ok)
@@ -43,6 +44,7 @@ func TestRegistryNamesEtcd(t *testing.T) {
 }
 
 func TestExclusionAndFenceGrows(t *testing.T) {
+	t.Parallel()
 	_, _, e := startEtcd(t, 1)
 	ctx := context.Background()
 	a, b := etcd.New(e, lock.Options{}), etcd.New(e, lock.Options{})
@@ -70,6 +72,7 @@ func TestExclusionAndFenceGrows(t *testing.T) {
 // lock; the next holder gets a larger fence, and the paused holder's write,
 // fenced by the lock key's create revision, is refused.
 func TestPausedHolderIsFenced(t *testing.T) {
+	t.Parallel()
 	_, _, e := startEtcd(t, 1)
 	ctx := context.Background()
 	resume := make(chan struct{})
