@@ -34,14 +34,14 @@ type narrator struct {
 // Fold says the next beat if e is its event. The narration's own beats
 // are not events of the story; a node's fault (told as a beat with its
 // node) is: a caption may need to know what was done to a node.
-func (n *narrator) Fold(e *Event) []Event {
+func (n *narrator) Fold(e Event) []Event {
 	n.out = n.out[:0]
 	if (e.Kind == KindBeat && e.Has&HasNode == 0) || n.next >= len(n.beats) {
 		return n.out
 	}
-	if b := n.beats[n.next]; b.On(*e) {
+	if b := n.beats[n.next]; b.On(e) {
 		n.next++
-		n.out = append(n.out, Event{Kind: KindBeat, Worker: System, Code: b.ID, Msg: b.Say(*e)})
+		n.out = append(n.out, Event{Kind: KindBeat, Worker: System, Code: b.ID, Msg: b.Say(e)})
 	}
 	return n.out
 }
@@ -54,7 +54,7 @@ type chain struct {
 	out   []Event
 }
 
-func (c *chain) Fold(e *Event) []Event {
+func (c *chain) Fold(e Event) []Event {
 	if c.tell.next >= len(c.tell.beats) {
 		return c.check.Fold(e) // the story is told: only the checker is left
 	}
@@ -62,7 +62,7 @@ func (c *chain) Fold(e *Event) []Event {
 	n := len(c.out)
 	c.out = append(c.out, c.tell.Fold(e)...)
 	for i := range n {
-		c.out = append(c.out, c.tell.Fold(&c.out[i])...)
+		c.out = append(c.out, c.tell.Fold(c.out[i])...)
 	}
 	return c.out
 }

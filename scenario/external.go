@@ -120,7 +120,7 @@ func (l *Log) EmitAt(e Event) {
 	l.lastT = max(l.lastT, e.T.Truncate(time.Microsecond))
 	l.appendLocked(&e)
 	if l.derive != nil {
-		for _, d := range l.derive.Fold(&e) {
+		for _, d := range l.derive.Fold(e) {
 			l.appendLocked(&d)
 		}
 	}

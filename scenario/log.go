@@ -110,7 +110,7 @@ func (t *strtab) get(i uint32) string {
 // Deriver folds each event as it is appended and may derive events from it
 // (the checker's violations), which are appended right after it.
 type Deriver interface {
-	Fold(e *Event) []Event
+	Fold(e Event) []Event
 }
 
 // Now is a source of virtual time.
@@ -164,7 +164,7 @@ func (l *Log) Emit(e Event) {
 	l.lastT = max(l.lastT, t)
 	l.appendLocked(&e)
 	if l.derive != nil {
-		for _, d := range l.derive.Fold(&e) {
+		for _, d := range l.derive.Fold(e) {
 			l.appendLocked(&d)
 		}
 	}

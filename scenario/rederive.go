@@ -53,7 +53,7 @@ func (r *Rederiver) Add(e Event, keep func(Event)) {
 		keep(e)
 	}
 	r.primary++
-	for _, d := range r.Checker.Fold(&e) {
+	for _, d := range r.Checker.Fold(e) {
 		r.derived = append(r.derived, derivation{r.primary, d.Kind, d.Code, d.Worker, d.Res})
 		if keep != nil {
 			d.T = e.T
