@@ -34,14 +34,16 @@ type narrator struct {
 // Fold says the next beat if e is its event. The narration's own beats
 // are not events of the story; a node's fault (told as a beat with its
 // node) is: a caption may need to know what was done to a node.
-func (n *narrator) Fold(e Event) []Event {
+func (n *narrator) Fold(e Event) []Event { return n.fold(&e) }
+
+func (n *narrator) fold(e *Event) []Event {
 	n.out = n.out[:0]
 	if (e.Kind == KindBeat && e.Has&HasNode == 0) || n.next >= len(n.beats) {
 		return n.out
 	}
-	if b := n.beats[n.next]; b.On(e) {
+	if b := n.beats[n.next]; b.On(*e) {
 		n.next++
-		n.out = append(n.out, Event{Kind: KindBeat, Worker: System, Code: b.ID, Msg: b.Say(e)})
+		n.out = append(n.out, Event{Kind: KindBeat, Worker: System, Code: b.ID, Msg: b.Say(*e)})
 	}
 	return n.out
 }
@@ -54,15 +56,20 @@ type chain struct {
 	out   []Event
 }
 
-func (c *chain) Fold(e Event) []Event {
+func (c *chain) Fold(e Event) []Event { return c.fold(&e) }
+
+// fold is Fold by pointer: the log calls it directly, so that the event
+// stays on the emitting worker's stack.
+func (c *chain) fold(e *Event) []Event {
 	if c.tell.next >= len(c.tell.beats) {
-		return c.check.Fold(e) // the story is told: only the checker is left
+		return c.check.fold(e) // the story is told: only the checker is left
 	}
-	c.out = append(c.out[:0], c.check.Fold(e)...)
+	c.out = append(c.out[:0], c.check.fold(e)...)
 	n := len(c.out)
-	c.out = append(c.out, c.tell.Fold(e)...)
+	c.out = append(c.out, c.tell.fold(e)...)
 	for i := range n {
-		c.out = append(c.out, c.tell.Fold(c.out[i])...)
+		d := c.out[i] // c.out grows below: fold a copy
+		c.out = append(c.out, c.tell.fold(&d)...)
 	}
 	return c.out
 }

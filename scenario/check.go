@@ -89,7 +89,11 @@ func (c *Checker) state(res string) *resState {
 
 // Fold checks e and returns the violations it reveals (valid until the next
 // call).
-func (c *Checker) Fold(e Event) []Event {
+func (c *Checker) Fold(e Event) []Event { return c.fold(&e) }
+
+// fold is Fold by pointer, for callers that keep e on their stack (the
+// log's Emit): e is read, never kept.
+func (c *Checker) fold(e *Event) []Event {
 	c.out = c.out[:0]
 	c.pos++
 	switch e.Kind {
@@ -119,7 +123,7 @@ func (c *Checker) Fold(e Event) []Event {
 			c.Overlaps++
 			c.OverlapPairs += len(s.inside)
 			other := s.inside[0]
-			c.violation(&e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", WorkerName(e.Worker), e.Res, WorkerName(other)))
+			c.violation(e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", WorkerName(e.Worker), e.Res, WorkerName(other)))
 		}
 		s.inside = append(s.inside, e.Worker)
 	case KindWorkEnd, KindCrash:
@@ -140,20 +144,20 @@ func (c *Checker) Fold(e Event) []Event {
 	case KindRead:
 		s := c.state(e.Res)
 		if e.Worker == System {
-			c.finalRead(s, &e)
+			c.finalRead(s, e)
 			break
 		}
-		s.reg.read(e.Worker, spanOf(&e, c.pos))
+		s.reg.read(e.Worker, spanOf(e, c.pos))
 	case KindError:
-		c.opError(&e)
+		c.opError(e)
 	case KindWrite:
 		if e.Has&HasOK != 0 && !e.OK {
 			break
 		}
 		s := c.state(e.Res)
-		if stale, _ := s.reg.write(e.Worker, spanOf(&e, c.pos)); stale > 0 {
+		if stale, _ := s.reg.write(e.Worker, spanOf(e, c.pos)); stale > 0 {
 			c.LostUpdates++
-			c.violation(&e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) surely landed between its read and its write, and were lost", WorkerName(e.Worker), e.Res, stale))
+			c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) surely landed between its read and its write, and were lost", WorkerName(e.Worker), e.Res, stale))
 		}
 		if e.Has&HasStock != 0 {
 			s.last, s.hasLast = e.Stock, true
@@ -161,13 +165,13 @@ func (c *Checker) Fold(e Event) []Event {
 		s.writes++
 		if s.once && s.writes > 1 {
 			c.Duplicates++
-			c.violation(&e, CodeDuplicate, -1, fmt.Sprintf("%s applied %d times; once was allowed", e.Res, s.writes))
+			c.violation(e, CodeDuplicate, -1, fmt.Sprintf("%s applied %d times; once was allowed", e.Res, s.writes))
 		}
 		if s.stocked {
 			s.sold++
 			if s.sold > s.initial {
 				c.Oversold++
-				c.violation(&e, CodeOversold, -1, fmt.Sprintf("oversold: %d sold of %d in stock", s.sold, s.initial))
+				c.violation(e, CodeOversold, -1, fmt.Sprintf("oversold: %d sold of %d in stock", s.sold, s.initial))
 			}
 		}
 	}

@@ -119,11 +119,7 @@ func (l *Log) EmitAt(e Event) {
 	l.mu.Lock()
 	l.lastT = max(l.lastT, e.T.Truncate(time.Microsecond))
 	l.appendLocked(&e)
-	if l.derive != nil {
-		for _, d := range l.derive.Fold(e) {
-			l.appendLocked(&d)
-		}
-	}
+	l.deriveLocked(&e)
 	l.pub.Store(l.n)
 	l.mu.Unlock()
 }

@@ -79,8 +79,8 @@ func (t *strtab) intern(s string) uint32 {
 		return 0
 	}
 	c := &t.recent[(len(s)^int(s[0]))&(len(t.recent)-1)]
-	if c.s == s {
-		return c.i
+	if len(c.s) == len(s) && (unsafe.StringData(c.s) == unsafe.StringData(s) || c.s == s) {
+		return c.i // the same bytes, most often the very same string
 	}
 	if i, ok := t.idx[s]; ok {
 		c.s, c.i = s, i
@@ -126,7 +126,8 @@ type Log struct {
 	clock  Now
 	vclock *store.Clock // clock, when it is one
 	derive Deriver
-	n      int64 // appended, under mu
+	chain  *chain // derive, when it is a run's chain: called directly
+	n      int64  // appended, under mu
 	lastT  time.Duration
 	strs   strtab
 	dir    atomic.Pointer[[]*chunk]
@@ -150,6 +151,7 @@ func (l *Log) Mismatch() string { return l.mismatch }
 func NewLog(clock Now, derive Deriver) *Log {
 	l := &Log{clock: clock, derive: derive}
 	l.vclock, _ = clock.(*store.Clock)
+	l.chain, _ = derive.(*chain)
 	l.strs.init()
 	dir := make([]*chunk, 0, 64)
 	l.dir.Store(&dir)
@@ -163,13 +165,25 @@ func (l *Log) Emit(e Event) {
 	l.mu.Lock()
 	l.lastT = max(l.lastT, t)
 	l.appendLocked(&e)
-	if l.derive != nil {
-		for _, d := range l.derive.Fold(e) {
-			l.appendLocked(&d)
-		}
-	}
+	l.deriveLocked(&e)
 	l.pub.Store(l.n)
 	l.mu.Unlock()
+}
+
+// deriveLocked appends what the deriver derives from e. A run's chain is
+// called directly, not through the interface, so e stays on the caller's
+// stack: Emit allocates nothing.
+func (l *Log) deriveLocked(e *Event) {
+	var ds []Event
+	switch {
+	case l.chain != nil:
+		ds = l.chain.fold(e)
+	case l.derive != nil:
+		ds = l.derive.Fold(*e)
+	}
+	for _, d := range ds {
+		l.appendLocked(&d)
+	}
 }
 
 // Append adds an event with its recorded time (Seq becomes its index),
