@@ -113,6 +113,7 @@ func storySpeed(name string) float64 {
 // TestBeatsFollowTheirEvents checks that a beat comes right after the event
 // it tells of: the narration never runs ahead of the run.
 func TestBeatsFollowTheirEvents(t *testing.T) {
+	t.Parallel()
 	sc, _ := scenario.Lookup("ttl-expiry")
 	r := runAt(t, nil, 4, scenario.Config{Scenario: "ttl-expiry", Strategy: "fenced", Seed: 1, Params: sc.Defaults})
 	evs := r.Log.Events()

@@ -45,6 +45,7 @@ func firstHolder(t *testing.T, r *scenario.Run) scenario.Event {
 }
 
 func TestInjectedCrashKeepsTheLockForItsTTL(t *testing.T) {
+	t.Parallel()
 	for _, strategy := range []string{"safe", "watchdog"} {
 		t.Run(strategy, func(t *testing.T) {
 			sc, _ := scenario.Lookup("ttl-expiry")
@@ -89,6 +90,7 @@ func TestInjectedCrashKeepsTheLockForItsTTL(t *testing.T) {
 }
 
 func TestInjectedPauseStopsTheWatchdog(t *testing.T) {
+	t.Parallel()
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
 	p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
@@ -127,6 +129,7 @@ func TestInjectedPauseStopsTheWatchdog(t *testing.T) {
 }
 
 func TestInjectedNodeFaults(t *testing.T) {
+	t.Parallel()
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
 	p.Work = scenario.Millis(time.Minute) // a run that outlasts the test

@@ -124,6 +124,7 @@ func TestNoLockOversells(t *testing.T) {
 }
 
 func TestLocksNeverOversell(t *testing.T) {
+	t.Parallel()
 	for _, strategy := range []string{"safe", "fenced", "watchdog", "redlock", "atomic"} {
 		t.Run(strategy, func(t *testing.T) {
 			t.Parallel()
