@@ -114,7 +114,7 @@ func startOn(bin string, port int, extra []string) (*Server, error) {
 	s := &Server{Addr: addr, URL: "redis://" + addr + "/0", cmd: cmd, out: out}
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true})
 	defer c.Close()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		err = c.Ping(ctx).Err()
@@ -123,11 +123,17 @@ func startOn(bin string, port int, extra []string) (*Server, error) {
 			// Whoever answers must be this process: between freePort's
 			// close and the server's bind, another test may have taken the
 			// port, and then this server exited while that one answers.
-			if pid, ok := answeringPID(addr, extra); ok && pid != cmd.Process.Pid {
+			// Until its process id is read, it is not known to be this
+			// one: a busy machine can time INFO out, so ask again.
+			pid, ok := answeringPID(addr, extra)
+			switch {
+			case ok && pid == cmd.Process.Pid:
+				return s, nil
+			case ok:
 				s.Stop()
 				return nil, fmt.Errorf("port %d was taken by another server (pid %d) before redis-server bound it", port, pid)
 			}
-			return s, nil
+			err = fmt.Errorf("the server at %s did not say its process id", addr)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
