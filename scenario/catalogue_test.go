@@ -333,10 +333,11 @@ func TestWebhook(t *testing.T) {
 	credits := func(o outcome) int {
 		return o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Res == "credit" && e.OK })
 	}
-	// At 1×, with a bank call of 100ms (5ms by default): two deliveries
+	// At 1×, with a bank call of 300ms (5ms by default): two deliveries
 	// must both check before either records, and a busy machine can be
-	// late by more than 5ms.
-	slowBank := func(p *scenario.Params) { p.Delay = scenario.Millis(100 * time.Millisecond) }
+	// late by more than 5ms (even by 100ms, at -count=3 beside two busy
+	// loops).
+	slowBank := func(p *scenario.Params) { p.Delay = scenario.Millis(300 * time.Millisecond) }
 	eachAt(t, 1, "webhook", "none", 20, slowBank, func(t *testing.T, o outcome) {
 		if credits(o) < 2 || o.s.Duplicates < 1 {
 			t.Errorf("no lock: credited %d times", credits(o))
