@@ -81,7 +81,8 @@ func TestSeekCrossesGaps(t *testing.T) {
 	scr := &terminal{tm: tm}
 	scr.waitForLong(t, "done", func(b []byte) bool { return bytes.Contains(b, []byte("DONE")) })
 	stale := -1
-	for i, e := range app.run.s.log.Events() { // the run is over: its log no longer changes
+	evs := app.run.s.log.Events() // the run is over: its log no longer changes
+	for i, e := range evs {
 		if e.Kind == scenario.KindWrite && e.Worker == 0 && e.T >= scenario.Millis(3*time.Second).D() {
 			stale = i
 		}
@@ -89,8 +90,16 @@ func TestSeekCrossesGaps(t *testing.T) {
 	if stale < 0 {
 		t.Fatal("no stale write by w00 at ≥ 3s in the run")
 	}
+	// ← steps back a twentieth of the run. The run keeps a 10× clock: a
+	// busy machine can end it well after the stale write, so step back as
+	// often as it takes to stand before that write (once, most often).
+	end := evs[len(evs)-1].T
+	stride := end / seekShare
+	backs := int((end-evs[stale].T)/stride) + 1
 	mark := len(scr.all)
-	tm.Send(tea.KeyMsg{Type: tea.KeyLeft})
+	for range backs {
+		tm.Send(tea.KeyMsg{Type: tea.KeyLeft})
+	}
 	scr.waitFor(t, "back", since(mark, func(b []byte) bool { c := lastCounter(b); return c > 0 && c <= stale }))
 	mark = len(scr.all)
 	for range 3 {
