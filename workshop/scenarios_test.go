@@ -76,11 +76,12 @@ func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.
 
 // TestJoinableScenarios: every scenario other machines can join, raced by
 // two joiners on a real redis-server, gives the verdict its strategy must.
+// The rounds go one after another: the deadlock ring needs each joiner to
+// take its first lock within a second of the others.
 func TestJoinableScenarios(t *testing.T) {
 	t.Parallel()
 	srv := storetest.Start(t)
 	t.Run("retry", func(t *testing.T) {
-		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *scenario.Params) { p.Stock = 2 })
 		s := run.Summary()
 		if s.Successes != 2 || s.FinalStock != 0 || s.Overlaps != 0 {
@@ -89,7 +90,6 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "buys", 2)
 	})
 	t.Run("webhook", func(t *testing.T) {
-		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "webhook", "webhook", "safe", nil)
 		s := run.Summary()
 		if s.Duplicates != 0 || s.Successes != 3 {
@@ -98,7 +98,6 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "credits", 1) // three deliveries answered 200, one credit
 	})
 	t.Run("queue-double", func(t *testing.T) {
-		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *scenario.Params) {
 			p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
 			p.RetryBase = scenario.Millis(50 * time.Millisecond)
@@ -116,7 +115,6 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "jobs run", runs) // the job ran again when its reservation lapsed; its effect did not
 	})
 	t.Run("deadlock", func(t *testing.T) {
-		t.Parallel() // each round in its own room
 		run := playRound(t, srv.URL, "ring", "deadlock", "safe", func(p *scenario.Params) {
 			p.TTL, p.Work = scenario.Millis(2*time.Second), scenario.Millis(time.Second)
 		})
