@@ -47,8 +47,9 @@ func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
 			}
 			return s.URL
 			// The server says why and hangs up at once: whether its words
-			// reach the client first is the connection's race to win.
-		}, "max number of clients reached", "cannot reach Redis"},
+			// reach the client first is the connection's race to win; when
+			// they do not, locklab's hint for a hang-up names maxclients.
+		}, "max number of clients reached", "if it is full, see its maxclients"},
 	}
 	for _, cfg := range configs {
 		t.Run(cfg.name, func(t *testing.T) {
