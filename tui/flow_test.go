@@ -19,7 +19,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// teatest leaves one goroutine per test model waiting for SIGINT.
 // parallelTests is how many of the package's parallel tests run at once
 // unless -parallel says otherwise: most wait on a run's clock or a
 // terminal's next frame, not on the cores.
@@ -28,6 +27,7 @@ const parallelTests = 8
 func TestMain(m *testing.M) {
 	storetest.QuietRedis()
 	storetest.WidenParallel(parallelTests)
+	// teatest leaves one goroutine per test model waiting for SIGINT.
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest.NewTestModel.func2"))
 }
 
