@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -77,23 +78,32 @@ func TestTradeOffs(t *testing.T) {
 	ttl := tradeParams().TTL.D()
 	together(func() {
 		for seed, o := range tradeRuns(t, "crash", srv, 20) {
-			crashed := func(w int32) time.Duration {
-				c, ok1 := o.first(scenario.KindCrash, workerIs(w))
-				a, ok2 := o.first(scenario.KindAcquired, workerIs(w+1))
-				if !ok1 || !ok2 {
-					t.Fatalf("seed %d: w%02d crashed %v, w%02d acquired %v", seed+1, w, ok1, w+1, ok2)
+			// kept says how long w's lock kept w+1 out, measured so that a
+			// stall of the busy machine can only lengthen the lower bound
+			// and shorten the upper one: at least from when w sent the
+			// request that got the lock (its TTL cannot start earlier) to
+			// when w+1's successful request came back; at most from w's
+			// crash to when w+1 sent that request.
+			kept := func(w int32) (least, most time.Duration, how string) {
+				got, ok1 := o.first(scenario.KindAcquired, workerIs(w))
+				c, ok2 := o.first(scenario.KindCrash, workerIs(w))
+				in, ok3 := o.first(scenario.KindAcquired, workerIs(w+1))
+				if !ok1 || !ok2 || !ok3 {
+					t.Fatalf("seed %d: w%02d acquired %v, crashed %v; w%02d acquired %v", seed+1, w, ok1, ok2, w+1, ok3)
 				}
-				return a.T - c.T
+				how = fmt.Sprintf("w%02d sent for the lock at %v, crashed at %v; w%02d was denied %d times and sent for it at %v, got it at %v",
+					w, got.Start(), c.T, w+1, o.count(scenario.KindDenied, workerIs(w+1)), in.Start(), in.T)
+				return in.T - got.Start(), in.Start() - c.T, how
 			}
-			if d := crashed(0); d < ttl*9/10 {
-				t.Errorf("seed %d: Redis freed a dead holder's lock after %v, before its TTL %v", seed+1, d, ttl)
+			if d, _, how := kept(0); d < ttl*9/10 {
+				t.Errorf("seed %d: Redis freed a dead holder's lock after %v, before its TTL %v (%s)", seed+1, d, ttl, how)
 			}
-			if d := crashed(2); d >= ttl {
-				t.Errorf("seed %d: Postgres kept a dead session's lock for %v (the TTL the others wait is %v)", seed+1, d, ttl)
+			if _, d, how := kept(2); d >= ttl {
+				t.Errorf("seed %d: Postgres kept a dead session's lock for %v, the TTL the others wait (%s)", seed+1, d, how)
 			}
 			if etcd {
-				if d := crashed(4); d < ttl*9/10 {
-					t.Errorf("seed %d: etcd freed a dead holder's lease after %v, before its TTL %v", seed+1, d, ttl)
+				if d, _, how := kept(4); d < ttl*9/10 {
+					t.Errorf("seed %d: etcd freed a dead holder's lease after %v, before its TTL %v (%s)", seed+1, d, ttl, how)
 				}
 			}
 			if o.s.Overlaps != 0 || o.s.Violations != 0 {
