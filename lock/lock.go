@@ -206,8 +206,8 @@ func newLease(parent context.Context, key, token string, ttl time.Duration, atte
 
 // cancellable gives the lease a context of its own, cancelled on loss and
 // on release (strategies that can lose a lock while it is held).
-func (l *Lease) cancellable() {
-	l.ctx, l.cancel = context.WithCancelCause(l.ctx)
+func (l *Lease) cancellable(c *store.Clock) {
+	l.ctx, l.cancel = c.WithCancelCause(l.ctx)
 }
 
 // Context is the holder's context. With a watchdog it is cancelled with

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/clock"
 )
 
 // Redlock acquires the same key with the same token on N independent nodes.
@@ -126,7 +127,7 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	// node cannot eat the validity.
 	timeout := min(max(r.clock.Real(ttl/10), 5*time.Millisecond), time.Second)
 	fences := make([]int64, len(r.nodes))
-	errs := r.each(ctx, timeout, func(ctx context.Context, i int, c Client) error {
+	errs := r.each(ctx, timeout, max(ttl/10, 5*time.Millisecond), func(ctx context.Context, i int, c Client) error {
 		call := r.clock.Now()
 		err := r.vote(ctx, c, key, tok, ttl, &fences[i])
 		step := Step{Kind: StepVote, Key: key, Token: tok, TTL: ttl, Node: i, OK: err == nil, Attempt: attempt, Call: call, Fence: fences[i]}
@@ -215,7 +216,7 @@ func (r *Redlock) raise(ctx context.Context, key string, fences []int64, errs []
 	if !r.fenced || !lagging {
 		return top
 	}
-	r.each(ctx, time.Second, func(ctx context.Context, i int, c Client) error {
+	r.each(ctx, time.Second, time.Second, func(ctx context.Context, i int, c Client) error {
 		if errs[i] != nil || fences[i] == top {
 			return nil
 		}
@@ -227,7 +228,7 @@ func (r *Redlock) raise(ctx context.Context, key string, fences []int64, errs []
 // release runs compare-and-delete on every node that may hold tok (all
 // when may is nil). It succeeds when a quorum of nodes still held the lock.
 func (r *Redlock) release(ctx context.Context, key, tok string, may func(i int) bool) error {
-	errs := r.each(ctx, time.Second, func(ctx context.Context, i int, c Client) error {
+	errs := r.each(ctx, time.Second, time.Second, func(ctx context.Context, i int, c Client) error {
 		if may != nil && !may(i) {
 			return ErrNotHeld
 		}
@@ -248,20 +249,22 @@ func (r *Redlock) release(ctx context.Context, key, tok string, may func(i int) 
 	return errors.Join(append([]error{ErrNotHeld}, failed...)...)
 }
 
-// each runs f on every node in parallel, each bounded by timeout, and
+// each runs f on every node in parallel, each bounded by timeout of real
+// time (virtual in a simulation, where the host's time means nothing), and
 // returns the errors in node order.
-func (r *Redlock) each(ctx context.Context, timeout time.Duration, f func(ctx context.Context, i int, c Client) error) []error {
+func (r *Redlock) each(ctx context.Context, timeout, virtual time.Duration, f func(ctx context.Context, i int, c Client) error) []error {
 	errs := make([]error, len(r.nodes))
-	var wg sync.WaitGroup
+	g := clock.NewGroup(r.clock)
 	for i, c := range r.nodes {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(ctx, fmt.Sprintf("node %d", i), func(ctx context.Context) {
 			nctx, cancel := context.WithTimeout(ctx, timeout)
+			if r.clock.Simulated() {
+				nctx, cancel = r.clock.WithTimeout(ctx, virtual)
+			}
 			defer cancel()
 			errs[i] = f(nctx, i, c)
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait(ctx)
 	return errs
 }

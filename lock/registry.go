@@ -204,7 +204,7 @@ func NewLease(ctx context.Context, key, token string, ttl time.Duration, attempt
 	l := newLease(ctx, key, token, ttl, attempt)
 	l.release, l.abandon = f.Release, f.Abandon
 	if f.Losable {
-		l.cancellable()
+		l.cancellable(realClock)
 	}
 	return l
 }

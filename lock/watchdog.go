@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/locklab/locklab/clock"
 )
 
 // Watchdog is Safe plus renewal: while the lock is held, a goroutine extends
@@ -56,21 +58,20 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 	if err != nil {
 		return nil, err
 	}
-	l.cancellable()
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		w.renew(l, stop, since)
-	}()
+	l.cancellable(w.clock)
+	// The renewals end when the lock is released or abandoned: their
+	// context is cancelled then, and the holder waits for them to end.
+	rctx, stop := w.clock.WithCancel(l.ctx)
+	g := clock.NewGroup(w.clock)
+	g.Go(rctx, "renewals of "+key, func(ctx context.Context) { w.renew(ctx, l, since) })
 	l.abandon = func() {
-		close(stop)
-		<-done
+		stop()
+		g.Wait(ctx)
 	}
 	cad := l.release
 	l.release = func(ctx context.Context) error {
-		close(stop)
-		<-done
+		stop()
+		g.Wait(ctx)
 		err := cad(ctx)
 		if errors.Is(err, ErrNotHeld) && !l.Lost() {
 			// The renewals did not notice in time: the holder learns it now.
@@ -86,17 +87,8 @@ func (w *Watchdog) try(ctx context.Context, key string, ttl time.Duration, attem
 // reply came back, which would let a slow reply push every later renewal
 // back), and the lock's remaining life is counted from when the last
 // successful renewal was sent, the earliest the server can have reset it.
-func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
+func (w *Watchdog) renew(ctx context.Context, l *Lease, lastOK time.Duration) {
 	every := max(l.TTL/3, time.Millisecond)
-	ctx, cancel := context.WithCancel(l.ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	due := lastOK + every
 	for {
 		if w.clock.SleepUntil(ctx, due) != nil {
@@ -108,7 +100,7 @@ func (w *Watchdog) renew(l *Lease, stop <-chan struct{}, lastOK time.Duration) {
 		sent := w.clock.Now()
 		// A renewal may take at most what is left of the lock's life.
 		left := l.TTL - (sent - lastOK)
-		rctx, rcancel := context.WithTimeout(ctx, max(w.clock.Real(left), time.Millisecond))
+		rctx, rcancel := w.clock.WithTimeout(ctx, max(left, time.Millisecond))
 		n, err := renewScript.Run(rctx, w.c, []string{l.Key}, l.Token, w.ms(l.TTL)).Int64()
 		rcancel()
 		if ctx.Err() != nil {

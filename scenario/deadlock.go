@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/sim"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -230,6 +231,11 @@ func crashed(ctx context.Context) bool { return errors.Is(context.Cause(ctx), lo
 func cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
 	if crashed(ctx) {
 		return context.WithCancel(ctx)
+	}
+	if rt := sim.Of(ctx); rt != nil {
+		ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+		stop := rt.AfterFunc(2*time.Second, func() { cancel(context.DeadlineExceeded); rt.Poke() })
+		return ctx, func() { stop(); cancel(context.Canceled) }
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 }

@@ -28,7 +28,7 @@ var guestWork = map[string]func(ctx context.Context, env *Env, w *Worker){
 	"webhook": func(ctx context.Context, env *Env, w *Worker) {
 		deliver(ctx, env, w, env.payment)
 	},
-	"queue-double": func(ctx context.Context, env *Env, w *Worker) { takeJobs(ctx, env, w, &env.order, nil) },
+	"queue-double": func(ctx context.Context, env *Env, w *Worker) { takeJobs(ctx, env, w, env.order, nil) },
 }
 
 // guestRun runs a guest's workers of scenario name.

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -42,6 +43,29 @@ func (r *Run) Inject(f Fault) (string, error) {
 		return "", ErrRunOver
 	default:
 	}
+	if r.rt == nil {
+		return r.inject(f)
+	}
+	// In a simulation the fault lands between two steps, at the simulated
+	// time then, like an actor's own.
+	type result struct {
+		msg string
+		err error
+	}
+	got := make(chan result, 1)
+	r.rt.Do(func() {
+		msg, err := r.inject(f)
+		got <- result{msg, err}
+	})
+	select {
+	case res := <-got:
+		return res.msg, res.err
+	case <-r.rt.Done():
+		return "", ErrRunOver
+	}
+}
+
+func (r *Run) inject(f Fault) (string, error) {
 	e := r.env
 	d := f.D
 	switch f.Kind {
@@ -67,12 +91,10 @@ func (r *Run) Inject(f Fault) (string, error) {
 		if !w.beginPause(d, "stop-the-world pause (injected)") {
 			return "", fmt.Errorf("%s is paused already", WorkerName(w.ID))
 		}
-		r.bg.Add(1)
-		go func() {
-			defer r.bg.Done()
-			_ = e.Clock().Sleep(e.ctx, d)
+		r.bg.Go(e.ctx, "injected pause", func(ctx context.Context) {
+			_ = e.Clock().Sleep(ctx, d)
 			w.endPause(d)
-		}()
+		})
 		return fmt.Sprintf("%s paused for %v", WorkerName(w.ID), d), nil
 	}
 	nodes := e.Store.Nodes()

@@ -19,14 +19,17 @@ const (
 
 // Header is the first line of an event log.
 type Header struct {
-	Format    string    `json:"format"`
-	Version   int       `json:"version"`
-	Scenario  string    `json:"scenario"`
-	Strategy  string    `json:"strategy"`
-	Params    Params    `json:"params"`
-	Seed      uint64    `json:"seed"`
-	Store     string    `json:"store"`
-	Slowmo    float64   `json:"slowmo,omitempty"`
+	Format   string  `json:"format"`
+	Version  int     `json:"version"`
+	Scenario string  `json:"scenario"`
+	Strategy string  `json:"strategy"`
+	Params   Params  `json:"params"`
+	Seed     uint64  `json:"seed"`
+	Store    string  `json:"store"`
+	Slowmo   float64 `json:"slowmo,omitempty"`
+	// Time says how the run kept time: "simulated" (a seeded schedule:
+	// the same seed gives the same log), or "real time: why".
+	Time      string    `json:"time,omitempty"`
 	Lanes     []string  `json:"lanes"`
 	Tool      string    `json:"tool"`
 	StartedAt time.Time `json:"started_at"`

@@ -134,12 +134,7 @@ func leadThenPause(ctx context.Context, env *Env, w *Worker, term *leaderTerm, r
 		err = w.Sleep(ctx, env.Params.TTL.D()/2)
 	}
 	if err == nil { // it has led long enough to renew, or its lease ended first
-		select {
-		case <-renewed.ch:
-		case <-term.ended:
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
+		_, err = await(ctx, renewed.ch, term.ended)
 	}
 	if err == nil {
 		_, err = leaderAct(ctx, env, w, term, 1)

@@ -103,12 +103,8 @@ func (c *cue) wait(ctx context.Context) error {
 	if c == nil {
 		return nil
 	}
-	select {
-	case <-c.ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	_, err := await(ctx, c.ch)
+	return err
 }
 
 // cues are what a holder waits for and signals besides its planned times.

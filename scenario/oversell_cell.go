@@ -71,7 +71,7 @@ func buyCellOnce(ctx context.Context, env *Env, w *Worker, key string, info lock
 		if exclusive {
 			return func() {}
 		}
-		env.serial.Lock()
+		env.serial.Lock(ctx)
 		return env.serial.Unlock
 	}
 	done := serial()
@@ -126,7 +126,7 @@ func finalCellStock(ctx context.Context, env *Env, cells lock.Cells, err error) 
 	if cells == nil {
 		return finalStock(ctx, env, err)
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	rctx, cancel := bounded(context.WithoutCancel(ctx), env, 2*time.Second)
 	defer cancel()
 	if v, gerr := cells.Get(rctx, env.Store.Key("stock")); gerr == nil {
 		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))

@@ -5,11 +5,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/clock"
 )
 
 var (
@@ -60,11 +61,10 @@ func runQueue(ctx context.Context, env *Env) error {
 	// order keeps the log in the queue's own order: a redelivery is logged
 	// before the reservation it makes possible, however the goroutines that
 	// saw them are scheduled.
-	var order sync.Mutex
+	order := clock.NewMutex(env.Clock())
 	// The queue's reaper: a job whose reservation lapsed goes back in line.
-	reaper := make(chan struct{})
-	go func() {
-		defer close(reaper)
+	reaper := clock.NewGroup(env.Clock())
+	reaper.Go(ctx, "reaper", func(ctx context.Context) {
 		for {
 			select {
 			case <-done:
@@ -74,20 +74,20 @@ func runQueue(ctx context.Context, env *Env) error {
 			if env.Clock().Sleep(ctx, poll) != nil {
 				return
 			}
-			order.Lock()
+			order.Lock(ctx)
 			if n, _ := requeueScript.Run(ctx, c, []string{queue, job, reserved}, "42").Int(); n == 1 {
 				env.Emit(Event{Kind: KindExpired, Res: "reserved:job:42", Msg: "reservation lapsed: job 42 redelivered"})
 			}
 			order.Unlock()
 		}
-	}()
+	})
 	rd := newRedelivery(env.Params.Workers)
 	err := env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		defer rd.leave()
-		takeJobs(ctx, env, w, &order, rd)
+		takeJobs(ctx, env, w, order, rd)
 	})
 	close(done)
-	<-reaper
+	reaper.Wait(ctx)
 	return err
 }
 
@@ -133,7 +133,7 @@ func (rd *redelivery) wait(ctx context.Context) error {
 	return rd.again.wait(ctx)
 }
 
-func takeJobs(ctx context.Context, env *Env, w *Worker, order *sync.Mutex, rd *redelivery) {
+func takeJobs(ctx context.Context, env *Env, w *Worker, order *clock.Mutex, rd *redelivery) {
 	st := env.Store
 	c := st.Client()
 	queue := st.Key("queue")
@@ -146,7 +146,7 @@ func takeJobs(ctx context.Context, env *Env, w *Worker, order *sync.Mutex, rd *r
 	limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
 	for {
 		call := w.Now()
-		order.Lock()
+		order.Lock(ctx)
 		id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:"), st.Key("job:")}, env.Lane(w), max(ttlMs(reservation).Milliseconds(), 1)).Text()
 		since := env.Clock().Now() // the reservation runs from when the server set it, no earlier than now
 		if err == nil {
@@ -192,46 +192,16 @@ func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, si
 	c := st.Client()
 	job, reserved := st.Key("job:"+id), st.Key("reserved:job:"+id)
 	w.Emit(Event{Kind: KindWorkStart, Res: "job:" + id})
-	jobCtx, lose := context.WithCancelCause(ctx)
+	jobCtx, lose := env.Clock().WithCancelCause(ctx)
 	defer lose(nil)
-	hb := make(chan struct{})
-	hbDone := make(chan struct{})
-	go func() { // heartbeat: renew the reservation while the job runs
-		defer close(hbDone)
-		if env.Strategy != "heartbeat" {
-			return
-		}
-		hctx, stop := context.WithCancel(jobCtx)
-		defer stop()
-		go func() {
-			select {
-			case <-hb:
-				stop()
-			case <-hctx.Done():
-			}
-		}()
-		for due := since + reservation/3; ; {
-			if env.Clock().SleepUntil(hctx, due) != nil {
-				return
-			}
-			sent := env.Clock().Now()
-			n, err := touchScript.Run(hctx, c, []string{reserved}, env.Lane(w), max(server(reservation).Milliseconds(), 1)).Int()
-			switch {
-			case hctx.Err() != nil:
-				return
-			case err == nil && n == 1:
-				due = sent + reservation/3
-				w.Emit(Event{Kind: KindRenewed, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL}.WithCall(sent))
-			case err == nil:
-				w.Emit(Event{Kind: KindLockLost, Res: "reserved:job:" + id, Msg: "reservation lapsed: the job is no longer ours"})
-				lose(errReservationLost)
-				return
-			default:
-				w.Emit(Event{Kind: KindRenewFailed, Res: "reserved:job:" + id, Msg: err.Error()}.WithCall(sent))
-				due = env.Clock().Now() + reservation/3
-			}
-		}
-	}()
+	hctx, stopHeartbeat := env.Clock().WithCancel(jobCtx)
+	defer stopHeartbeat()
+	heartbeat := clock.NewGroup(env.Clock())
+	if env.Strategy == "heartbeat" {
+		heartbeat.Go(hctx, "heartbeat of "+WorkerName(w.ID), func(hctx context.Context) {
+			heartbeatJob(hctx, env, w, id, since, reservation, server, lose)
+		})
+	}
 	err := w.Sleep(jobCtx, env.Params.Work.D())
 	if err == nil && env.Strategy != "heartbeat" && env.Clock().Now() >= since+reservation {
 		err = rd.wait(jobCtx)
@@ -254,8 +224,8 @@ func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, si
 			w.Emit(Event{Kind: KindWrite, Res: effect, Msg: "charged card 7 $100"}.WithOK(true))
 		}
 	}
-	close(hb)
-	<-hbDone
+	stopHeartbeat()
+	heartbeat.Wait(ctx)
 	w.Emit(Event{Kind: KindWorkEnd, Res: "job:" + id})
 	if errors.Is(context.Cause(jobCtx), errReservationLost) {
 		w.Done(false, FailLock, "reservation lost: stopped before the effect")
@@ -287,3 +257,31 @@ func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, si
 }
 
 var errReservationLost = errors.New("reservation lost")
+
+// heartbeatJob renews w's reservation of job id while the job runs, until
+// hctx ends; a lapsed reservation ends the job (lose).
+func heartbeatJob(hctx context.Context, env *Env, w *Worker, id string, since, reservation time.Duration, server func(time.Duration) time.Duration, lose context.CancelCauseFunc) {
+	c := env.Store.Client()
+	reserved := env.Store.Key("reserved:job:" + id)
+	for due := since + reservation/3; ; {
+		if env.Clock().SleepUntil(hctx, due) != nil {
+			return
+		}
+		sent := env.Clock().Now()
+		n, err := touchScript.Run(hctx, c, []string{reserved}, env.Lane(w), max(server(reservation).Milliseconds(), 1)).Int()
+		switch {
+		case hctx.Err() != nil:
+			return
+		case err == nil && n == 1:
+			due = sent + reservation/3
+			w.Emit(Event{Kind: KindRenewed, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL}.WithCall(sent))
+		case err == nil:
+			w.Emit(Event{Kind: KindLockLost, Res: "reserved:job:" + id, Msg: "reservation lapsed: the job is no longer ours"})
+			lose(errReservationLost)
+			return
+		default:
+			w.Emit(Event{Kind: KindRenewFailed, Res: "reserved:job:" + id, Msg: err.Error()}.WithCall(sent))
+			due = env.Clock().Now() + reservation/3
+		}
+	}
+}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 	"github.com/redis/go-redis/v9"
 )
@@ -108,11 +108,11 @@ type redlockRun struct {
 }
 
 func (r *redlockRun) lock(w *Worker, clients []lock.Client, retry lock.Retry) *lock.Redlock {
-	return lock.NewRedlock(clients, lock.Options{Clock: r.env.Clock(), Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold})
+	return lock.NewRedlock(clients, w.lockOptions(retry))
 }
 
 func (r *redlockRun) fencedLock(w *Worker, retry lock.Retry) *lock.Redlock {
-	return lock.NewFencedRedlock(r.full, lock.Options{Clock: r.env.Clock(), Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold})
+	return lock.NewFencedRedlock(r.full, w.lockOptions(retry))
 }
 
 func (r *redlockRun) heading(part int, say string) {
@@ -195,19 +195,17 @@ func (r *redlockRun) bareMajority(ctx context.Context, part int, a, b *Worker) {
 		r.heading(part, "node 2's clock jumps past the TTL")
 	}
 	got, in := make(chan bool, 1), make(chan bool, 1)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	g := clock.NewGroup(env.Clock())
+	g.Go(ctx, WorkerName(a.ID), func(context.Context) {
 		// a polls: on a busy machine a vote may come too late to count.
 		r.holdValid(a, r.lock(a, r.partial, r.poll), res, got, in)
-	}()
-	if <-got {
+	})
+	if ok, _, _ := recv(ctx, got); ok {
 		env.Clock().Sleep(ctx, r.work/2)
 		_, _ = fault(env, node, kind, r.ttl)
 		hold(env, b, r.lock(b, r.full, r.poll), res, r.ttl, r.work, in)
 	}
-	wg.Wait()
+	g.Wait(ctx)
 }
 
 // holdValid is a's part when a bare majority loses a node's copy: it
@@ -226,17 +224,7 @@ func (r *redlockRun) holdValid(a *Worker, l lock.Locker, res string, got chan<- 
 	}
 	a.Emit(Event{Kind: KindWorkStart, Res: res})
 	got <- true
-	wctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- a.Sleep(wctx, lease.Validity) }()
-	select {
-	case <-in:
-		stop()
-		<-done
-		err = ctx.Err()
-	case err = <-done:
-	}
-	stop()
+	err = sleepOrRecv(ctx, a, lease.Validity, in)
 	a.Emit(Event{Kind: KindWorkEnd, Res: res})
 	releaseQuietly(ctx, lease)
 	if err != nil {

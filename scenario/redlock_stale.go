@@ -3,8 +3,8 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"sync"
 
+	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 )
 
@@ -42,10 +42,8 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 	// b sets out a quarter TTL after a holds the lock: a's votes may be
 	// slow on a busy machine, and a polls until it has it.
 	held := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	g := clock.NewGroup(env.Clock())
+	g.Go(ctx, WorkerName(a.ID), func(context.Context) {
 		ctx := a.ctx
 		l, err := locker(a, r.poll).Acquire(ctx, st.Key("lock:"+res), r.ttl)
 		close(held)
@@ -71,11 +69,8 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 		default:
 			a.Done(false, FailLock, fmt.Sprintf("woke up a stale holder: its write with fence %d was rejected", l.Fence))
 		}
-	}()
-	select {
-	case <-held:
-	case <-ctx.Done():
-	}
+	})
+	_, _ = await(ctx, held)
 	env.Clock().Sleep(ctx, r.ttl/4)
 	func() {
 		ctx := b.ctx
@@ -106,7 +101,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 			b.Done(false, FailLock, fmt.Sprintf("its write with fence %d was rejected", l.Fence))
 		}
 	}()
-	wg.Wait()
+	g.Wait(ctx)
 }
 
 // read gets the record res.

@@ -10,7 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/store"
 )
 
@@ -22,6 +24,13 @@ type Config struct {
 	Seed     uint64
 	Tool     string    // tool name and version for the log header
 	Events   io.Writer // if set, the event log is streamed here as JSONL
+	// Realtime runs on the embedded store in real time, goroutines
+	// scheduled by Go, instead of the default deterministic simulation.
+	Realtime bool
+	// Paced reveals a simulated run no faster than the clock's speed (a
+	// view that shows it as it happens); unpaced, it runs as fast as the
+	// machine can.
+	Paced bool
 }
 
 // Run is one running (or finished) scenario. Its event log is the only
@@ -36,12 +45,14 @@ type Run struct {
 	err     error
 	holders holders
 	env     *Env
-	bg      sync.WaitGroup // injected pauses still running
+	bg      *clock.Group // injected pauses still running
+	rt      *sim.Runtime // the simulation, when the run is one
 	// guest runs only the workers of a race another process hosts: no
 	// setup, no final reading, no verdict.
 	guest func(ctx context.Context, env *Env) error
 	// outside runs a race whose workers come from outside, one per call.
 	outside func(ctx context.Context, env *Env) error
+	stuck   atomic.Pointer[error] // why the simulation had to end the run
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
@@ -93,7 +104,12 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 		h.Lanes[i] = WorkerName(int32(i))
 	}
 	copy(h.Lanes, mode.lanes)
+	rt, why := simulation(st, sc, cfg, mode)
+	h.Time = why
 	ctx, cancel := context.WithCancel(ctx)
+	if rt != nil {
+		ctx, cancel = st.Clock().WithCancel(sim.Within(ctx, rt))
+	}
 	var derive Deriver
 	switch {
 	case mode.outside != nil: // the story's beats are about its own cast
@@ -102,14 +118,22 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 		derive = sc.deriverOn(cfg.Strategy, cfg.Params, st.Servers())
 	}
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
-		cancel: cancel, done: make(chan struct{})}
-	env := &Env{run: r, ctx: ctx, Store: st, Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
+		cancel: cancel, done: make(chan struct{}), bg: clock.NewGroup(st.Clock()), rt: rt}
+	env := &Env{run: r, ctx: ctx, Store: st, serial: clock.NewMutex(st.Clock()), order: clock.NewMutex(st.Clock()), Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
 		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted, guest: mode.guest, first: mode.first, total: mode.total}
 	if mode.guest {
 		r.guest = guestRun(sc.Name)
 	}
 	r.outside = mode.outside
 	r.env = env
+	if rt != nil {
+		rt.OnStuck(func(err error) {
+			r.stuck.Store(&err)
+			cancel()
+		})
+		rt.Start(ctx, "main", func(ctx context.Context) { r.main(ctx, sc, env) })
+		return r, nil
+	}
 	go r.main(ctx, sc, env)
 	return r, nil
 }
@@ -138,6 +162,9 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = fmt.Errorf("run stopped: %w", err)
 	}
+	if p := r.stuck.Load(); p != nil {
+		err = *p
+	}
 	switch {
 	case r.guest != nil:
 		// A guest's verdict is its host's: the host folds these events
@@ -157,7 +184,7 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 		err = serverFailure(Summarize(r.Header, r.Log))
 	}
 	r.cancel()
-	r.bg.Wait()
+	r.bg.Wait(ctx)
 	r.err = err
 	if rec != nil {
 		if werr := rec.stop(Summarize(r.Header, r.Log)); werr != nil && r.err == nil {
@@ -231,7 +258,7 @@ type Env struct {
 	Seed     uint64
 	// serial orders the single operations of lock-free strategies with
 	// their events, so the log's order is the server's.
-	serial sync.Mutex
+	serial *clock.Mutex
 	// hosted, when set, stands in for the workers: they race in other
 	// processes, and it returns when they are done.
 	hosted func(ctx context.Context) error
@@ -243,7 +270,7 @@ type Env struct {
 	// What a guest's workers share in one process: the deliveries that
 	// arrive together (webhook), the log's order of reservations (queue).
 	payment delivery
-	order   sync.Mutex
+	order   *clock.Mutex
 }
 
 // Lane is w's lane in the whole race: its ID, offset by the lanes of
@@ -280,6 +307,17 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 			return err
 		}
 		ws[i] = w
+	}
+	if e.Clock().Simulated() {
+		g := clock.NewGroup(e.Clock())
+		for _, w := range ws {
+			g.Go(w.ctx, WorkerName(w.ID), func(ctx context.Context) {
+				w.ctx = ctx
+				f(ctx, w)
+			})
+		}
+		g.Wait(ctx)
+		return ctx.Err()
 	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -322,7 +360,7 @@ var lockStrategies = func() map[string]bool {
 // worker makes worker i (without a lock or a goroutine).
 func (e *Env) worker(i int32) *Worker {
 	w := &Worker{ID: i, env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
-	w.ctx, w.cancel = context.WithCancelCause(e.ctx)
+	w.ctx, w.cancel = e.Clock().WithCancelCause(e.ctx)
 	e.mu.Lock()
 	if int(i) < len(e.workers) {
 		e.workers[i] = w

@@ -35,6 +35,9 @@ type Scenario struct {
 	// Cast, when set, is the scenario's fixed number of workers: each one
 	// plays a part, so --workers does not apply.
 	Cast int
+	// RealTime, when set, says why the scenario keeps real time on the
+	// embedded store too (its stories need servers that keep their own).
+	RealTime string
 	// castFor, if set, is the number of workers for the parameters, when
 	// they choose which parts are played (Redlock's --part).
 	castFor func(Params) int

@@ -148,11 +148,7 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holdi
 		// stops the work. A lock nothing renews has lapsed by got+TTL.
 		err = w.Sleep(lease.Context(), work)
 		if err == nil && !strings.Contains(env.Strategy, "watchdog") && env.Clock().Now() >= got+env.Params.TTL.D() {
-			select {
-			case <-another:
-			case <-ctx.Done():
-				err = ctx.Err()
-			}
+			_, _, err = recv(ctx, another)
 		}
 	case stalePause:
 		err = w.PauseUntil(ctx, work, another, "stop-the-world pause")
@@ -191,7 +187,7 @@ func finalStock(ctx context.Context, env *Env, err error) error {
 	if ctx.Err() != nil {
 		wait = 300 * time.Millisecond // interrupted: a frozen server must not hold the exit
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
+	rctx, cancel := bounded(context.WithoutCancel(ctx), env, wait)
 	defer cancel()
 	if v, gerr := env.Store.Client().Get(rctx, env.Store.Key("stock")).Int64(); gerr == nil {
 		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))

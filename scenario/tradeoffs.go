@@ -14,10 +14,11 @@ import (
 )
 
 var tradeOffs = &Scenario{
-	Name:  "trade-offs",
-	Speed: 0.5, // 1 s TTL, 3 s pauses: about 20 s
-	Title: "Redis, Postgres, etcd: the same holder crashes, or pauses",
-	Watch: "how long each store keeps the others out after w00, w02, w04 crash; who gets in during their pause, and whose stale write lands",
+	Name:     "trade-offs",
+	Speed:    0.5, // 1 s TTL, 3 s pauses: about 20 s
+	RealTime: "Postgres and etcd keep their own time",
+	Title:    "Redis, Postgres, etcd: the same holder crashes, or pauses",
+	Watch:    "how long each store keeps the others out after w00, w02, w04 crash; who gets in during their pause, and whose stale write lands",
 	Explain: "The lab's Redis-vs-database table, live on one seed. Three stores in turn, a holder and a waiter on each: " +
 		"Redis (SET NX PX, --ttl), a Postgres session advisory lock (no TTL), etcd (a lease of --ttl; the key's " +
 		"revision is the fence). crash: the holder dies holding the lock — Postgres ends its session and frees the " +

@@ -80,10 +80,7 @@ func (a *arrivals) wait(ctx context.Context) {
 	if a == nil {
 		return
 	}
-	select {
-	case <-a.done:
-	case <-ctx.Done():
-	}
+	_, _ = await(ctx, a.done)
 }
 
 // deliveryOf names the resources of delivery id as an outside request

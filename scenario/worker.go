@@ -2,7 +2,9 @@ package scenario
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	mrand "math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -66,8 +68,24 @@ func (e *Env) waitOn(ctx context.Context, name string) (int32, string) {
 // NewLock gives w a lock of the named strategy (crash: the naive crash
 // point), observed as w's events and paused with w.
 func (e *Env) NewLock(w *Worker, strategy string, retry lock.Retry, crash func(string) bool) (lock.Locker, error) {
-	return lock.NewOn(strategy, e.lockServers(), lock.Options{Clock: e.Clock(),
-		Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold}, crash)
+	return lock.NewOn(strategy, e.lockServers(), w.lockOptions(retry), crash)
+}
+
+// lockOptions are the options of w's locks: its clock, its events, its
+// pauses, its random numbers.
+func (w *Worker) lockOptions(retry lock.Retry) lock.Options {
+	e := w.env
+	o := lock.Options{Clock: e.Clock(), Observer: w.observe, Retry: retry, Rand: w.Rand, Hold: w.hold}
+	if e.Clock().Simulated() {
+		// A simulation's tokens come from its seed, as everything else
+		// does: the same seed, the same log.
+		var seed [32]byte
+		for i := 0; i < len(seed); i += 8 {
+			binary.LittleEndian.PutUint64(seed[i:], w.Rand.Uint64())
+		}
+		o.Tokens = mrand.NewChaCha8(seed)
+	}
+	return o
 }
 
 // Crash records that w dies here, holding whatever it holds.
@@ -96,11 +114,7 @@ func (w *Worker) PauseUntil(ctx context.Context, d time.Duration, until <-chan b
 	start := w.env.Clock().Now()
 	err := w.env.Clock().Sleep(ctx, d)
 	if err == nil {
-		select {
-		case <-until:
-		case <-ctx.Done():
-			err = ctx.Err()
-		}
+		_, _, err = recv(ctx, until)
 	}
 	w.endPause(max(w.env.Clock().Now()-start, d))
 	return err
@@ -146,12 +160,8 @@ func (w *Worker) hold(ctx context.Context) error {
 	if ch == nil {
 		return nil
 	}
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	_, err := await(ctx, ch)
+	return err
 }
 
 // Wait records that w waits for the lock name held by peer (−1: nobody).

@@ -64,7 +64,9 @@ func (n *Node) Stop() error {
 		return nil
 	}
 	n.stopped = true
-	n.mini.Close()
+	if n.rt == nil {
+		n.mini.Close()
+	}
 	return nil
 }
 
@@ -77,6 +79,10 @@ func (n *Node) Start(keepData bool) error {
 	n.faultMu.Lock()
 	defer n.faultMu.Unlock()
 	if !n.stopped {
+		return nil
+	}
+	if n.rt != nil {
+		n.startInPlace(keepData)
 		return nil
 	}
 	if !keepData {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/sim"
 )
 
 // Node is one Redis server of a run and the client that talks to it.
@@ -39,6 +41,8 @@ type Node struct {
 	faultMu sync.Mutex
 	paused  chan struct{} // closed on Resume
 	stopped bool
+
+	rt *sim.Runtime // set when the run is simulated
 }
 
 // epoch is the embedded servers' wall time at virtual zero: a fixed instant,
@@ -212,7 +216,7 @@ func (n *Node) close() error {
 		n.Resume()
 		close(n.stop)
 		<-n.done
-		if !n.Down() {
+		if !n.Down() || n.rt != nil {
 			n.mini.Close()
 		}
 	}
@@ -226,6 +230,9 @@ func (h syncHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h syncHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.n.rt != nil && h.n.rt.Acting(ctx) {
+			return h.n.simulate(ctx, func(ctx context.Context) error { return next(ctx, cmd) }, cmd)
+		}
 		h.n.sync()
 		err := next(ctx, cmd)
 		if h.n.replicating.Load() {
@@ -237,6 +244,9 @@ func (h syncHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h syncHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if h.n.rt != nil && h.n.rt.Acting(ctx) {
+			return h.n.simulate(ctx, func(ctx context.Context) error { return next(ctx, cmds) }, cmds...)
+		}
 		h.n.sync()
 		err := next(ctx, cmds)
 		if h.n.replicating.Load() {
@@ -256,7 +266,7 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 	}
 	s.clock = NewScaledClock(slowmo)
 	if !cfg.Origin.IsZero() {
-		s.clock.startAt(cfg.Origin)
+		s.clock.StartAt(cfg.Origin)
 	}
 	for i, raw := range cfg.URLs {
 		opt, err := ParseURL(raw)

@@ -82,6 +82,10 @@ func (n *Node) Failover() (lost int, err error) {
 	}
 	n.replicate(r, n.clock.Now())
 	lost = len(r.pending)
+	if n.rt != nil {
+		n.promoteInPlace(r)
+		return lost, nil
+	}
 	addr := n.listening()
 	if !n.stopped {
 		n.mini.Close()
@@ -156,8 +160,10 @@ func writtenKeys(name string, args []any) []string {
 }
 
 // capture reads key k's state on the primary at virtual time now.
-func (n *Node) capture(now time.Duration, k string) effect {
-	m := n.mini
+func (n *Node) capture(now time.Duration, k string) effect { return captureFrom(n.mini, now, k) }
+
+// captureFrom reads key k's state on m at virtual time now.
+func captureFrom(m *miniredis.Miniredis, now time.Duration, k string) effect {
 	e := effect{at: now, key: k, typ: m.Type(k)}
 	switch e.typ {
 	case "string":

@@ -113,12 +113,6 @@ func newRunID() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// startAt moves a fresh clock's zero to t.
-func (c *Clock) startAt(t time.Time) {
-	c.origin = t
-	c.state.Store(&clockState{anchorReal: t, speed: c.state.Load().speed, changed: make(chan struct{})})
-}
-
 func validRunID(id string) bool {
 	for _, c := range id {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {

@@ -1,0 +1,51 @@
+package scenario
+
+import (
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/store"
+)
+
+// Time as the log header tells it.
+const (
+	TimeSimulated = "simulated"
+	timeReal      = "real time: "
+)
+
+// simulation returns the runtime that schedules a run, or nil and why the
+// run keeps real time. A run is simulated on the embedded store unless
+// asked not to be, when its strategy's locks live in that store alone: a
+// server that keeps its own time or goroutines (etcd, Postgres, a kernel's
+// flock or semaphore), or workers in other processes, keep real time.
+func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.Runtime, string) {
+	switch {
+	case sc.RealTime != "":
+		return nil, timeReal + sc.RealTime
+	case st.Kind() != store.Embedded:
+		return nil, timeReal + "real servers keep their own time"
+	case cfg.Realtime:
+		return nil, timeReal + "asked for (--realtime)"
+	case mode.guest || mode.hosted != nil || mode.outside != nil:
+		return nil, timeReal + "workers in other processes"
+	case ServerOf(cfg.Strategy) != string(lock.ServerRedis):
+		return nil, timeReal + cfg.Strategy + " runs on " + ServerOf(cfg.Strategy) + ", which keeps its own time"
+	}
+	var pace *store.Clock
+	if cfg.Paced {
+		pace = st.Clock()
+	}
+	rt := sim.New(cfg.Seed, pace)
+	st.Simulate(rt)
+	return rt, TimeSimulated
+}
+
+// Simulated reports whether the run is a deterministic simulation.
+func (r *Run) Simulated() bool { return r.rt != nil }
+
+// Steps is how many steps the simulation has scheduled (0 in real time).
+func (r *Run) Steps() uint64 {
+	if r.rt == nil {
+		return 0
+	}
+	return r.rt.Steps()
+}

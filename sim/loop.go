@@ -1,0 +1,242 @@
+package sim
+
+import (
+	"container/heap"
+	"time"
+)
+
+// timer is a sleeping actor's wake-up, or a function to call.
+type timer struct {
+	at   time.Duration
+	seq  uint64
+	a    *actor
+	f    func()
+	done bool // fired, stopped, or its actor woke otherwise
+}
+
+// timers is a min-heap by time, then by the order they were set.
+type timers []*timer
+
+func (h timers) Len() int { return len(h) }
+func (h timers) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timers) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *timers) Push(x any)   { *h = append(*h, x.(*timer)) }
+func (h *timers) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return t
+}
+
+// push sets a timer; mu is held.
+func (rt *Runtime) push(at time.Duration, a *actor, f func()) *timer {
+	rt.seq++
+	t := &timer{at: at, seq: rt.seq, a: a, f: f}
+	heap.Push(&rt.timers, t)
+	return t
+}
+
+// next is the earliest pending timer's time; mu is held.
+func (rt *Runtime) next() (time.Duration, bool) {
+	for len(rt.timers) > 0 && rt.timers[0].done {
+		heap.Pop(&rt.timers)
+	}
+	if len(rt.timers) == 0 {
+		return 0, false
+	}
+	return rt.timers[0].at, true
+}
+
+// loop is the scheduler: it lets one actor go, waits for it to yield,
+// and picks the next, until every actor has ended.
+func (rt *Runtime) loop() {
+	defer close(rt.finished)
+	for {
+		rt.mu.Lock()
+		a := rt.pick()
+		if a == nil {
+			rt.mu.Unlock()
+			return
+		}
+		rt.running = a
+		rt.mu.Unlock()
+		rt.steps.Add(1)
+		a.resume <- struct{}{}
+		<-rt.yield
+		rt.mu.Lock()
+		rt.running = nil
+		rt.mu.Unlock()
+	}
+}
+
+// pick chooses the next actor to go, advancing time as far as it takes;
+// nil when every actor has ended. mu is held (and let go while it waits for
+// the pace).
+func (rt *Runtime) pick() *actor {
+	for {
+		rt.inputs()
+		rt.wake()
+		if n := len(rt.runnable); n > 0 {
+			i := 0
+			if n > 1 {
+				i = rt.rng.IntN(n)
+			}
+			a := rt.runnable[i]
+			rt.runnable[i] = rt.runnable[n-1]
+			rt.runnable[n-1] = nil
+			rt.runnable = rt.runnable[:n-1]
+			a.state = ready
+			return a
+		}
+		if rt.live == 0 {
+			return nil
+		}
+		at, ok := rt.next()
+		if !ok {
+			err := rt.stuck()
+			if rt.err == nil {
+				rt.err = err
+				if rt.onStuck != nil {
+					f := rt.onStuck
+					rt.mu.Unlock()
+					f(err)
+					rt.mu.Lock()
+				}
+				rt.dirty = true
+				continue
+			}
+			// The run was ended and still nobody can go on: wait for
+			// an input from outside.
+			rt.mu.Unlock()
+			<-rt.kick
+			rt.mu.Lock()
+			continue
+		}
+		if !rt.paced(at) {
+			continue
+		}
+		rt.fire(at)
+	}
+}
+
+// paced waits, when a pace is set, until the pace lets time reach at; it
+// reports false when it stopped waiting for an input first. mu is held.
+func (rt *Runtime) paced(at time.Duration) bool {
+	if rt.pace == nil {
+		return true
+	}
+	for {
+		p := rt.pace.PaceNow()
+		if p >= at {
+			return true
+		}
+		if p > rt.Now() {
+			rt.now.Store(int64(p)) // time moves on for whoever watches
+		}
+		speed := rt.pace.Speed()
+		changed := rt.pace.Changed()
+		rt.mu.Unlock()
+		var tick <-chan time.Time
+		var t *time.Timer
+		if speed > 0 {
+			wait := time.Duration(float64(at-p) / speed)
+			t = time.NewTimer(min(max(wait, 0), 20*time.Millisecond))
+			tick = t.C
+		}
+		input := false
+		select {
+		case <-tick:
+		case <-changed:
+		case <-rt.kick:
+			input = true
+		}
+		if t != nil {
+			t.Stop()
+		}
+		rt.mu.Lock()
+		if input {
+			return false
+		}
+	}
+}
+
+// fire moves time to at and fires every timer set for then. mu is held.
+func (rt *Runtime) fire(at time.Duration) {
+	if at > rt.Now() {
+		rt.now.Store(int64(at))
+	}
+	for len(rt.timers) > 0 && rt.timers[0].at <= at {
+		t := heap.Pop(&rt.timers).(*timer)
+		if t.done {
+			continue
+		}
+		t.done = true
+		switch {
+		case t.a != nil:
+			t.a.timer = nil
+			rt.runnable = append(rt.runnable, t.a)
+		case t.f != nil:
+			rt.mu.Unlock()
+			t.f()
+			rt.mu.Lock()
+		}
+	}
+}
+
+// inputs runs what came from outside the run. mu is held.
+func (rt *Runtime) inputs() {
+	for len(rt.inbox) > 0 {
+		in := rt.inbox
+		rt.inbox = nil
+		rt.mu.Unlock()
+		for _, f := range in {
+			f()
+		}
+		rt.mu.Lock()
+	}
+}
+
+// wake makes runnable the waiting actors whose wait is over and, when a
+// context may have ended, the sleeping actors whose context has. mu is
+// held; ready functions are called without it.
+func (rt *Runtime) wake() {
+	if len(rt.waiters) > 0 {
+		ws := rt.waiters
+		rt.mu.Unlock()
+		woke := make([]bool, len(ws))
+		for i, a := range ws {
+			woke[i] = a.wait.Err() != nil || a.ready()
+		}
+		rt.mu.Lock()
+		kept := rt.waiters[:0]
+		for i, a := range rt.waiters {
+			if i < len(woke) && woke[i] {
+				rt.runnable = append(rt.runnable, a)
+				continue
+			}
+			kept = append(kept, a)
+		}
+		for i := len(kept); i < len(rt.waiters); i++ {
+			rt.waiters[i] = nil
+		}
+		rt.waiters = kept
+	}
+	if !rt.dirty {
+		return
+	}
+	rt.dirty = false
+	for _, t := range rt.timers {
+		if t.done || t.a == nil || t.a.wait.Err() == nil {
+			continue
+		}
+		t.done = true
+		t.a.timer = nil
+		rt.runnable = append(rt.runnable, t.a)
+	}
+}

@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"net"
+	"syscall"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/clock"
+	"github.com/locklab/locklab/sim"
+)
+
+// Simulate hands the run on the embedded store to rt: its clock becomes
+// rt's, and every command an actor sends is a step of the simulation — a
+// trip to the server and back on rt's network, run at once against the
+// embedded server at the simulated time. It is called before the run
+// starts; it does nothing on real servers.
+func (s *Store) Simulate(rt *sim.Runtime) bool {
+	if s.kind != Embedded {
+		return false
+	}
+	s.clock.Simulate(rt)
+	for _, n := range s.nodes {
+		n.rt = rt
+		// The idle node's time and its replica move with the commands
+		// now, not with a ticker of the host's.
+		close(n.stop)
+		<-n.done
+		n.stop, n.done = make(chan struct{}), make(chan struct{})
+		close(n.done)
+	}
+	return true
+}
+
+// Simulated reports whether the run on the store is simulated.
+func (s *Store) Simulated() bool { return s.clock.Simulated() }
+
+// errRefused is what a command to a stopped node gets in a simulation: the
+// words a dial to a closed port gets, without the port (which differs from
+// run to run).
+var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+
+// simulate runs one command (or one pipeline) of an actor: the request
+// travels, waits at a paused server, runs at once on the server at the
+// simulated time, and the reply travels back.
+func (n *Node) simulate(ctx context.Context, do func(context.Context) error, cmds ...redis.Cmder) error {
+	rt := n.rt
+	if err := rt.SleepUntil(ctx, rt.Now()+rt.Latency()); err != nil {
+		return fail(ctx, err, cmds)
+	}
+	if n.Paused() {
+		if err := rt.Block(ctx, func() bool { return !n.Paused() }); err != nil {
+			return fail(ctx, err, cmds)
+		}
+	}
+	if n.Down() {
+		return fail(ctx, errRefused, cmds)
+	}
+	n.sync()
+	n.tickReplica()
+	// The command itself runs with no deadline of the host's: nothing
+	// else runs meanwhile, and the embedded server answers at once.
+	err := do(context.WithoutCancel(ctx))
+	if n.replicating.Load() {
+		for _, c := range cmds {
+			n.record(c)
+		}
+	}
+	if werr := rt.SleepUntil(ctx, rt.Now()+rt.Latency()); werr != nil {
+		// The client stopped waiting: the command ran, its answer is lost.
+		return fail(ctx, werr, cmds)
+	}
+	return err
+}
+
+// fail sets err on cmds and returns it; a simulated timeout reads as one.
+func fail(ctx context.Context, err error, cmds []redis.Cmder) error {
+	if errors.Is(err, context.Canceled) && clock.TimedOut(ctx) {
+		err = context.DeadlineExceeded
+	}
+	for _, c := range cmds {
+		c.SetErr(err)
+	}
+	return err
+}
+
+// promoteInPlace is a failover in a simulation: the replica's data takes
+// the primary's place on the same server, so no connection breaks (a
+// broken one tells its error in words that depend on the host), and the
+// old primary's data is gone. faultMu is held.
+func (n *Node) promoteInPlace(r *replica) {
+	now := n.clock.Now()
+	n.mu.Lock()
+	r.mini.SetTime(n.wall(n.synced))
+	n.mu.Unlock()
+	var keep []effect
+	for _, k := range r.mini.Keys() {
+		keep = append(keep, captureFrom(r.mini, now, k))
+	}
+	n.mini.FlushAll()
+	into := &replica{mini: n.mini}
+	for _, e := range keep {
+		into.apply(e, now)
+	}
+	n.stopped = false
+	n.attach(r.lag)
+}
+
+// startInPlace brings a simulated node back up: its server was never
+// closed (its clients were refused while it was down). faultMu is held.
+func (n *Node) startInPlace(keepData bool) {
+	if !keepData {
+		n.mini.FlushAll()
+	}
+	n.stopped = false
+}
