@@ -173,7 +173,7 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 			err = cerr // keys left behind: the run's error says where and how to remove them
 		}
 	}()
-	r, err := scenario.Start(ctx, st, scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version})
+	r, err := scenario.Start(ctx, st, scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime})
 	if err != nil {
 		return nil, err
 	}

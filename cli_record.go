@@ -263,7 +263,7 @@ func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strate
 		return nil, storeError(err)
 	}
 	defer st.Close()
-	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
 	if path := fileFor(f.events, strconv.Itoa(i+1), many); path != "" {
 		fh, err := createEventLog(path)
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 )
 
 type runFlags struct {
+	realtime   bool
 	lock       string
 	stock      int64
 	workers    int
@@ -228,7 +229,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 			st.Close()
 		}
 	}()
-	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version}
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
 	var evFile *os.File
 	if path := fileFor(f.events, strategy, many); path != "" {
 		if evFile, err = createEventLog(path); err != nil {
@@ -385,6 +386,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
 	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
+	fl.BoolVar(&f.realtime, "realtime", false, "embedded only: run in real time, goroutines scheduled by Go, instead of the deterministic simulation (the same seed, the same log)")
 	fl.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("embedded only: virtual clock speed, %g to %g (the view opens each scenario at its own)", store.MinSpeed, store.MaxSpeed))
 	addServerFlags(fl, &f.serverFlags)
 }

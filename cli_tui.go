@@ -76,7 +76,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Speed: f.speed, SpeedSet: cmd.Flags().Changed("speed"), Events: f.events,
+	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Realtime: f.realtime, Speed: f.speed, SpeedSet: cmd.Flags().Changed("speed"), Events: f.events,
 		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Present: f.present, Cast: f.cast,
 		Servers: f.servers()}
 	if f.scenario != "" {

@@ -31,6 +31,20 @@ type Fault struct {
 	D      time.Duration // pause or jump; 0: 1.5×TTL for a pause, the TTL for a jump
 }
 
+// Timed is a fault planned for an instant of the run's time.
+type Timed struct {
+	At time.Duration
+	Fault
+}
+
+// scheduled injects a planned fault; one that cannot happen then (its
+// worker has finished) is recorded as such.
+func (r *Run) scheduled(f Timed) {
+	if _, err := r.inject(f.Fault); err != nil {
+		r.env.Emit(Event{Kind: KindBeat, Code: "fault", Msg: "planned fault not injected: " + err.Error()})
+	}
+}
+
 // ErrRunOver says the run has ended: nothing is left to break.
 var ErrRunOver = errors.New("the run has ended")
 

@@ -15,6 +15,9 @@ import (
 // startWith starts a run and returns it with its store, closed at cleanup.
 func startWith(t *testing.T, cfg store.Config, rc scenario.Config) (*scenario.Run, *store.Store) {
 	t.Helper()
+	// Faults come from this goroutine while the run goes on, as from a
+	// person at the keyboard: the simulation keeps the clock's pace.
+	rc.Paced = true
 	st, err := store.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,9 @@ type Config struct {
 	// view that shows it as it happens); unpaced, it runs as fast as the
 	// machine can.
 	Paced bool
+	// Faults are injected at their instants of the run's time: with the
+	// seed, a simulated run's whole schedule.
+	Faults []Timed
 }
 
 // Run is one running (or finished) scenario. Its event log is the only
@@ -131,8 +134,18 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 			r.stuck.Store(&err)
 			cancel()
 		})
+		for _, f := range cfg.Faults {
+			rt.AfterFunc(f.At, func() { r.scheduled(f) })
+		}
 		rt.Start(ctx, "main", func(ctx context.Context) { r.main(ctx, sc, env) })
 		return r, nil
+	}
+	for _, f := range cfg.Faults {
+		go func() {
+			if st.Clock().SleepUntil(ctx, f.At) == nil {
+				r.scheduled(f)
+			}
+		}()
 	}
 	go r.main(ctx, sc, env)
 	return r, nil

@@ -30,6 +30,17 @@ func (s *Store) Simulate(rt *sim.Runtime) bool {
 		<-n.done
 		n.stop, n.done = make(chan struct{}), make(chan struct{})
 		close(n.done)
+		// The simulation's time starts at zero, whenever the store was
+		// opened: so does the server's.
+		n.mu.Lock()
+		n.synced = 0
+		n.mini.SetTime(n.wall(0))
+		n.mu.Unlock()
+		n.replMu.Lock()
+		if n.repl != nil {
+			n.repl.mini.SetTime(n.wall(0))
+		}
+		n.replMu.Unlock()
 	}
 	return true
 }

@@ -33,6 +33,7 @@ type Options struct {
 	Theme    *themes.Theme
 	URLs     []string // real Redis; empty: embedded
 	Slowmo   float64
+	Realtime bool    // embedded: real time instead of the simulation
 	Speed    float64 // embedded clock speed; 0: the scenario's own
 	SpeedSet bool    // --speed was given: it wins over the scenario's
 	Scenario string  // preselected scenario

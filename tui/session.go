@@ -51,7 +51,7 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 	}
 	s := &session{spec: spec, store: st, kind: st.Kind()}
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
-		Seed: spec.Seed, Tool: opts.Tool}
+		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: true}
 	if opts.Events != "" {
 		f, err := os.Create(opts.Events)
 		if err != nil {
