@@ -171,7 +171,7 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	bw := &countingWriter{w: out.f}
 	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
 		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
-		Timestamp: runs[0].Header.StartedAt.Unix()})
+		Timestamp: castTimestamp(runs)})
 	switch {
 	case cmd.Context().Err() != nil:
 		return runtimeError{errors.New("interrupted; nothing was recorded")}
@@ -320,4 +320,16 @@ func (f *recordFlags) runTalk(cmd *cobra.Command) (*talk.Talk, []*scenario.Loade
 		}
 	}
 	return tk, logs, names, nil
+}
+
+// castTimestamp is the recording's date: its first run's, unless every
+// run was simulated — then none, so that the same seeds give the same
+// bytes on any day.
+func castTimestamp(runs []*scenario.Loaded) int64 {
+	for _, l := range runs {
+		if l.Header.Time != scenario.TimeSimulated {
+			return runs[0].Header.StartedAt.Unix()
+		}
+	}
+	return 0
 }
