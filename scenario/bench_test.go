@@ -94,3 +94,31 @@ func BenchmarkOversell1000(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSimulatedOversell10000 is the simulation's worst case in the
+// catalogue: 10,000 workers with a safe lock and full jitter, every command
+// a step. It reports the wall time per scheduled step and per event.
+func BenchmarkSimulatedOversell10000(b *testing.B) {
+	var steps, events uint64
+	for b.Loop() {
+		st, err := store.Open(context.Background(), store.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := oversellParams(func(p *scenario.Params) {
+			p.Workers, p.Stock, p.Retry, p.MaxRetries = 10000, 10000, "full-jitter", 30
+		})
+		r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Wait(); err != nil {
+			b.Fatal(err)
+		}
+		steps += r.Steps()
+		events += uint64(r.Log.Len())
+		st.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(steps), "ns/step")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+}

@@ -53,26 +53,26 @@ func (rt *Runtime) next() (time.Duration, bool) {
 	return rt.timers[0].at, true
 }
 
-// loop is the scheduler: it lets one actor go, waits for it to yield,
-// and picks the next, until every actor has ended.
-func (rt *Runtime) loop() {
-	defer close(rt.finished)
-	for {
-		rt.mu.Lock()
-		a := rt.pick()
-		if a == nil {
-			rt.mu.Unlock()
-			return
-		}
-		rt.running = a
-		rt.mu.Unlock()
-		rt.steps.Add(1)
-		a.resume <- struct{}{}
-		<-rt.yield
-		rt.mu.Lock()
-		rt.running = nil
-		rt.mu.Unlock()
+// handoff passes the turn: the goroutine that holds it (an actor that
+// parks or ends, or Start) picks who goes next and lets it go. It reports
+// whether it picked from itself, which then goes on without a switch.
+// When every actor has ended, the run is over.
+func (rt *Runtime) handoff(from *actor) bool {
+	rt.mu.Lock()
+	rt.running = nil
+	a := rt.pick()
+	rt.running = a
+	rt.mu.Unlock()
+	if a == nil {
+		close(rt.finished)
+		return false
 	}
+	rt.steps.Add(1)
+	if a == from {
+		return true
+	}
+	a.resume <- struct{}{}
+	return false
 }
 
 // pick chooses the next actor to go, advancing time as far as it takes;

@@ -39,7 +39,6 @@ type Runtime struct {
 	seq      uint64
 	dirty    bool
 	running  *actor
-	yield    chan struct{}
 	inbox    []func()
 	kick     chan struct{}
 	steps    atomic.Uint64
@@ -79,7 +78,6 @@ func New(seed uint64, pace *clock.Clock) *Runtime {
 		rng:      rand.New(rand.NewPCG(seed, 0x73696d)),
 		lat:      rand.New(rand.NewPCG(seed, 0x6c6174)),
 		pace:     pace,
-		yield:    make(chan struct{}),
 		kick:     make(chan struct{}, 1),
 		finished: make(chan struct{}),
 	}
@@ -113,7 +111,7 @@ func (rt *Runtime) Start(ctx context.Context, name string, f func(ctx context.Co
 	rt.started = true
 	rt.mu.Unlock()
 	context.AfterFunc(ctx, func() { rt.Do(func() {}) })
-	go rt.loop()
+	go rt.handoff(nil)
 }
 
 // Go starts f as a new actor. It is called by the running actor, by the
@@ -183,10 +181,11 @@ func (rt *Runtime) self(ctx context.Context) *actor {
 	return rt.running
 }
 
-// park hands the turn back to the scheduler and waits for the next.
+// park passes the turn on and waits for it to come back.
 func (rt *Runtime) park(a *actor) {
-	rt.yield <- struct{}{}
-	<-a.resume
+	if !rt.handoff(a) {
+		<-a.resume
+	}
 }
 
 func (rt *Runtime) exit(a *actor) {
@@ -194,7 +193,7 @@ func (rt *Runtime) exit(a *actor) {
 	a.state = exited
 	rt.live--
 	rt.mu.Unlock()
-	rt.yield <- struct{}{}
+	rt.handoff(nil)
 }
 
 // Yield lets the scheduler pick who goes next; the caller may go on at once.

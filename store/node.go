@@ -86,6 +86,9 @@ func (s *Store) openEmbedded(cfg Config) error {
 		// a fault listens on a fresh port if its old one was taken meanwhile.
 		d := net.Dialer{Timeout: o.DialTimeout, KeepAlive: 5 * time.Minute}
 		o.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
+			if node.rt != nil {
+				return node.pipe(), nil
+			}
 			return d.DialContext(ctx, network, node.listening())
 		}
 		node.Client = redis.NewClient(o)
