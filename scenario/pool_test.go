@@ -123,6 +123,11 @@ const spinEnv = "LOCKLAB_BUSY_SPIN"
 // process, so it competes for the cores as another program would.
 func startBusy() (stop func(), err error) {
 	n, _ := strconv.Atoi(os.Getenv(busyEnv))
+	return startBusyN(n)
+}
+
+// startBusyN starts n busy loops beside the tests.
+func startBusyN(n int) (stop func(), err error) {
 	var cmds []*exec.Cmd
 	stop = func() {
 		for _, c := range cmds {

@@ -86,9 +86,6 @@ func (s *Store) openEmbedded(cfg Config) error {
 		// a fault listens on a fresh port if its old one was taken meanwhile.
 		d := net.Dialer{Timeout: o.DialTimeout, KeepAlive: 5 * time.Minute}
 		o.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			if node.rt != nil {
-				return node.pipe(), nil
-			}
 			return d.DialContext(ctx, network, node.listening())
 		}
 		node.Client = redis.NewClient(o)
@@ -233,7 +230,7 @@ func (h syncHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h syncHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if h.n.rt != nil && h.n.rt.Acting(ctx) {
+		if h.n.rt != nil && !inCommand(ctx) && h.n.rt.Acting(ctx) {
 			return h.n.simulate(ctx, func(ctx context.Context) error { return next(ctx, cmd) }, cmd)
 		}
 		h.n.sync()
@@ -247,7 +244,7 @@ func (h syncHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 func (h syncHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if h.n.rt != nil && h.n.rt.Acting(ctx) {
+		if h.n.rt != nil && !inCommand(ctx) && h.n.rt.Acting(ctx) {
 			return h.n.simulate(ctx, func(ctx context.Context) error { return next(ctx, cmds) }, cmds...)
 		}
 		h.n.sync()

@@ -24,6 +24,7 @@ func (s *Store) Simulate(rt *sim.Runtime) bool {
 	s.clock.Simulate(rt)
 	for _, n := range s.nodes {
 		n.rt = rt
+		n.simClient()
 		// The idle node's time and its replica move with the commands
 		// now, not with a ticker of the host's.
 		close(n.stop)
@@ -75,7 +76,7 @@ func (n *Node) simulate(ctx context.Context, do func(context.Context) error, cmd
 	n.tickReplica()
 	// The command itself runs with no deadline of the host's: nothing
 	// else runs meanwhile, and the embedded server answers at once.
-	err := do(context.WithoutCancel(ctx))
+	err := do(context.WithValue(context.WithoutCancel(ctx), commandKey{}, true))
 	if n.replicating.Load() {
 		for _, c := range cmds {
 			n.record(c)
@@ -126,6 +127,20 @@ func (n *Node) startInPlace(keepData bool) {
 	n.stopped = false
 }
 
+// simClient gives the node a client of the simulation's: its connections
+// are in memory, as many as the actors hold at once (a WATCH holds one
+// across steps), so none ever waits for another in the host's time.
+func (n *Node) simClient() {
+	old := n.Client
+	o := *old.Options()
+	o.PoolSize = 1 << 20
+	o.MaxActiveConns = 0
+	o.Dialer = func(context.Context, string, string) (net.Conn, error) { return n.pipe(), nil }
+	n.Client = redis.NewClient(&o)
+	n.Client.AddHook(syncHook{n})
+	_ = old.Close()
+}
+
 // pipe is a simulated run's connection to its embedded server.
 func (n *Node) pipe() net.Conn {
 	n.mu.Lock()
@@ -133,3 +148,10 @@ func (n *Node) pipe() net.Conn {
 	n.mu.Unlock()
 	return newSimConn(m.Server())
 }
+
+type commandKey struct{}
+
+// inCommand reports whether ctx is a simulated command's own: what the
+// client sends on its way (a new connection's handshake) is part of that
+// step, not a step of its own.
+func inCommand(ctx context.Context) bool { return ctx.Value(commandKey{}) != nil }
