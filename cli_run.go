@@ -248,6 +248,9 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 		printEntries(out, sum)
 	}
 	fmt.Fprint(out, sum.Box(run.Header))
+	if sum.Machine != "" {
+		fmt.Fprintf(out, "  note: %s\n", sum.Machine)
+	}
 	if evFile != nil {
 		if err := evFile.Close(); err != nil {
 			return sum, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}

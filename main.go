@@ -126,8 +126,10 @@ func flagError(cmd *cobra.Command, err error) error {
 
 func flagWant(f *pflag.Flag) string {
 	switch f.Value.Type() {
-	case "int", "int64", "uint64":
+	case "int", "int64":
 		return "a whole number"
+	case "uint64":
+		return "a whole number from 0 to 18446744073709551615"
 	case "float64":
 		return "a number"
 	case "duration":

@@ -68,8 +68,14 @@ func (c *Clock) WithTimeout(ctx context.Context, d time.Duration) (context.Conte
 	if c.sched == nil {
 		return context.WithTimeout(ctx, c.Real(d))
 	}
+	return TimeoutOn(c.sched, ctx, d)
+}
+
+// TimeoutOn bounds ctx by d of s's time: its cause is
+// context.DeadlineExceeded when d passes first.
+func TimeoutOn(s Scheduler, ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	stop := c.sched.AfterFunc(max(d, 0), func() { cancel(context.DeadlineExceeded); c.sched.Poke() })
+	stop := s.AfterFunc(max(d, 0), func() { cancel(context.DeadlineExceeded); s.Poke() })
 	return ctx, func() { stop(); cancel(context.Canceled) }
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/sim"
 	"github.com/redis/go-redis/v9"
@@ -233,9 +234,7 @@ func cleanup(ctx context.Context) (context.Context, context.CancelFunc) {
 		return context.WithCancel(ctx)
 	}
 	if rt := sim.Of(ctx); rt != nil {
-		ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-		stop := rt.AfterFunc(2*time.Second, func() { cancel(context.DeadlineExceeded); rt.Poke() })
-		return ctx, func() { stop(); cancel(context.Canceled) }
+		return clock.TimeoutOn(rt, context.WithoutCancel(ctx), 2*time.Second)
 	}
 	return context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 }

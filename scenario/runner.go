@@ -56,6 +56,7 @@ type Run struct {
 	// outside runs a race whose workers come from outside, one per call.
 	outside func(ctx context.Context, env *Env) error
 	stuck   atomic.Pointer[error] // why the simulation had to end the run
+	lag     *lagWatch             // a real-time run's: steps the machine held up
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
@@ -129,6 +130,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	}
 	r.outside = mode.outside
 	r.env = env
+	if rt == nil && !mode.guest && mode.outside == nil {
+		r.lag = newLagWatch(cfg.Params.TTL.D(), st.Kind() == store.Embedded, st.Clock().Speed)
+	}
 	if rt != nil {
 		rt.OnStuck(func(err error) {
 			r.stuck.Store(&err)
@@ -410,6 +414,11 @@ func (w *Worker) Emit(ev Event) {
 	w.env.run.Log.Emit(ev)
 	if w.tap != nil {
 		w.tap(ev)
+	}
+	if lag := w.env.run.lag; lag != nil && ev.Has&HasCall != 0 {
+		if b, ok := lag.answer(&ev, w.env.Clock().Now()); ok {
+			w.env.Emit(b)
+		}
 	}
 }
 

@@ -62,7 +62,11 @@ type Summary struct {
 	UnansweredWrites int    `json:"indeterminate_writes,omitempty"`
 	LandedWrites     int    `json:"indeterminate_writes_landed,omitempty"`
 	ServerError      string `json:"server_error,omitempty"`
-	UnansweredError  string `json:"indeterminate_error,omitempty"`
+	// Machine says where the machine, not the scenario, held a real-time
+	// run up (its first such step).
+	Machine         string `json:"machine,omitempty"`
+	retry           string // the run's retry policy, for the advice
+	UnansweredError string `json:"indeterminate_error,omitempty"`
 	// Mismatch says how the derived events a log recorded differ from what
 	// its events show; the verdict is always the one its events show.
 	Mismatch       string  `json:"mismatch,omitempty"`
@@ -134,7 +138,7 @@ type Summarizer struct {
 
 // NewSummarizer returns a summarizer for a run with header h.
 func NewSummarizer(h Header) *Summarizer {
-	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers}, rd: NewRederiver()}
+	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry}, rd: NewRederiver()}
 	n := h.Params.Workers
 	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
 		n = 0
@@ -160,6 +164,10 @@ func (z *Summarizer) Add(ev Event) {
 	switch e.Kind {
 	case KindViolation, KindDeadlock:
 		return // derived again below, from the primary events
+	case KindBeat:
+		if e.Code == BeatMachine && s.Machine == "" {
+			s.Machine = e.Msg
+		}
 	case KindFenceRejected:
 		s.FenceRejected++
 	case KindCrash:
@@ -327,7 +335,11 @@ func (s *Summary) verdict() {
 		s.faultWords()
 	case s.HasStock && s.Successes < int(s.InitialStock) && s.FailedLock > 0:
 		s.Verdict = fmt.Sprintf("CORRECT, UNDERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
-		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: add --retry full-jitter.", s.FailedLock)
+		fix := "add --retry full-jitter"
+		if s.retry != "" && s.retry != "none" {
+			fix = "allow more retries (--max-retries)"
+		}
+		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix)
 	default:
 		s.Verdict = "CORRECT"
 		if s.HasStock {

@@ -194,6 +194,9 @@ func (w *Worker) Sleep(ctx context.Context, d time.Duration) error {
 		}
 		left := end + w.pausedSoFar() - p0 - c.Now()
 		if left <= 0 {
+			if b, ok := w.env.run.lag.overran(w.ID, d, -left); ok {
+				w.env.Emit(b)
+			}
 			return nil
 		}
 		if err := c.Sleep(ctx, left); err != nil {

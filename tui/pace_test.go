@@ -28,7 +28,7 @@ func TestOversellOpensAtAWatchablePace(t *testing.T) {
 	if out := scr.waitFor(t, "output", func([]byte) bool { return true }); bytes.Contains(out, []byte("DONE")) {
 		t.Fatalf("oversell/none was over within %v of real time", time.Since(started))
 	}
-	scr.waitFor(t, "live after 3s", func(b []byte) bool { return bytes.Contains(b, []byte("0.001× virtual")) })
+	scr.waitFor(t, "live after 3s", func(b []byte) bool { return bytes.Contains(b, []byte("0.001× simulated")) })
 	scr.waitForLong(t, "oversold", func(b []byte) bool {
 		return bytes.Contains(b, []byte("DONE")) && bytes.Contains(b, []byte("OVERSOLD"))
 	})

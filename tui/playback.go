@@ -405,8 +405,10 @@ func (v *runView) pace() string {
 		return "real time"
 	case v.recorded():
 		return sp + " playback"
+	case v.s.header.Time == scenario.TimeSimulated:
+		return sp + " simulated"
 	}
-	return sp + " virtual"
+	return sp + " real time" // the embedded store, asked for real time (or a story that needs it)
 }
 
 func (v *runView) saveLog() {

@@ -1,0 +1,83 @@
+package scenario
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// BeatMachine is the beat that says the machine, not the scenario, held
+// a step of a real-time run up.
+const BeatMachine = "machine"
+
+// lagWatch notices, in a run kept in real time, the first step the
+// machine held up far past what the scenario and its server explain: an
+// answer of the embedded server (which answers in microseconds) that came
+// back late, or a worker's planned wait that overran. A lesson must never
+// silently be an artefact of load: the narration says so when it happens.
+type lagWatch struct {
+	limit    time.Duration // a step later than this is the machine's doing
+	embedded bool          // answers are the machine's too (no network)
+	speed    func() float64
+
+	mu   sync.Mutex
+	told bool
+}
+
+// newLagWatch watches a real-time run with lock TTL ttl; a step late by a
+// twentieth of the TTL (20ms at least) changes what the TTL means.
+func newLagWatch(ttl time.Duration, embedded bool, speed func() float64) *lagWatch {
+	return &lagWatch{limit: max(ttl/20, 20*time.Millisecond), embedded: embedded, speed: speed}
+}
+
+// answer looks at an operation's answer: sent at call, back at now.
+func (l *lagWatch) answer(e *Event, now time.Duration) (Event, bool) {
+	if l == nil || !l.embedded || e.Has&HasCall == 0 || e.Worker < 0 {
+		return Event{}, false
+	}
+	took := now - e.Call
+	if took < l.limit {
+		return Event{}, false
+	}
+	return l.tell(fmt.Sprintf("%s's %s took %s to come back from the embedded server, which answers in microseconds",
+		WorkerName(e.Worker), opOf(e.Kind), lagMillis(took)))
+}
+
+// overran looks at a worker's planned wait of d that ended late by over.
+func (l *lagWatch) overran(w int32, d, over time.Duration) (Event, bool) {
+	if l == nil || over < l.limit {
+		return Event{}, false
+	}
+	return l.tell(fmt.Sprintf("%s's wait of %s took %s", WorkerName(w), lagMillis(d), lagMillis(d+over)))
+}
+
+// tell makes the beat, once per run.
+func (l *lagWatch) tell(what string) (Event, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.told {
+		return Event{}, false
+	}
+	l.told = true
+	speed := strconv.FormatFloat(l.speed(), 'g', 3, 64) + "×"
+	return Event{Kind: KindBeat, Code: BeatMachine, Msg: "The machine could not keep up at " + speed + ": " + what +
+		". What follows may be the machine's doing, not the lock's: run at --speed 1, or in the simulation (without --realtime)."}, true
+}
+
+func lagMillis(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 0, 64) + "ms"
+}
+
+// opOf names the operation an answer event answers.
+func opOf(k Kind) string {
+	switch k {
+	case KindAcquired, KindDenied:
+		return "acquire"
+	case KindRenewed, KindRenewFailed:
+		return "renewal"
+	case KindRelease, KindReleaseFailed:
+		return "release"
+	}
+	return k.String()
+}
