@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +17,8 @@ import (
 
 // TestOutcomeRates measures how often each scenario's outcome happens over
 // many seeds on the embedded store: LOCKLAB_RATES=100 go test -run
-// OutcomeRates -v -timeout 3h ./scenario. LOCKLAB_RATES_SPEED sets the
+// OutcomeRates -v -timeout 3h ./scenario. LOCKLAB_RATES_SCENARIOS names
+// the scenarios to measure (default all). LOCKLAB_RATES_SPEED sets the
 // clock's speed (default 1×) and LOCKLAB_RATES_PAR how many runs go at once
 // (default 4). It prints a markdown table (verdict classes and their
 // counts) and asserts nothing: it is a figure.
@@ -30,7 +32,11 @@ func TestOutcomeRates(t *testing.T) {
 		counts       map[string]int
 	}
 	var combos []*combo
+	only := os.Getenv("LOCKLAB_RATES_SCENARIOS") // comma-separated; empty: all
 	for _, sc := range scenario.Catalogue() {
+		if only != "" && !slices.Contains(strings.Split(only, ","), sc.Name) {
+			continue
+		}
 		for _, st := range sc.Strategies {
 			if scenario.NeedsServer(st, store.Servers{}) != "" {
 				continue // a server locklab cannot start itself (a URL flag)

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"time"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/store"
@@ -32,7 +34,10 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 	}
 	var pace *store.Clock
 	if cfg.Paced {
+		// The pace starts with the run, not when the store opened: the
+		// first steps are shown at the pace too.
 		pace = st.Clock()
+		pace.StartAt(time.Now())
 	}
 	rt := sim.New(cfg.Seed, pace)
 	st.Simulate(rt)

@@ -80,8 +80,14 @@ func (rt *Runtime) handoff(from *actor) bool {
 // the pace).
 func (rt *Runtime) pick() *actor {
 	for {
-		rt.inputs()
 		rt.wake()
+		if len(rt.runnable) == 0 && len(rt.inbox) > 0 {
+			// Inputs from outside land where nobody can go on: at an
+			// instant that the next timer's would not share, so a
+			// fault planned for it replays the same.
+			rt.inputs()
+			rt.wake()
+		}
 		if n := len(rt.runnable); n > 0 {
 			i := 0
 			if n > 1 {

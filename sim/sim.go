@@ -110,7 +110,7 @@ func (rt *Runtime) Start(ctx context.Context, name string, f func(ctx context.Co
 	rt.mu.Lock()
 	rt.started = true
 	rt.mu.Unlock()
-	context.AfterFunc(ctx, func() { rt.Do(func() {}) })
+	context.AfterFunc(ctx, func() { rt.Do(rt.Poke) }) // the run was stopped from outside
 	go rt.handoff(nil)
 }
 
@@ -131,8 +131,8 @@ func (rt *Runtime) Go(ctx context.Context, name string, f func(ctx context.Conte
 	}()
 }
 
-// Do runs f at the next point where no actor runs: an input from outside
-// the run (a fault a user pressed, a pause). The time it runs at is the
+// Do runs f at the next point where no actor can go on: an input from
+// outside the run (a fault a user pressed). The time it runs at is the
 // simulated time then.
 func (rt *Runtime) Do(f func()) {
 	rt.mu.Lock()
