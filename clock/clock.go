@@ -43,7 +43,17 @@ type Clock struct {
 	origin time.Time
 	// sched, when set, drives the clock: a simulated run. Its time is
 	// the clock's; the speed then only paces how fast it may advance.
-	sched Scheduler
+	sched atomic.Pointer[schedRef]
+}
+
+type schedRef struct{ s Scheduler }
+
+// scheduler is the scheduler that drives the clock, or nil.
+func (c *Clock) scheduler() Scheduler {
+	if r := c.sched.Load(); r != nil {
+		return r.s
+	}
+	return nil
 }
 
 type clockState struct {
@@ -93,8 +103,8 @@ func clampSpeed(s float64) float64 {
 
 // Now is the virtual time elapsed since the run started.
 func (c *Clock) Now() time.Duration {
-	if c.sched != nil {
-		return c.sched.Now()
+	if s := c.scheduler(); s != nil {
+		return s.Now()
 	}
 	return c.state.Load().now()
 }
@@ -139,10 +149,10 @@ func (c *Clock) SetSpeed(speed float64) error {
 		return nil
 	}
 	at := old.now()
-	if c.sched != nil {
+	if c.scheduler() != nil {
 		// A simulation that fell behind its pace goes on from where it
 		// is, not from where the pace had got to.
-		at = min(at, c.sched.Now())
+		at = min(at, c.scheduler().Now())
 	}
 	c.state.Store(&clockState{anchorReal: time.Now(), anchorVirt: at, speed: speed, changed: make(chan struct{})})
 	close(old.changed)
@@ -190,8 +200,8 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 
 // SleepUntil waits until the virtual time reaches t.
 func (c *Clock) SleepUntil(ctx context.Context, t time.Duration) error {
-	if c.sched != nil {
-		return c.sched.SleepUntil(ctx, t)
+	if s := c.scheduler(); s != nil {
+		return s.SleepUntil(ctx, t)
 	}
 	var timer *time.Timer
 	defer func() {

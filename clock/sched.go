@@ -28,15 +28,15 @@ type Scheduler interface {
 
 // Simulate hands the clock to s: from now on its time is s's. It is
 // called before the run starts.
-func (c *Clock) Simulate(s Scheduler) { c.sched = s }
+func (c *Clock) Simulate(s Scheduler) { c.sched.Store(&schedRef{s}) }
 
 // Simulated reports whether a scheduler drives the clock.
-func (c *Clock) Simulated() bool { return c.sched != nil }
+func (c *Clock) Simulated() bool { return c.scheduler() != nil }
 
 // Go runs f on a goroutine of the run: in a simulation, a new actor.
 func (c *Clock) Go(ctx context.Context, name string, f func(ctx context.Context)) {
-	if c.sched != nil {
-		c.sched.Go(ctx, name, f)
+	if c.scheduler() != nil {
+		c.scheduler().Go(ctx, name, f)
 		return
 	}
 	go f(ctx)
@@ -46,29 +46,29 @@ func (c *Clock) Go(ctx context.Context, name string, f func(ctx context.Context)
 // once (an actor asleep on the context wakes).
 func (c *Clock) WithCancel(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	if c.sched == nil {
+	if c.scheduler() == nil {
 		return ctx, cancel
 	}
-	return ctx, func() { cancel(); c.sched.Poke() }
+	return ctx, func() { cancel(); c.scheduler().Poke() }
 }
 
 // WithCancelCause is context.WithCancelCause, noticed as WithCancel's.
 func (c *Clock) WithCancelCause(ctx context.Context) (context.Context, context.CancelCauseFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	if c.sched == nil {
+	if c.scheduler() == nil {
 		return ctx, cancel
 	}
-	return ctx, func(err error) { cancel(err); c.sched.Poke() }
+	return ctx, func(err error) { cancel(err); c.scheduler().Poke() }
 }
 
 // WithTimeout bounds ctx by d of the clock's time: real time scaled by the
 // speed, or a simulation's time. A simulated timeout's cause is
 // context.DeadlineExceeded.
 func (c *Clock) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if c.sched == nil {
+	if c.scheduler() == nil {
 		return context.WithTimeout(ctx, c.Real(d))
 	}
-	return TimeoutOn(c.sched, ctx, d)
+	return TimeoutOn(c.scheduler(), ctx, d)
 }
 
 // TimeoutOn bounds ctx by d of s's time: its cause is
@@ -86,7 +86,7 @@ func TimedOut(ctx context.Context) bool {
 
 // Recv waits for a value from ch, or for ctx to end.
 func Recv[T any](c *Clock, ctx context.Context, ch <-chan T) (T, error) {
-	if c.sched == nil {
+	if c.scheduler() == nil {
 		select {
 		case v := <-ch:
 			return v, nil
@@ -107,7 +107,7 @@ func Recv[T any](c *Clock, ctx context.Context, ch <-chan T) (T, error) {
 	if try() {
 		return v, nil
 	}
-	if err := c.sched.Block(ctx, try); err != nil {
+	if err := c.scheduler().Block(ctx, try); err != nil {
 		return v, err
 	}
 	return v, nil
@@ -120,8 +120,8 @@ func (c *Clock) Wait(ctx context.Context, ready func() bool) error {
 	if ready() {
 		return nil
 	}
-	if c.sched != nil {
-		return c.sched.Block(ctx, ready)
+	if c.scheduler() != nil {
+		return c.scheduler().Block(ctx, ready)
 	}
 	t := time.NewTicker(time.Millisecond)
 	defer t.Stop()
@@ -167,7 +167,7 @@ func (g *Group) Go(ctx context.Context, name string, f func(ctx context.Context)
 // Wait waits for every goroutine of the group to end. ctx only says, in
 // a simulation, which actor waits: it does not cut the wait short.
 func (g *Group) Wait(ctx context.Context) {
-	if g.c.sched == nil {
+	if g.c.scheduler() == nil {
 		g.wg.Wait()
 		return
 	}
@@ -177,7 +177,7 @@ func (g *Group) Wait(ctx context.Context) {
 		return g.n == 0
 	}
 	for !idle() {
-		_ = g.c.sched.Block(context.WithoutCancel(ctx), idle)
+		_ = g.c.scheduler().Block(context.WithoutCancel(ctx), idle)
 	}
 }
 
@@ -196,7 +196,7 @@ func NewMutex(c *Clock) *Mutex { return &Mutex{c: c} }
 
 // Lock takes m; ctx only names, in a simulation, the actor that waits.
 func (m *Mutex) Lock(ctx context.Context) {
-	if m.c.sched == nil {
+	if m.c.scheduler() == nil {
 		m.real.Lock()
 		return
 	}
@@ -213,13 +213,13 @@ func (m *Mutex) Lock(ctx context.Context) {
 			return
 		}
 		m.mu.Unlock()
-		_ = m.c.sched.Block(context.WithoutCancel(ctx), free)
+		_ = m.c.scheduler().Block(context.WithoutCancel(ctx), free)
 	}
 }
 
 // Unlock lets m go.
 func (m *Mutex) Unlock() {
-	if m.c.sched == nil {
+	if m.c.scheduler() == nil {
 		m.real.Unlock()
 		return
 	}

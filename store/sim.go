@@ -21,16 +21,18 @@ func (s *Store) Simulate(rt *sim.Runtime) bool {
 	if s.kind != Embedded {
 		return false
 	}
-	s.clock.Simulate(rt)
 	for _, n := range s.nodes {
-		n.rt = rt
-		n.simClient()
 		// The idle node's time and its replica move with the commands
 		// now, not with a ticker of the host's.
 		close(n.stop)
 		<-n.done
 		n.stop, n.done = make(chan struct{}), make(chan struct{})
 		close(n.done)
+	}
+	s.clock.Simulate(rt)
+	for _, n := range s.nodes {
+		n.rt = rt
+		n.simClient()
 		// The simulation's time starts at zero, whenever the store was
 		// opened: so does the server's.
 		n.mu.Lock()
