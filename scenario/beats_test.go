@@ -17,7 +17,9 @@ var anyWorker = regexp.MustCompile(`w\d\d+`)
 // story is a run's beats: IDs, and IDs with captions.
 func story(r *scenario.Run) (ids, full []string) {
 	for _, e := range r.Log.Events() {
-		if e.Kind == scenario.KindBeat {
+		// A real-time run on a busy machine may say the machine held it
+		// up: the machine's words, not the story's.
+		if e.Kind == scenario.KindBeat && e.Code != scenario.BeatMachine {
 			ids = append(ids, e.Code)
 			full = append(full, e.Code+" "+anyWorker.ReplaceAllString(e.Msg, "w··"))
 		}
@@ -142,14 +144,17 @@ func TestBeatIDsListEveryBeatARunTells(t *testing.T) {
 	for _, sc := range scenario.Catalogue() {
 		t.Run(sc.Name, func(t *testing.T) {
 			t.Parallel()
+			if sc.RealTime != "" {
+				skipRealTimeUnderRace(t)
+			}
 			strategy := sc.Strategies[0]
 			ids := sc.BeatIDs(strategy, sc.Defaults)
 			r := runAt(t, nil, storySpeed(sc.Name), scenario.Config{Scenario: sc.Name, Strategy: strategy, Seed: 1, Params: sc.Defaults})
 			told, _ := story(r)
 			i := 0
 			for _, id := range told {
-				if id == "" {
-					continue // a note under the current beat, not a beat of its own
+				if id == "" || id == scenario.BeatMachine {
+					continue // a note under the current beat, or the machine's: not a beat of the story
 				}
 				for i < len(ids) && ids[i] != id {
 					i++

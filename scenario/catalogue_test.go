@@ -106,6 +106,7 @@ func eachAt(t *testing.T, speed float64, name, strategy string, seeds int, mod f
 	// A real server keeps real time: the same story at the same pace (a
 	// speed below 1× is a slow motion there), on fewer seeds.
 	t.Run("redis-server", func(t *testing.T) {
+		skipRealTimeUnderRace(t)
 		checkAll(t, runAll(t, storetest.URLs(storetest.StartN(t, max(p.Nodes, 1))), min(speed, 1), 3, cfg))
 	})
 	<-done

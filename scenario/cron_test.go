@@ -54,7 +54,9 @@ func TestCron(t *testing.T) {
 func beatIDs(o outcome) []string {
 	var ids []string
 	for _, e := range o.evs {
-		if e.Kind == scenario.KindBeat && e.Code != "" {
+		// A real-time run on a busy machine may also say the machine held
+		// it up: that is not one of the story's beats.
+		if e.Kind == scenario.KindBeat && e.Code != "" && e.Code != scenario.BeatMachine {
 			ids = append(ids, e.Code)
 		}
 	}

@@ -19,6 +19,7 @@ import (
 // clock's; a real server keeps real time) and returns the run. Unlike runAt
 // it may be called from any goroutine.
 func runE(urls []string, speed float64, cfg scenario.Config) (*scenario.Run, error) {
+	speed = realTimeSpeed(urls, speed, cfg)
 	slowmo := 1.0
 	if len(urls) > 0 && speed < 1 {
 		slowmo = 1 / speed // a real server keeps real time: slow the run down instead
@@ -164,4 +165,20 @@ func spin() {
 			last = time.Now()
 		}
 	}
+}
+
+// realTimeSpeed is the speed of a run: as given in a simulation, which no
+// load reaches; a story kept in real time (a real server, a strategy or a
+// scenario that needs one) goes that much slower beside LOCKLAB_BUSY busy
+// loops, so that its margins grow with the load they must survive.
+func realTimeSpeed(urls []string, speed float64, cfg scenario.Config) float64 {
+	sc, err := scenario.Lookup(cfg.Scenario)
+	if err != nil {
+		return speed
+	}
+	if len(urls) == 0 && sc.RealTime == "" && scenario.ServerOf(cfg.Strategy) == "redis" {
+		return speed
+	}
+	n, _ := strconv.Atoi(os.Getenv(busyEnv))
+	return speed / (1 + float64(max(n, 0))/2)
 }

@@ -262,14 +262,7 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 
 // cutOff returns n clients that cannot reach anything: how a partitioned
 // worker sees the nodes on the other side.
-func cutOff(env *Env, n int) []*redis.Client {
-	cs := make([]*redis.Client, n)
-	for i := range cs {
-		cs[i] = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 20 * time.Millisecond,
-			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true})
-	}
-	return cs
-}
+func cutOff(env *Env, n int) []*redis.Client { return env.Store.Unreachable(n) }
 
 // partWords is "quorum, clock, …" for messages.
 func partWords() string { return strings.Join(names(PartChoices()), ", ") }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -157,3 +158,59 @@ type commandKey struct{}
 // client sends on its way (a new connection's handshake) is part of that
 // step, not a step of its own.
 func inCommand(ctx context.Context) bool { return ctx.Value(commandKey{}) != nil }
+
+// Unreachable returns n clients that reach no server: how a partitioned
+// worker sees the nodes on the other side. In a simulation each command
+// costs its trip and is refused, with no socket; in real time each dials a
+// closed port.
+func (s *Store) Unreachable(n int) []*redis.Client {
+	cs := make([]*redis.Client, n)
+	for i := range cs {
+		cs[i] = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 20 * time.Millisecond,
+			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true})
+		if rt := s.simulation(); rt != nil {
+			cs[i].AddHook(cutOffHook{rt})
+		}
+	}
+	return cs
+}
+
+// simulation is the runtime the store's clock is handed to, if any.
+func (s *Store) simulation() *sim.Runtime {
+	for _, n := range s.nodes {
+		if n.rt != nil {
+			return n.rt
+		}
+	}
+	return nil
+}
+
+// cutOffHook refuses every command of an unreachable client, after the
+// simulated trip a refused dial costs.
+type cutOffHook struct{ rt *sim.Runtime }
+
+func (h cutOffHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h cutOffHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if !h.rt.Acting(ctx) {
+			return next(ctx, cmd)
+		}
+		if err := h.rt.SleepUntil(ctx, h.rt.Now()+h.rt.Latency()); err != nil {
+			return fail(ctx, err, []redis.Cmder{cmd})
+		}
+		return fail(ctx, errRefused, []redis.Cmder{cmd})
+	}
+}
+
+func (h cutOffHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if !h.rt.Acting(ctx) {
+			return next(ctx, cmds)
+		}
+		if err := h.rt.SleepUntil(ctx, h.rt.Now()+h.rt.Latency()); err != nil {
+			return fail(ctx, err, cmds)
+		}
+		return fail(ctx, errRefused, cmds)
+	}
+}
