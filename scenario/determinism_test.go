@@ -110,7 +110,7 @@ const historiesFile = "testdata/histories.txt"
 // step of any story shows here, with the scenario it moved. After a change
 // meant to move them, -update-histories writes the new ones.
 func TestHistoriesAreTheSeeds(t *testing.T) {
-	t.Parallel()
+	// Not beside the real-time stories: its runs are many, and fast.
 	var lines []string
 	for _, sc := range scenario.Catalogue() {
 		if sc.RealTime != "" {

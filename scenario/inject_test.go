@@ -48,7 +48,7 @@ func firstHolder(t *testing.T, r *scenario.Run) scenario.Event {
 }
 
 func TestInjectedCrashKeepsTheLockForItsTTL(t *testing.T) {
-	t.Parallel()
+	// Faults from this goroutine at the pace of real time: not beside the simulated stories.
 	for _, strategy := range []string{"safe", "watchdog"} {
 		t.Run(strategy, func(t *testing.T) {
 			sc, _ := scenario.Lookup("ttl-expiry")
@@ -93,7 +93,7 @@ func TestInjectedCrashKeepsTheLockForItsTTL(t *testing.T) {
 }
 
 func TestInjectedPauseStopsTheWatchdog(t *testing.T) {
-	t.Parallel()
+	// Faults from this goroutine at the pace of real time: not beside the simulated stories.
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
 	p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
@@ -132,7 +132,7 @@ func TestInjectedPauseStopsTheWatchdog(t *testing.T) {
 }
 
 func TestInjectedNodeFaults(t *testing.T) {
-	t.Parallel()
+	// Faults from this goroutine at the pace of real time: not beside the simulated stories.
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
 	p.Work = scenario.Millis(time.Minute) // a run that outlasts the test

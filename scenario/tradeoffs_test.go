@@ -72,7 +72,8 @@ func TestTradeOffs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts postgres")
 	}
-	t.Parallel()
+	// Not beside the simulated stories, which take every core they are
+	// given: real time needs its margins (runs before the parallel tests).
 	srv := store.Servers{Postgres: storetest.StartPostgres(t).URL}
 	_, etcd := lock.Lookup("etcd")
 	ttl := tradeParams().TTL.D()
@@ -147,7 +148,7 @@ func checkTradeBeats(t *testing.T, o outcome, fault string, srv store.Servers) {
 // Without a Postgres server the run goes on and its column says what to
 // pass, in the log and in the summary.
 func TestTradeOffsWithoutPostgres(t *testing.T) {
-	t.Parallel()
+	// Real time: not beside the simulated stories (see TestTradeOffs).
 	p := tradeParams()
 	p.TTL, p.Work = scenario.Millis(200*time.Millisecond), scenario.Millis(300*time.Millisecond)
 	runs := runAll(t, nil, outcomeSpeed, 1, func(int) scenario.Config {
