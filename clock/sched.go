@@ -113,28 +113,6 @@ func Recv[T any](c *Clock, ctx context.Context, ch <-chan T) (T, error) {
 	return v, nil
 }
 
-// Wait waits until ready reports true, or ctx ends. In real time it looks
-// again whenever kick is closed or sent on; in a simulation the scheduler
-// looks between any two steps.
-func (c *Clock) Wait(ctx context.Context, ready func() bool) error {
-	if ready() {
-		return nil
-	}
-	if c.scheduler() != nil {
-		return c.scheduler().Block(ctx, ready)
-	}
-	t := time.NewTicker(time.Millisecond)
-	defer t.Stop()
-	for !ready() {
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
 // Group runs goroutines of the run and waits for them, as a
 // sync.WaitGroup does, in real time or in a simulation.
 type Group struct {

@@ -7,7 +7,7 @@
 //
 // An actor yields at each point where it would wait: before each command
 // it sends to a server, at each sleep or deadline of the run's clock, and
-// when it waits for another actor (clock.Recv, clock.Group, clock.Wait).
+// when it waits for another actor (clock.Recv, clock.Group, clock.Mutex).
 package sim
 
 import (
