@@ -193,6 +193,9 @@ func TestFaultMenuIsModal(t *testing.T) {
 	t.Parallel()
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
+	// w00 holds for seconds of real time, so that a slow machine (the race
+	// detector beside other packages) still draws a frame of it holding.
+	p.TTL, p.Work = scenario.Millis(5*time.Second), scenario.Millis(10*time.Second)
 	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Params: &p, Seed: 1, SeedSet: true, Start: true,
 		Speed: 1, SpeedSet: true})
 	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(80, 24))
