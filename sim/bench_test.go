@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // scenario's BenchmarkSimulatedOversell10000.
 func BenchmarkStep(b *testing.B) {
 	for _, actors := range []int{2, 100, 10000} {
-		b.Run(itoa(actors)+" actors", func(b *testing.B) {
+		b.Run(strconv.Itoa(actors)+" actors", func(b *testing.B) {
 			c := clock.NewClock(1)
 			rt := sim.New(1, nil)
 			c.Simulate(rt)
@@ -36,15 +37,4 @@ func BenchmarkStep(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(rt.Steps()), "ns/step")
 		})
 	}
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
