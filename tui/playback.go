@@ -69,13 +69,18 @@ func (v *runView) atEnd() bool {
 // endT is the time of the newest event.
 func (v *runView) endT() time.Duration { return v.eventT(v.tl.N - 1) }
 
+// lateFrame is the most wall time one frame stands for in playback.
+const lateFrame = 4 * frameEvery
+
 // onFrame folds new events and moves the cursor: once per frame, never
 // per event.
 func (v *runView) onFrame(now time.Time) {
 	defer v.markPassed()
 	elapsed := time.Duration(0)
 	if !v.lastFrame.IsZero() {
-		elapsed = now.Sub(v.lastFrame)
+		// A late frame moves the playhead as far as a frame on time
+		// would at most: a busy machine slows playback, never skips it.
+		elapsed = min(now.Sub(v.lastFrame), lateFrame)
 	}
 	v.lastFrame = now
 	done := v.s.finished() // before the fold: a finished run's last events are all in it
