@@ -18,7 +18,7 @@ import (
 // stock less what was sold.
 func oversellSeeds(t *testing.T, strategy string, srv store.Servers, n int) {
 	t.Helper()
-	n = seeds(t, n)
+	n = serverSeeds(t, n)
 	p := oversellParams(func(p *scenario.Params) {
 		p.Workers, p.Stock, p.Retry, p.MaxRetries = 8, 3, "full-jitter", 50
 		p.RetryBase, p.RetryCap = scenario.Millis(2e6), scenario.Millis(20e6)
@@ -95,7 +95,7 @@ func TestOversellPostgres(t *testing.T) {
 	pg := storetest.StartPostgres(t)
 	srv := store.Servers{Postgres: pg.URL}
 	for _, strategy := range []string{"pg-advisory", "pg-advisory-xact", "pg-row", "pg-optimistic", "pg-table"} {
-		// 20 seeds each (100 with LOCKLAB_DEEP=1): every run's workers are
+		// 4 seeds each (100 with LOCKLAB_DEEP=1): every run's workers are
 		// new connections, and a Postgres connection is a process.
 		t.Run(strategy, func(t *testing.T) { oversellSeeds(t, strategy, srv, 20) })
 	}

@@ -106,7 +106,7 @@ func eachAt(t *testing.T, speed float64, name, strategy string, seeds int, mod f
 	// A real server keeps real time: the same story at the same pace (a
 	// speed below 1× is a slow motion there), on fewer seeds.
 	t.Run("redis-server", func(t *testing.T) {
-		skipRealTimeUnderRace(t)
+		realTimeStory(t)
 		checkAll(t, runAll(t, storetest.URLs(storetest.StartN(t, max(p.Nodes, 1))), min(speed, 1), 3, cfg))
 	})
 	<-done
@@ -545,6 +545,7 @@ func TestRedlockUnderFaults(t *testing.T) {
 		}
 	}
 	t.Run("redis-server", func(t *testing.T) {
+		realTimeStory(t)
 		srvs := storetest.StartN(t, 5)
 		r := run(t, storetest.URLs(srvs), scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
 			Params: func() scenario.Params { p := sc.Defaults; p.TTL, p.Work = p.TTL/5, p.Work/5; return p }()})

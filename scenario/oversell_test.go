@@ -75,14 +75,29 @@ func oversellParams(mod func(*scenario.Params)) scenario.Params {
 	return p
 }
 
-// stores yields the embedded store (nil URLs) and, unless -short, a real
-// redis-server with nodes servers.
+// stores yields the embedded store (nil URLs) and, with LOCKLAB_DEEP=1, a
+// real redis-server with nodes servers.
 func stores(t *testing.T, nodes int, f func(t *testing.T, urls []string)) {
 	t.Run("embedded", func(t *testing.T) { f(t, nil) })
 	t.Run("redis-server", func(t *testing.T) {
-		skipRealTimeUnderRace(t)
+		realTimeStory(t)
 		f(t, storetest.URLs(storetest.StartN(t, nodes)))
 	})
+}
+
+// deep reports whether the deep pass runs (LOCKLAB_DEEP=1, as CI runs it).
+func deep() bool { return os.Getenv("LOCKLAB_DEEP") == "1" }
+
+// realTimeStory skips a story told again in real time on a real
+// redis-server unless the deep pass runs: such a story lasts as long as
+// its TTLs and pauses, and the simulated telling of it runs every time.
+// Under the race detector it is skipped too.
+func realTimeStory(t *testing.T) {
+	t.Helper()
+	skipRealTimeUnderRace(t)
+	if !deep() {
+		t.Skip("a real-time story on a real redis-server: runs with LOCKLAB_DEEP=1")
+	}
 }
 
 // skipRealTimeUnderRace skips a story kept in real time under the race
@@ -101,10 +116,19 @@ func seeds(t testing.TB, n int) int {
 	switch {
 	case testing.Short():
 		return max(n/10, 1)
-	case os.Getenv("LOCKLAB_DEEP") == "1":
+	case deep():
 		return n * deepSeeds
 	}
 	return n
+}
+
+// serverSeeds is how many seeds a property test runs on a real server,
+// in real time: a fifth of n, and deepSeeds times n in the deep pass.
+func serverSeeds(t testing.TB, n int) int {
+	if deep() || testing.Short() {
+		return seeds(t, n)
+	}
+	return max(n/deepSeeds, 1)
 }
 
 // deepSeeds multiplies every property test's seeds under LOCKLAB_DEEP=1.

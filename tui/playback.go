@@ -69,8 +69,9 @@ func (v *runView) atEnd() bool {
 // endT is the time of the newest event.
 func (v *runView) endT() time.Duration { return v.eventT(v.tl.N - 1) }
 
-// lateFrame is the most wall time one frame stands for in playback.
-const lateFrame = 4 * frameEvery
+// lateFrames is the most frames' worth of time one frame stands for in
+// playback.
+const lateFrames = 4
 
 // onFrame folds new events and moves the cursor: once per frame, never
 // per event.
@@ -80,7 +81,7 @@ func (v *runView) onFrame(now time.Time) {
 	if !v.lastFrame.IsZero() {
 		// A late frame moves the playhead as far as a frame on time
 		// would at most: a busy machine slows playback, never skips it.
-		elapsed = min(now.Sub(v.lastFrame), lateFrame)
+		elapsed = min(now.Sub(v.lastFrame), lateFrames*max(v.frameStep, frameEvery))
 	}
 	v.lastFrame = now
 	done := v.s.finished() // before the fold: a finished run's last events are all in it

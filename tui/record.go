@@ -100,6 +100,7 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 		a.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
 		v := a.run
 		v.speed = o.pace(l)
+		v.frameStep = step
 		v.mark = rec.Marker
 		v.status = ""
 		v.noHints = true

@@ -22,9 +22,10 @@ type runView struct {
 	// Replay playhead (virtual time) and the wall time of the last frame.
 	playT     time.Duration
 	lastFrame time.Time
-	stepping  bool // waiting for the world to make one more event
-	over      bool // the run had ended when the last frame folded the log
-	loadNoted bool // the status said why a replay was cut short
+	frameStep time.Duration // between two frames: frameEvery unless recorded at another rate
+	stepping  bool          // waiting for the world to make one more event
+	over      bool          // the run had ended when the last frame folded the log
+	loadNoted bool          // the status said why a replay was cut short
 	scroll    int
 	status    string
 	cache     renderCache
