@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/locklab/locklab/untrusted"
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -52,7 +53,7 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "locklab: "+err.Error())
+	fmt.Fprintln(stderr, "locklab: "+untrusted.Line(err.Error())) // a server's or a file's words may be in it
 	var ue usageError
 	var re runtimeError
 	switch {

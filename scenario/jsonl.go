@@ -229,6 +229,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 			if err := checkHeader(&rec.Header); err != nil {
 				return err
 			}
+			cleanHeader(&rec.Header)
 			if header != nil {
 				header()
 			}
@@ -249,6 +250,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 				return &LineError{line, "not a valid event: " + jerr.Error()}
 			}
 			if w.Summary != nil {
+				cleanSummary(w.Summary)
 				rec.Summary = w.Summary
 				continue
 			}
@@ -263,6 +265,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 		if err := checkEvent(&rec.Header, line, &e); err != nil {
 			return err
 		}
+		cleanEvent(&e)
 		if events++; events > maxLogEvents {
 			return &LineError{line, fmt.Sprintf("more than %d events; an event log holds at most %d", maxLogEvents, maxLogEvents)}
 		}

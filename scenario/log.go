@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/untrusted"
 )
 
 const (
@@ -93,7 +94,9 @@ func (t *strtab) intern(s string) uint32 {
 		t.dir.Store(&grown)
 		dir = grown
 	}
-	dir[i/strChunk][i%strChunk] = s
+	// Stored clean, looked up as given: a server's or a participant's words
+	// reach the views without their control sequences.
+	dir[i/strChunk][i%strChunk] = untrusted.Line(s)
 	t.idx[s] = i
 	t.n++
 	c.s, c.i = s, i

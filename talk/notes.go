@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/locklab/locklab/untrusted"
 )
 
 // Position is where the talk stands, as the presenting terminal publishes
@@ -239,6 +241,9 @@ func Follow(ctx context.Context, path string, attached func(bool), fn func(Posit
 		for sc.Scan() {
 			var pos Position
 			if json.Unmarshal(sc.Bytes(), &pos) == nil {
+				// Whoever holds the socket speaks: its text is cleaned too.
+				pos.Talk, pos.Title, pos.Next = untrusted.Line(pos.Talk), untrusted.Line(pos.Title), untrusted.Line(pos.Next)
+				pos.Caption, pos.Notes = untrusted.Text(pos.Caption), untrusted.Text(pos.Notes)
 				fn(pos)
 			}
 		}

@@ -32,9 +32,9 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 			strat = v
 			s.Strategy, err = p.text(v, "strategy")
 		case "title":
-			s.Title, err = p.text(v, "title")
+			s.Title, err = p.prose(v, "title")
 		case "notes":
-			s.Notes, err = p.text(v, "notes")
+			s.Notes, err = p.prose(v, "notes")
 		case "log":
 			s.Log, err = p.text(v, "log")
 		case "seed":
@@ -199,9 +199,9 @@ func (p *parser) beats(n *yaml.Node, ids []string) ([]Beat, error) {
 					err = p.errf(v, "beat must be a number from 1 to %d, as the screen counts beats (got %q)", MaxBeats, v.Value)
 				}
 			case "caption":
-				b.Caption, err = p.text(v, "caption")
+				b.Caption, err = p.prose(v, "caption")
 			case "notes":
-				b.Notes, err = p.text(v, "notes")
+				b.Notes, err = p.prose(v, "notes")
 			}
 			return err
 		})

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/untrusted"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -217,13 +218,21 @@ func (p *parser) text(n *yaml.Node, what string) (string, error) {
 	return n.Value, nil
 }
 
+// prose is text the audience or the presenter reads (titles, captions,
+// notes): the file is another's, so its control characters and escape
+// sequences are removed; newlines stay.
+func (p *parser) prose(n *yaml.Node, what string) (string, error) {
+	s, err := p.text(n, what)
+	return untrusted.Text(s), err
+}
+
 func (p *parser) talk(n *yaml.Node, t *Talk) error {
 	var scenes *yaml.Node
 	err := p.mapping(n, "the talk", []string{"title", "scenes"}, func(key string, _, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "title":
-			t.Title, err = p.text(v, "title")
+			t.Title, err = p.prose(v, "title")
 		case "scenes":
 			scenes = v
 		}

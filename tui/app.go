@@ -26,6 +26,7 @@ import (
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
+	"github.com/locklab/locklab/untrusted"
 )
 
 // Options configure the interactive view.
@@ -255,7 +256,7 @@ func (a *App) quit() tea.Cmd {
 
 func (a *App) start(spec runSpec, err error) tea.Cmd {
 	if err != nil {
-		a.err = err.Error()
+		a.err = untrusted.Line(err.Error())
 		return nil
 	}
 	a.starting = true
@@ -296,7 +297,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case startedMsg:
 		a.starting = false
 		if msg.err != nil {
-			a.err = msg.err.Error()
+			a.err = untrusted.Line(msg.err.Error())
 			if a.screen == screenRun {
 				a.screen = screenForm
 			}

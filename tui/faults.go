@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/untrusted"
 )
 
 // faultKeys inject faults into a live run. The fault menu (f) is modal:
@@ -141,7 +142,7 @@ func (v *runView) handleFaultKey(msg tea.KeyMsg) {
 	what, err := v.s.run.Inject(*inject)
 	switch {
 	case err != nil:
-		v.status = "fault not injected: " + err.Error()
+		v.status = "fault not injected: " + untrusted.Line(err.Error())
 	case f.resume:
 		v.status = what + " — esc lets the run go on"
 	default:

@@ -13,6 +13,7 @@ import (
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/untrusted"
 )
 
 // hostSpeed is the pace a finished round replays at: its race lasts a few
@@ -101,7 +102,7 @@ func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openedMsg:
 		v.opening = false
 		if msg.err != nil {
-			v.err = msg.err.Error()
+			v.err = untrusted.Line(msg.err.Error())
 			return v, nil
 		}
 		v.err = ""

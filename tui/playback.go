@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/tui/timeline"
+	"github.com/locklab/locklab/untrusted"
 )
 
 // speeds are the steps of + and -: log-spaced, from a millisecond per
@@ -421,7 +422,7 @@ func (v *runView) saveLog() {
 	sp := v.s.spec
 	path := fmt.Sprintf("locklab-%s-%s-%d.jsonl", sp.Scenario, sp.Strategy, sp.Seed)
 	if err := v.s.save(path); err != nil {
-		v.status = "could not save: " + err.Error()
+		v.status = "could not save: " + untrusted.Line(err.Error())
 		return
 	}
 	v.status = fmt.Sprintf("saved %d events to %s", v.s.log.Len(), path)

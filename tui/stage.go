@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/untrusted"
 )
 
 // Attendee is one machine in the host's lobby.
@@ -74,7 +75,7 @@ func (s *Stage) setLobby(l []Attendee, err error) {
 	s.mu.Lock()
 	s.lobby, s.err = l, ""
 	if err != nil {
-		s.err = err.Error()
+		s.err = untrusted.Line(err.Error())
 	}
 	s.mu.Unlock()
 }
