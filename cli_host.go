@@ -210,6 +210,9 @@ func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Hos
 	sum := run.Summary()
 	fmt.Fprint(out, sum.Box(run.Header))
 	printScores(out, scenario.ScoreTerm(run.Header.Scenario), scenario.Scores(run.Header, run.Log.Events()))
+	for _, l := range h.Refused() {
+		fmt.Fprintln(out, "refused: "+l)
+	}
 	if f.events != "" {
 		if err := writeRound(f.events, run, sum); err != nil {
 			return runtimeError{err}

@@ -3,15 +3,13 @@ package workshop
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"strconv"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
-	"github.com/redis/go-redis/v9"
 )
 
 // collector reads a round's stream and appends its events to the host's
@@ -25,8 +23,13 @@ type collector struct {
 	stream string
 	run    *scenario.Run
 	from   map[string]*inbox
-	last   string        // the stream's last entry taken
-	ready  chan struct{} // run is set
+	// last is where the next read starts: at first the ID the server's
+	// clock gave just before the round was published (no entry before it
+	// is of this round), then just past the last entry taken.
+	last    string
+	ready   chan struct{} // run is set
+	mu      sync.Mutex
+	refused refusals
 	// tokens names the holder of each lock token appended so far, so a
 	// wait on a lock another machine holds names its holder.
 	tokens map[string]int32
@@ -41,6 +44,8 @@ type inbox struct {
 	ended bool             // sent its last event, or gone
 	done  []bool           // by worker: its outcome is in
 	heard time.Time
+	key   []byte // its batches' HMAC key this round (nil: it has none, all refused)
+	n     int64  // the last batch taken: batches count from 1
 	// shift moves its stamps later, as far as a lock hand-over showed its
 	// clock's sync to be behind; syncErr is the sync's own error bound.
 	shift, syncErr time.Duration
@@ -54,9 +59,10 @@ func (c *collector) collect(ctx context.Context) error {
 	}
 	c.from = map[string]*inbox{}
 	for _, a := range c.r.Attendees {
-		c.from[a.Name] = &inbox{a: a, done: make([]bool, a.Workers), heard: time.Now().Add(c.h.cfg.Lead)}
+		in := &inbox{a: a, done: make([]bool, a.Workers), heard: time.Now().Add(c.h.cfg.Lead)}
+		in.key, _ = batchKey(c.h.key, a.Key, c.r.ID, a.Name)
+		c.from[a.Name] = in
 	}
-	c.last = "0-0"
 	nextCheck := time.Now().Add(time.Second)
 	for !c.finished() {
 		if _, err := c.read(ctx, readBlock); err != nil {
@@ -73,31 +79,35 @@ func (c *collector) collect(ctx context.Context) error {
 }
 
 // read takes the stream's next entries, waiting up to block for some
-// (0: not at all), and says how many it took.
+// (0: not at all), and says how many it took. The stream is polled: its
+// entries are fetched by a script, which cannot block.
 func (c *collector) read(ctx context.Context, block time.Duration) (int, error) {
-	args := &redis.XReadArgs{Streams: []string{c.stream, c.last}, Count: 512, Block: block}
-	if block == 0 {
-		args.Block = -1 // no BLOCK: answer at once
-	}
-	res, err := c.st.Client().XRead(ctx, args).Result()
-	switch {
-	case ctx.Err() != nil:
-		return 0, ctx.Err()
-	case errors.Is(err, redis.Nil):
-		return 0, nil
-	case err != nil:
-		return 0, fmt.Errorf("reading the attendees' events: %w", err)
-	}
-	n := 0
-	for _, s := range res {
-		for _, m := range s.Messages {
-			c.last = m.ID
-			c.take(m.Values)
-			n++
+	deadline := time.Now().Add(block)
+	for {
+		es, err := fetch(ctx, c.st.Client(), c.stream, c.last)
+		switch {
+		case ctx.Err() != nil:
+			return 0, ctx.Err()
+		case err != nil:
+			return 0, fmt.Errorf("reading the attendees' events: %w", err)
+		}
+		for _, e := range es {
+			c.last = "(" + e.id
+			c.take(e)
+		}
+		if len(es) > 0 || block <= 0 || time.Now().After(deadline) {
+			return len(es), nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(pollGap):
 		}
 	}
-	return n, nil
 }
+
+// pollGap is how long the host waits before asking an empty stream again.
+const pollGap = 10 * time.Millisecond
 
 func (c *collector) finished() bool {
 	for _, in := range c.from {
@@ -108,16 +118,42 @@ func (c *collector) finished() bool {
 	return true
 }
 
-// take queues one stream entry: a batch of one attendee's events.
-func (c *collector) take(v map[string]any) {
-	name, _ := v["a"].(string)
-	in := c.from[name]
-	if in == nil || in.ended {
-		return // not of this round, or already given up on
+// take queues one stream entry: a batch of one attendee's events, if it is
+// of this round, signed with the attendee's key and not one already taken.
+func (c *collector) take(e entry) {
+	in := c.from[e.fields["a"]]
+	if e.size > 0 {
+		c.refuse(refusedSize, in, e.size)
+		return
+	}
+	b, mac, ok := parseBatch(e.fields)
+	switch {
+	case in == nil && ok && b.round != c.r.ID:
+		c.refuse(refusedRound, nil, 0)
+		return
+	case in == nil:
+		c.refuse(refusedStranger, nil, 0)
+		return
+	case ok && b.round != c.r.ID:
+		c.refuse(refusedRound, in, 0)
+		return
+	case !ok || in.key == nil || !b.verify(in.key, mac):
+		c.refuse(refusedForged, in, 0)
+		return
+	case b.n <= in.n:
+		c.refuse(refusedReplayed, in, 0)
+		return
+	}
+	in.n = b.n
+	if in.ended {
+		return // already given up on
 	}
 	in.heard = time.Now()
-	body, _ := v["e"].(string)
-	for _, line := range bytes.Split([]byte(body), []byte{'\n'}) {
+	if len(in.evs)+bytes.Count(b.body, []byte{'\n'})+1 > maxQueued {
+		c.refuse(refusedFlood, in, 0)
+		return
+	}
+	for _, line := range bytes.Split(b.body, []byte{'\n'}) {
 		if len(line) == 0 {
 			continue
 		}
@@ -127,16 +163,40 @@ func (c *collector) take(v map[string]any) {
 		}
 		in.evs = append(in.evs, e)
 	}
-	if w, err := strconv.ParseInt(fmt.Sprint(v["w"]), 10, 64); err == nil {
-		in.mark = max(in.mark, w)
+	in.mark = max(in.mark, b.mark)
+	if b.sync >= 0 {
+		in.syncErr = time.Duration(min(b.sync, int64(time.Second/time.Microsecond))) * time.Microsecond
 	}
-	if us, err := strconv.ParseInt(fmt.Sprint(v["s"]), 10, 64); err == nil && us >= 0 {
-		in.syncErr = time.Duration(min(us, int64(time.Second/time.Microsecond))) * time.Microsecond
-	}
-	if v["end"] == "1" {
+	if b.end {
 		in.ended = true
 		in.mark = math.MaxInt64
 	}
+}
+
+// refuse counts a refused entry, in's (nil: no attendee's), and says so in
+// the log the first time for its reason and name.
+func (c *collector) refuse(reason string, in *inbox, size int64) {
+	name := ""
+	if in != nil {
+		name = in.a.Name
+	}
+	c.mu.Lock()
+	first := c.refused.add(reason, name)
+	c.mu.Unlock()
+	if first {
+		c.run.Log.EmitAt(scenario.Event{Kind: scenario.KindBeat, Worker: scenario.System, Code: BeatRefused, Msg: firstLine(reason, name, size)})
+	}
+}
+
+// BeatRefused is the code of the beats that say an entry of the round's
+// stream was refused.
+const BeatRefused = "refused"
+
+// refusedLines says what the round refused, one line per reason and name.
+func (c *collector) refusedLines() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refused.lines()
 }
 
 // checkPresence gives up on attendees whose presence lapsed: their lanes

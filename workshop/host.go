@@ -2,6 +2,7 @@ package workshop
 
 import (
 	"context"
+	"crypto/ecdh"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,7 @@ type Host struct {
 	room  *store.Store
 	clk   ServerClock
 	token string
+	key   *ecdh.PrivateKey // this hosting's (see auth.go)
 	stop  chan struct{}
 	done  chan struct{}
 
@@ -42,6 +44,7 @@ type Host struct {
 	round  *Round
 	run    *scenario.Run
 	rstore *store.Store
+	coll   *collector
 	gone   map[string]bool // attendees of the current round who left
 }
 
@@ -61,7 +64,12 @@ func OpenHost(ctx context.Context, cfg HostConfig) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: cfg, room: st, token: strconv.FormatInt(time.Now().UnixNano(), 36), stop: make(chan struct{}), done: make(chan struct{})}
+	key, err := newKey()
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	h := &Host{cfg: cfg, room: st, key: key, token: strconv.FormatInt(time.Now().UnixNano(), 36), stop: make(chan struct{}), done: make(chan struct{})}
 	rc := st.Client()
 	ok, err := rc.SetNX(ctx, st.Key("host"), h.token, hostTTL).Result()
 	if err != nil {
@@ -103,7 +111,9 @@ func (h *Host) Room() string { return h.cfg.Room }
 // Config is what the host runs.
 func (h *Host) Config() HostConfig { return h.cfg }
 
-// Lobby lists the attendees who are here now, by name.
+// Lobby lists the attendees who are here now, by name, each with the
+// public key its presence carries. A name no joiner could have (whoever
+// can write to the Redis can write one) is not listed.
 func (h *Host) Lobby(ctx context.Context) ([]Attendee, error) {
 	rc := h.room.Client()
 	all, err := rc.HGetAll(ctx, h.room.Key("lobby")).Result()
@@ -112,17 +122,23 @@ func (h *Host) Lobby(ctx context.Context) ([]Attendee, error) {
 	}
 	var out []Attendee
 	for name, w := range all {
-		n, err := rc.Exists(ctx, h.room.Key("seen:"+name)).Result()
-		if err != nil {
-			return nil, err
+		if !nameRE.MatchString(name) {
+			continue
 		}
-		if n == 0 {
+		key, err := rc.Get(ctx, h.room.Key("seen:"+name)).Result()
+		if errors.Is(err, redis.Nil) {
 			rc.HDel(ctx, h.room.Key("lobby"), name)
 			continue
 		}
+		if err != nil {
+			return nil, err
+		}
+		if _, err := parseKey(key); err != nil {
+			continue // not a joiner of this locklab's: it could not sign
+		}
 		var workers int
 		fmt.Sscan(w, &workers)
-		out = append(out, Attendee{Name: name, Workers: min(max(workers, 1), MaxWorkers)})
+		out = append(out, Attendee{Name: name, Workers: min(max(workers, 1), MaxWorkers), Key: key})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	if len(out) > MaxAttendees {
@@ -146,9 +162,14 @@ func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
 		return nil, nil, ErrEmpty
 	}
 	h.endRound()
+	id, err := newRoundID()
+	if err != nil {
+		return nil, nil, err
+	}
 	h.mu.Lock()
 	h.n++
-	r := &Round{Host: h.token, N: h.n, Scenario: h.cfg.Scenario, Strategy: h.cfg.Strategy, Params: h.cfg.Params, Seed: h.cfg.Seed}
+	r := &Round{Host: h.token, N: h.n, ID: id, HostKey: keyText(h.key), Scenario: h.cfg.Scenario, Strategy: h.cfg.Strategy,
+		Params: h.cfg.Params, Seed: h.cfg.Seed}
 	h.mu.Unlock()
 	first := 0
 	for _, a := range lobby {
@@ -170,7 +191,16 @@ func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &collector{h: h, r: r, st: rs, stream: rs.Key("events"), ready: make(chan struct{})}
+	// Every batch of this round is added after the round is published,
+	// so after this instant of the server's clock: the stream's IDs are
+	// its milliseconds, and whatever is in the stream before is ignored.
+	opened, err := h.room.Client().Time(ctx).Result()
+	if err != nil {
+		rs.Close()
+		return nil, nil, err
+	}
+	c := &collector{h: h, r: r, st: rs, stream: rs.Key("events"), ready: make(chan struct{}),
+		last: strconv.FormatInt(opened.UnixMilli(), 10) + "-0"}
 	cfg := scenario.Config{Scenario: r.Scenario, Strategy: r.Strategy, Params: r.Params, Seed: r.Seed, Tool: h.cfg.Tool}
 	run, err := scenario.StartHosted(context.Background(), rs, cfg, r.Lanes(), c.collect)
 	if err != nil {
@@ -187,9 +217,23 @@ func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
 		return nil, nil, err
 	}
 	h.mu.Lock()
-	h.round, h.run, h.rstore, h.gone = r, run, rs, map[string]bool{}
+	h.round, h.run, h.rstore, h.coll, h.gone = r, run, rs, c, map[string]bool{}
 	h.mu.Unlock()
 	return run, r, nil
+}
+
+// Refused says what the current round refused from its stream: entries
+// too big to read, of another round, in the name of nobody in it, or in
+// an attendee's name but not signed with its key (forged) or copies of
+// its batches (replayed); one line per reason and name.
+func (h *Host) Refused() []string {
+	h.mu.Lock()
+	c := h.coll
+	h.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.refusedLines()
 }
 
 // Gone lists the attendees of the current round who left during it.

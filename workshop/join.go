@@ -2,11 +2,12 @@ package workshop
 
 import (
 	"context"
+	"crypto/ecdh"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -42,7 +43,13 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	defer room.Close()
 	rc := room.Client()
 	seen := room.Key("seen:" + cfg.Name)
-	token := strconv.FormatInt(time.Now().UnixNano(), 36)
+	key, err := newKey()
+	if err != nil {
+		return err
+	}
+	// The presence key carries the public key the host derives this
+	// attendee's batch keys from (see auth.go).
+	token := keyText(key)
 	ok, err := rc.SetNX(ctx, seen, token, presentTTL).Result()
 	if err != nil {
 		return err
@@ -74,7 +81,7 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 			}
 		}
 	}()
-	j := &joiner{cfg: cfg, room: room, clk: ServerClock{Skew: cfg.Skew, Miss: cfg.Miss}}
+	j := &joiner{cfg: cfg, room: room, key: key, clk: ServerClock{Skew: cfg.Skew, Miss: cfg.Miss}}
 	if err := j.clk.Sync(ctx, rc); err != nil {
 		return err
 	}
@@ -91,6 +98,7 @@ func (e *NameTakenError) Error() string {
 type joiner struct {
 	cfg  JoinConfig
 	room *store.Store
+	key  *ecdh.PrivateKey
 	clk  ServerClock
 }
 
@@ -116,7 +124,10 @@ func (j *joiner) loop(ctx context.Context) error {
 		if r != nil && r.id() != last && state == "racing" {
 			if j.clk.Until(r.Start) < 0 {
 				last = r.id() // it began before we saw it: wait for the next
-			} else if a, in := r.attendee(j.cfg.Name); in {
+			} else if a, in := r.attendee(j.cfg.Name); in && a.Key != keyText(j.key) {
+				last = r.id()
+				fmt.Fprintf(j.cfg.Out, "round %d: the host read another key under the name %s — someone wrote over this machine's presence in the Redis; its batches would be refused, so it sits this round out\n", r.N, a.Name)
+			} else if in {
 				last, said = r.id(), ""
 				if err := j.race(ctx, r, a); err != nil {
 					return err
@@ -164,8 +175,14 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 	if err != nil {
 		return err
 	}
+	mac, err := batchKey(j.key, r.HostKey, r.ID, a.Name)
+	if err != nil {
+		run.Stop()
+		run.Wait()
+		return fmt.Errorf("round %d: the host's key is not one: %w", r.N, err)
+	}
 	s0, c0 := j.clk.Now(), st.Clock().Now()
-	f := &forwarder{rc: rc, stream: st.Key("events"), name: a.Name, log: run.Log, syncErr: j.clk.Err,
+	f := &forwarder{rc: rc, stream: st.Key("events"), round: r.ID, mac: mac, name: a.Name, log: run.Log, syncErr: j.clk.Err,
 		toServer: func(t time.Duration) time.Duration { return time.Duration(s0)*time.Microsecond + t - c0 }}
 	tick := time.NewTicker(flushEvery)
 	defer tick.Stop()
@@ -199,19 +216,31 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 	return nil
 }
 
-// forwarder sends a log's new events to the stream, in batches.
+// forwarder sends a log's new events to the stream, in signed batches of
+// at most MaxEntryBytes.
 type forwarder struct {
 	rc       *redis.Client
 	stream   string
+	round    string // the round's ID
+	mac      []byte // this attendee's batch key this round
 	name     string
 	log      *scenario.Log
 	toServer func(time.Duration) time.Duration
 	syncErr  time.Duration // how far the stamps may be off the server's clock
 	cursor   int
+	n        int64 // batches sent
 	sent     time.Time
 	buf      []scenario.Event
 	b        []byte
 }
+
+// batchRoom is how much of an entry a batch's events may fill: the rest is
+// for its other fields.
+const batchRoom = MaxEntryBytes - 1024
+
+// maxField bounds an event's text (a server's error message may be long),
+// so that any one event fits in a batch.
+const maxField = 2048
 
 func (f *forwarder) flush(ctx context.Context, end bool) error {
 	mark := f.log.Mark()
@@ -227,12 +256,36 @@ func (f *forwarder) flush(ctx context.Context, end bool) error {
 		if e.Has&scenario.HasCall != 0 {
 			e.Call = f.toServer(e.Call)
 		}
-		f.b = scenario.AppendJSON(f.b, e)
-		f.b = append(f.b, '\n')
+		e.Res, e.Token, e.Code, e.Msg = cut(e.Res), cut(e.Token), cut(e.Code), cut(e.Msg)
+		n := len(f.b)
+		f.b = append(scenario.AppendJSON(f.b, e), '\n')
+		if len(f.b) > batchRoom {
+			// The events so far go now, with no watermark: the rest of
+			// this flush is still to come.
+			if err := f.send(ctx, f.b[:n], 0, false); err != nil {
+				return err
+			}
+			f.b = append(f.b[:0], f.b[n:]...)
+		}
 	}
-	vals := []any{"a", f.name, "w", f.toServer(mark).Microseconds(), "s", f.syncErr.Microseconds(), "e", f.b}
-	if end {
-		vals = append(vals, "end", "1")
+	return f.send(ctx, f.b, f.toServer(mark).Microseconds(), end)
+}
+
+// send adds one signed batch to the stream.
+func (f *forwarder) send(ctx context.Context, body []byte, mark int64, end bool) error {
+	f.n++
+	b := batch{round: f.round, name: f.name, n: f.n, mark: mark, sync: f.syncErr.Microseconds(), end: end, body: body}
+	return f.rc.XAdd(ctx, &redis.XAddArgs{Stream: f.stream, MaxLen: streamMaxLen, Approx: true, Values: b.values(b.sign(f.mac))}).Err()
+}
+
+// cut shortens s to at most maxField bytes, on a character's boundary.
+func cut(s string) string {
+	if len(s) <= maxField {
+		return s
 	}
-	return f.rc.XAdd(ctx, &redis.XAddArgs{Stream: f.stream, MaxLen: streamMaxLen, Approx: true, Values: vals}).Err()
+	i := maxField
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

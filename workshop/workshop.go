@@ -18,6 +18,7 @@ package workshop
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -62,12 +63,15 @@ type Attendee struct {
 	Name    string `json:"name"`
 	Workers int    `json:"workers"`
 	First   int    `json:"first"` // its first lane
+	Key     string `json:"key"`   // its public key, as the host read it (see auth.go)
 }
 
 // Round is what the host publishes for joiners.
 type Round struct {
 	Host      string          `json:"host"` // the hosting's id: N counts from 1 in each
 	N         int             `json:"n"`
+	ID        string          `json:"id"`       // the round's own: random, named by its batches
+	HostKey   string          `json:"host_key"` // the host's public key (see auth.go)
 	Scenario  string          `json:"scenario"`
 	Strategy  string          `json:"strategy"`
 	Params    scenario.Params `json:"params"`
@@ -77,7 +81,7 @@ type Round struct {
 }
 
 // id tells rounds apart across hosts.
-func (r *Round) id() string { return fmt.Sprintf("%s/%d", r.Host, r.N) }
+func (r *Round) id() string { return r.ID }
 
 // RunID is the id of the round's keys.
 func (r *Round) RunID(room string) string { return fmt.Sprintf("room-%s-r%d", room, r.N) }
@@ -168,5 +172,31 @@ func readRound(ctx context.Context, rc *redis.Client, key string) (*Round, strin
 	if err := json.Unmarshal([]byte(b["spec"]), &r); err != nil {
 		return nil, "", fmt.Errorf("the room's round is unreadable: %w", err)
 	}
+	if err := r.check(); err != nil {
+		return nil, "", fmt.Errorf("the room's round is unreadable: %w", err)
+	}
 	return &r, b["state"], nil
+}
+
+// check refuses a round that no host of this locklab wrote: whoever can
+// write to the Redis can write one, and a joiner prints its names.
+func (r *Round) check() error {
+	if err := scenario.Joinable(r.Scenario, r.Strategy); err != nil {
+		return err
+	}
+	if _, err := hex.DecodeString(r.ID); err != nil || len(r.ID) != 32 {
+		return fmt.Errorf("it has no round ID: is the host's locklab as new as this one?")
+	}
+	if _, err := parseKey(r.HostKey); err != nil {
+		return fmt.Errorf("its host key is not one")
+	}
+	if len(r.Attendees) > MaxAttendees {
+		return fmt.Errorf("%d attendees; a room holds at most %d", len(r.Attendees), MaxAttendees)
+	}
+	for _, a := range r.Attendees {
+		if !nameRE.MatchString(a.Name) || a.Workers < 1 || a.Workers > MaxWorkers || a.First < 0 || a.First > scenario.MaxWorkers {
+			return fmt.Errorf("an attendee is not one this locklab names")
+		}
+	}
+	return nil
 }
