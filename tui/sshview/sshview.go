@@ -11,12 +11,11 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/charmbracelet/wish"
 	"github.com/charmbracelet/wish/activeterm"
-	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
 )
@@ -31,6 +30,17 @@ type Config struct {
 	// HostKey is the server's key file, generated once if missing.
 	HostKey string
 	Theme   *themes.Theme
+
+	// The limits below are OpenSSH's where it has one; zero means the
+	// default. LoginGrace is how long a connection may go without
+	// showing the view: to log in and open it, or after closing it.
+	LoginGrace time.Duration
+	// MaxStartups is how many connections may be without a view at once;
+	// more are closed as they come.
+	MaxStartups int
+	// MaxSessions bounds the sessions of one connection, MaxViewers the
+	// sessions of all.
+	MaxSessions, MaxViewers int
 }
 
 // Open reports whether cfg admits anyone who reaches the address.
@@ -38,8 +48,10 @@ func (c Config) Open() bool { return c.Password == "" && c.AuthorizedKeys == "" 
 
 // Server is a running SSH server of one stage.
 type Server struct {
-	srv *ssh.Server
-	ln  net.Listener
+	srv      *ssh.Server
+	ln       net.Listener
+	guard    *guard
+	sessions sessions
 }
 
 // DefaultHostKey is the host key's path under the user's config directory.
@@ -59,10 +71,11 @@ func Listen(cfg Config, stage *tui.Stage) (*Server, error) {
 	if err := os.MkdirAll(filepath.Dir(cfg.HostKey), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot keep the SSH host key: %w", err)
 	}
+	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}}
 	opts := []ssh.Option{
 		wish.WithHostKeyPath(cfg.HostKey),
 		wish.WithMiddleware(
-			bm.Middleware(handler(stage, cfg.Theme)),
+			s.viewMiddleware(stage, cfg.Theme),
 			activeterm.Middleware(), // a view needs a terminal: `ssh -T` gets a line saying so
 		),
 	}
@@ -79,6 +92,11 @@ func Listen(cfg Config, stage *tui.Stage) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the SSH server: %w", err)
 	}
+	srv.ConnCallback = func(ctx ssh.Context, c net.Conn) net.Conn {
+		ctx.SetValue(connKey{}, c)
+		return c
+	}
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.sessionChannel}
 	if err := os.Chmod(cfg.HostKey, 0o600); err != nil {
 		return nil, fmt.Errorf("cannot keep the SSH host key private: %w", err)
 	}
@@ -86,21 +104,17 @@ func Listen(cfg Config, stage *tui.Stage) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen for SSH on %s: %w", cfg.Addr, err)
 	}
-	s := &Server{srv: srv, ln: ln}
-	go func() { _ = srv.Serve(ln) }()
+	s.srv, s.ln = srv, ln
+	go func() { _ = srv.Serve(guardedListener{Listener: ln, g: s.guard}) }()
 	return s, nil
-}
-
-// handler gives every session a read-only view of its own.
-func handler(stage *tui.Stage, th *themes.Theme) bm.Handler {
-	return func(sess ssh.Session) (tea.Model, []tea.ProgramOption) {
-		pty, _, _ := sess.Pty()
-		return tui.NewHostView(stage, nil, th, pty.Window.Width, pty.Window.Height), []tea.ProgramOption{tea.WithAltScreen()}
-	}
 }
 
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
 // Close ends every session and stops listening.
-func (s *Server) Close() error { return s.srv.Close() }
+func (s *Server) Close() error {
+	err := s.srv.Close()
+	s.guard.closeAll() // the connections still logging in, which srv does not know
+	return err
+}

@@ -1,0 +1,71 @@
+package sshview
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/ssh"
+	"github.com/charmbracelet/wish"
+	bm "github.com/charmbracelet/wish/bubbletea"
+	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui"
+)
+
+// resizeEvery spaces the resizes a view redraws for: a client may send a
+// thousand a second, a terminal is dragged at a frame's pace at most.
+const resizeEvery = 50 * time.Millisecond
+
+// viewMiddleware gives every session with a terminal a read-only view of
+// its own, sized by the session's latest window, and holds the session
+// until that view and everything it started have ended.
+func (s *Server) viewMiddleware(stage *tui.Stage, th *themes.Theme) wish.Middleware {
+	return func(next ssh.Handler) ssh.Handler {
+		return func(sess ssh.Session) {
+			pty, _, ok := sess.Pty()
+			sz := s.sessions.of(sess)
+			gc := guardedOf(sess.Context())
+			if !ok || sz == nil || gc == nil {
+				next(sess)
+				return
+			}
+			s.guard.view(gc, +1)
+			defer s.guard.view(gc, -1)
+			w := sz.latest(pty.Window)
+			p := tea.NewProgram(tui.NewHostView(stage, nil, th, w.Width, w.Height),
+				append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
+			ctx, cancel := context.WithCancel(sess.Context())
+			resized := make(chan struct{})
+			go func() { defer close(resized); sz.follow(ctx, p) }()
+			_, _ = p.Run()
+			p.Kill() // restores the viewer's terminal if the view failed
+			cancel()
+			<-resized
+			next(sess)
+		}
+	}
+}
+
+// follow sends p the session's window sizes, at most one per resizeEvery,
+// until ctx ends; it quits p when the connection or the channel closes.
+func (sz *sizes) follow(ctx context.Context, p *tea.Program) {
+	for {
+		select {
+		case <-ctx.Done():
+			p.Quit()
+			return
+		case <-sz.closed:
+			p.Quit()
+			return
+		case <-sz.changed:
+		}
+		w := sz.latest(ssh.Window{})
+		p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+		select {
+		case <-ctx.Done():
+			p.Quit()
+			return
+		case <-time.After(resizeEvery):
+		}
+	}
+}
