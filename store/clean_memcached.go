@@ -50,7 +50,7 @@ func (s *MemcachedServer) Close() { s.Client.Close() }
 // Survey finds the namespaces in the dump: registered ones as Runs (a
 // Key's TTL is its expiry, -1 for none), the others as Strays.
 func (s *MemcachedServer) Survey() (*Survey, error) {
-	items, err := s.dump()
+	items, err := s.dumps()
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +130,34 @@ func (s *MemcachedServer) Delete(runs []*Run) (int, error) {
 		}
 	}
 	return deleted, nil
+}
+
+// dumps are three metadumps at 100 ms intervals, joined: the crawler
+// misses items that memcached moves between its LRUs during the crawl (a
+// fetched one), but not the same item each time.
+func (s *MemcachedServer) dumps() ([]Key, error) {
+	seen := map[string]int{}
+	var all []Key
+	for i := range 3 {
+		if i > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		keys, err := s.dump()
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if j, ok := seen[k.Name]; ok {
+				all[j] = k // the latest expiry
+				continue
+			}
+			if len(all) < maxDumpKeys {
+				seen[k.Name] = len(all)
+				all = append(all, k)
+			}
+		}
+	}
+	return all, nil
 }
 
 // dump reads the crawler's metadump: locklab's keys with their expiries,

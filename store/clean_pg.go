@@ -19,8 +19,7 @@ type Leftover struct {
 	Alive  bool
 	Why    string
 	Quiet  time.Duration // since its last heartbeat, by the server's clock; -1: unknown
-	Parts  []string      // what is in it: tables, rows
-	Reason string        // why clean left it, when it could not remove it
+	Parts  []string      // what is in it: its tables
 }
 
 // PostgresServer is a Postgres opened for locklab clean.
@@ -149,7 +148,9 @@ func (s *PostgresServer) Drop(ctx context.Context, r *Leftover) error {
 	case err != nil:
 		return s.Fail(err)
 	case fresh:
-		return fmt.Errorf("its heartbeat is back: left alone")
+		if alive, _ := r.Owner.Judge(true); alive {
+			return fmt.Errorf("its heartbeat is back: left alone")
+		}
 	}
 	if err := dropRelations(ctx, tx, r.Name); err != nil {
 		return s.Fail(err)

@@ -107,11 +107,10 @@ func (m *MySQL) register(ctx context.Context, o Owner) {
 	if _, err := m.DB.ExecContext(ctx, "CREATE DATABASE `"+db+"`"); err != nil {
 		return
 	}
-	_, err := m.DB.ExecContext(ctx, "CREATE TABLE "+q+" (owner varchar(512) NOT NULL, beat timestamp(6) NOT NULL)")
-	if err == nil {
-		_, err = m.DB.ExecContext(ctx, "INSERT INTO "+q+" VALUES (?, NOW(6))", o.String())
-	}
-	if err != nil {
+	// The table comes with its row in one statement: a run killed here
+	// leaves an empty database (no record: left alone) or a registered one.
+	if _, err := m.DB.ExecContext(ctx, "CREATE TABLE "+q+" (owner varchar(512) NOT NULL, beat timestamp(6) NOT NULL)"+
+		" SELECT ? AS owner, NOW(6) AS beat", o.String()); err != nil {
 		_, _ = m.DB.ExecContext(ctx, "DROP DATABASE `"+db+"`")
 		return
 	}
