@@ -14,12 +14,12 @@ import (
 // Leftover is a run's namespace on a server beyond Redis (a Postgres
 // schema, a MySQL table) as locklab clean found it.
 type Leftover struct {
-	Name   string // the schema or table
-	Owner  Owner
-	Alive  bool
-	Why    string
-	Quiet  time.Duration // since its last heartbeat, by the server's clock; -1: unknown
-	Parts  []string      // what is in it: its tables
+	Name  string // the schema or table
+	Owner Owner
+	Alive bool
+	Why   string
+	Quiet time.Duration // since its last heartbeat, by the server's clock; -1: unknown
+	Parts []string      // what is in it: its tables
 }
 
 // PostgresServer is a Postgres opened for locklab clean.
