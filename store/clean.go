@@ -3,20 +3,17 @@ package store
 import (
 	"context"
 	"errors"
-	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// runKey is a key of a locklab run: locklab:<12 hex digits>:<name>. No
-// other key is ever looked at twice, let alone deleted.
-var runKey = regexp.MustCompile(`^locklab:([0-9a-f]{12}):.+$`)
+// nsKey is a key in a locklab namespace: locklab:<ns>:<name>. Its shape
+// proves nothing: a namespace is locklab's only if an owner registered it.
+var nsKey = regexp.MustCompile(`^locklab:([A-Za-z0-9-]{1,64}):(.+)$`)
 
 // Server is a real Redis server opened for locklab clean: no run, no
 // safety net, only a client.
@@ -63,114 +60,185 @@ type Key struct {
 	TTL  time.Duration // -1: none
 }
 
-// Run is the keys of one locklab run on a server, and whether it lives.
-type Run struct {
-	ID    string
+// OwnerState is a registered owner of a namespace, as clean found it.
+type OwnerState struct {
+	Owner
 	Alive bool
-	Why   string // how locklab knows: "heartbeat from pid 42 on host h", "no heartbeat", …
-	Keys  []Key
+	Why   string        // "heartbeat", "no heartbeat", "its process is gone"
+	Quiet time.Duration // since its last heartbeat; -1: unknown
 }
 
-// Survey finds the locklab runs on the server: every key named
-// locklab:<run-id>:…, grouped by run, and whether each run is alive (its
-// marker's heartbeat, and on this host its process).
-func (s *Server) Survey(ctx context.Context) ([]*Run, error) {
-	runs := map[string]*Run{}
+// Run is a registered namespace on a server (a run's, a room's, a
+// round's): its owners, its keys, and whether any owner lives.
+type Run struct {
+	ID     string
+	Alive  bool
+	Why    string // the dead owners' reasons, or the live owner's
+	Owners []OwnerState
+	Keys   []Key // every key of the namespace, the registration's too
+	// Stale are a live namespace's registration keys of dead owners (a
+	// guest that died in a room whose host lives): only they go.
+	Stale []Key
+}
+
+// Stray is a namespace whose keys look like locklab's but that no owner
+// registered: never touched.
+type Stray struct {
+	NS   string
+	Keys int
+}
+
+// Survey is what clean found on one server.
+type Survey struct {
+	Runs   []*Run
+	Strays []Stray
+}
+
+// Survey finds the namespaces on the server, registered or not, and for
+// each registered one whether an owner of it lives.
+func (s *Server) Survey(ctx context.Context) (*Survey, error) {
+	keys := map[string][]string{}
 	iter := s.Client.Scan(ctx, 0, "locklab:*", 1000).Iterator()
 	for iter.Next(ctx) {
-		m := runKey.FindStringSubmatch(iter.Val())
-		if m == nil {
-			continue
+		if m := nsKey.FindStringSubmatch(iter.Val()); m != nil {
+			keys[m[1]] = append(keys[m[1]], iter.Val())
 		}
-		r := runs[m[1]]
-		if r == nil {
-			r = &Run{ID: m[1]}
-			runs[m[1]] = r
-		}
-		r.Keys = append(r.Keys, Key{Name: iter.Val()})
 	}
 	if err := iter.Err(); err != nil {
 		return nil, err
 	}
-	out := make([]*Run, 0, len(runs))
-	for _, r := range runs {
-		if err := s.describe(ctx, r); err != nil {
+	out := &Survey{}
+	for ns, names := range keys {
+		r, err := s.describe(ctx, ns, names)
+		if err != nil {
 			return nil, err
 		}
-		if len(r.Keys) > 0 || r.Alive {
-			out = append(out, r)
+		switch {
+		case r == nil:
+			out.Strays = append(out.Strays, Stray{NS: ns, Keys: len(names)})
+		case len(r.Keys) > 0:
+			out.Runs = append(out.Runs, r)
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.Slice(out.Runs, func(i, j int) bool { return out.Runs[i].ID < out.Runs[j].ID })
+	sort.Slice(out.Strays, func(i, j int) bool { return out.Strays[i].NS < out.Strays[j].NS })
 	return out, nil
 }
 
-// describe reads a run's marker and its keys' types and TTLs.
-func (s *Server) describe(ctx context.Context, r *Run) error {
-	marker := "locklab:" + r.ID + ":" + MarkerName
-	val, err := s.Client.Get(ctx, marker).Result()
-	switch {
-	case errors.Is(err, redis.Nil):
-		r.Why = "no heartbeat"
-	case err != nil:
-		return err
-	default:
-		r.Alive, r.Why = markerAlive(val)
-	}
+// describe reads a namespace's registration and its keys' types and TTLs;
+// nil when no owner registered it.
+func (s *Server) describe(ctx context.Context, ns string, names []string) (*Run, error) {
+	prefix := "locklab:" + ns + ":"
 	pipe := s.Client.Pipeline()
-	types := make([]*redis.StatusCmd, len(r.Keys))
-	ttls := make([]*redis.DurationCmd, len(r.Keys))
-	for i, k := range r.Keys {
-		types[i] = pipe.Type(ctx, k.Name)
-		ttls[i] = pipe.PTTL(ctx, k.Name)
+	types := make([]*redis.StatusCmd, len(names))
+	ttls := make([]*redis.DurationCmd, len(names))
+	vals := map[string]*redis.StringCmd{}
+	for i, k := range names {
+		types[i] = pipe.Type(ctx, k)
+		ttls[i] = pipe.PTTL(ctx, k)
+		if strings.HasPrefix(k, prefix+OwnerName+":") {
+			vals[k] = pipe.Get(ctx, k)
+		}
 	}
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return err
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) && !isWrongType(err) {
+		return nil, err
 	}
-	keys := r.Keys[:0]
-	for i, k := range r.Keys {
-		k.Type = types[i].Val()
+	r := &Run{ID: ns}
+	present := map[string]bool{}
+	for i, k := range names {
+		k := Key{Name: k, Type: types[i].Val(), TTL: ttls[i].Val()}
 		if k.Type == "none" {
 			continue // gone since the scan
 		}
-		k.TTL = ttls[i].Val()
-		keys = append(keys, k)
+		present[k.Name] = true
+		r.Keys = append(r.Keys, k)
 	}
-	r.Keys = keys
+	for _, k := range r.Keys {
+		cmd := vals[k.Name]
+		if cmd == nil {
+			continue
+		}
+		o, ok := ParseOwner(cmd.Val())
+		if !ok || o.NS != ns || k.Name != prefix+OwnerName+":"+o.ID {
+			continue
+		}
+		st := OwnerState{Owner: o, Quiet: -1}
+		st.Alive, st.Why = o.Judge(present[prefix+MarkerName+":"+o.ID])
+		if k.TTL > 0 && k.TTL <= OwnerTTL {
+			st.Quiet = OwnerTTL - k.TTL
+		}
+		r.Owners = append(r.Owners, st)
+	}
+	if len(r.Owners) == 0 {
+		return nil, nil
+	}
+	judge(r, prefix)
 	sort.Slice(r.Keys, func(i, j int) bool { return r.Keys[i].Name < r.Keys[j].Name })
-	return nil
+	return r, nil
 }
 
-// markerAlive reads a marker "pid=N host=H started=T": a run on this host
-// whose process is gone is dead even before its heartbeat lapses.
-func markerAlive(val string) (bool, string) {
-	fields := map[string]string{}
-	for _, f := range strings.Fields(val) {
-		if k, v, ok := strings.Cut(f, "="); ok {
-			fields[k] = v
+// judge decides a namespace: alive while any owner lives; a live one
+// keeps everything but its dead owners' registrations.
+func judge(r *Run, prefix string) {
+	sort.Slice(r.Owners, func(i, j int) bool { return r.Owners[i].ID < r.Owners[j].ID })
+	var why []string
+	for _, o := range r.Owners {
+		if o.Alive && !r.Alive {
+			r.Alive, why = true, nil
+		}
+		if o.Alive == r.Alive && !contains(why, o.Why) {
+			why = append(why, o.Why)
 		}
 	}
-	host, _ := os.Hostname()
-	pid, err := strconv.Atoi(fields["pid"])
-	if err == nil && pid > 0 && fields["host"] == host && host != "" {
-		if errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-			return false, "its process " + fields["pid"] + " on this host is gone"
-		}
-		return true, "heartbeat from process " + fields["pid"] + " on this host"
+	r.Why = strings.Join(why, ", ")
+	if !r.Alive {
+		return
 	}
-	return true, "heartbeat from process " + fields["pid"] + " on " + fields["host"]
+	for _, o := range r.Owners {
+		if o.Alive {
+			continue
+		}
+		for _, k := range r.Keys {
+			if k.Name == prefix+MarkerName+":"+o.ID || k.Name == prefix+OwnerName+":"+o.ID {
+				r.Stale = append(r.Stale, k)
+			}
+		}
+	}
 }
 
-// Delete deletes exactly the listed keys of runs that are not alive, and
-// returns how many the server really deleted.
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isWrongType: GET on a key that is not a string (an owner key a user
+// made a hash of) fails that command alone.
+func isWrongType(err error) bool { return strings.HasPrefix(err.Error(), "WRONGTYPE") }
+
+// Delete deletes the listed keys of namespaces whose owners are all dead,
+// and the stale registrations of live ones, and returns how many keys the
+// server really deleted. A namespace where a heartbeat has appeared since
+// the survey (a new owner) is left alone.
 func (s *Server) Delete(ctx context.Context, runs []*Run) (int, error) {
 	deleted := 0
 	for _, r := range runs {
-		if r.Alive {
-			continue
+		keys := r.Stale
+		if !r.Alive {
+			beating, err := s.beating(ctx, r)
+			if err != nil {
+				return deleted, err
+			}
+			if beating {
+				continue
+			}
+			keys = r.Keys
 		}
-		var names []string // the marker of a dead run is among them
-		for _, k := range r.Keys {
+		var names []string
+		for _, k := range keys {
 			names = append(names, k.Name)
 		}
 		for len(names) > 0 {
@@ -184,4 +252,21 @@ func (s *Server) Delete(ctx context.Context, runs []*Run) (int, error) {
 		}
 	}
 	return deleted, nil
+}
+
+// beating reports whether a heartbeat of an owner not known dead is in
+// r's namespace now.
+func (s *Server) beating(ctx context.Context, r *Run) (bool, error) {
+	prefix := "locklab:" + r.ID + ":" + MarkerName + ":"
+	dead := map[string]bool{}
+	for _, o := range r.Owners {
+		dead[prefix+o.ID] = !o.Alive
+	}
+	iter := s.Client.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		if !dead[iter.Val()] {
+			return true, nil
+		}
+	}
+	return false, iter.Err()
 }

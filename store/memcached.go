@@ -21,6 +21,9 @@ type Memcached struct {
 
 	mu   sync.Mutex
 	keys map[string]bool
+
+	owner Owner
+	beat  *beater
 }
 
 // Created records a key the run added, for cleanup.
@@ -30,7 +33,7 @@ func (m *Memcached) Created(key string) {
 	m.mu.Unlock()
 }
 
-func openMemcached(_ context.Context, raw string, poolSize int) (*Memcached, error) {
+func openMemcached(_ context.Context, raw string, poolSize int, o Owner) (*Memcached, error) {
 	addr := strings.TrimPrefix(raw, "memcached://")
 	addr = strings.TrimSuffix(addr, "/")
 	if _, _, err := net.SplitHostPort(addr); err != nil {
@@ -46,13 +49,36 @@ func openMemcached(_ context.Context, raw string, poolSize int) (*Memcached, err
 		c.Close()
 		return nil, se
 	}
+	m.owner = o
+	if err := m.register(); err != nil {
+		c.Close()
+		return nil, &ServerError{Kind: "memcached", Addr: addr, Err: errors.New(firstLine(err.Error()))}
+	}
+	m.beat = startBeat(func(context.Context) error { return m.register() })
 	return m, nil
+}
+
+// register writes the owner record (expiring OwnerTTL after the last
+// beat) and the heartbeat (HeartbeatTTL).
+func (m *Memcached) register() error {
+	prefix := "locklab:" + m.owner.NS + ":"
+	rec := []byte(m.owner.String())
+	if err := m.Client.Set(&memcache.Item{Key: prefix + OwnerName + ":" + m.owner.ID, Value: rec,
+		Expiration: int32(OwnerTTL / time.Second)}); err != nil {
+		return err
+	}
+	return m.Client.Set(&memcache.Item{Key: prefix + MarkerName + ":" + m.owner.ID, Value: rec,
+		Expiration: int32(HeartbeatTTL / time.Second)})
 }
 
 // close deletes every key the run added.
 func (m *Memcached) close(context.Context) error {
+	m.beat.stop()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	prefix := "locklab:" + m.owner.NS + ":"
+	m.keys[prefix+MarkerName+":"+m.owner.ID] = true
+	m.keys[prefix+OwnerName+":"+m.owner.ID] = true
 	var errs []error
 	for k := range m.keys {
 		if err := m.Client.Delete(k); err != nil && !errors.Is(err, memcache.ErrCacheMiss) {

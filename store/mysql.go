@@ -19,6 +19,13 @@ import (
 type MySQL struct {
 	DB   *sql.DB
 	Addr string // host:port/db, never a password
+	// Registry is the run's own database, locklab_<run-id>, holding its
+	// owner record and heartbeat for locklab clean; "" when the user may
+	// not create one (the run goes on: nothing else of it outlives its
+	// sessions).
+	Registry string
+
+	beat *beater
 }
 
 // mysqlConfig reads mysql://user:password@host:port/db?param=value (or a
@@ -57,7 +64,7 @@ func mysqlConfig(raw string) (*mysql.Config, error) {
 	return cfg, nil
 }
 
-func openMySQL(ctx context.Context, raw string, poolSize int) (*MySQL, error) {
+func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, error) {
 	cfg, err := mysqlConfig(raw)
 	if err != nil {
 		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", Redact(raw), Scrub(err.Error(), raw))}
@@ -82,10 +89,49 @@ func openMySQL(ctx context.Context, raw string, poolSize int) (*MySQL, error) {
 		}
 		return nil, se
 	}
+	m.register(pctx, o)
 	return m, nil
 }
 
-func (m *MySQL) close(context.Context) error { return m.DB.Close() }
+// mysqlBeatTable is the table in a run's registry database.
+const mysqlBeatTable = "locklab_heartbeat"
+
+// register makes the run's registry database: its one table holds the
+// owner record and the heartbeat, renewed by the server's clock.
+func (m *MySQL) register(ctx context.Context, o Owner) {
+	db := "locklab_" + o.NS
+	if len(db) > 64 {
+		return
+	}
+	q := "`" + db + "`.`" + mysqlBeatTable + "`"
+	if _, err := m.DB.ExecContext(ctx, "CREATE DATABASE `"+db+"`"); err != nil {
+		return
+	}
+	// The table comes with its row in one statement: a run killed here
+	// leaves an empty database (no record: left alone) or a registered one.
+	if _, err := m.DB.ExecContext(ctx, "CREATE TABLE "+q+" (owner varchar(512) NOT NULL, beat timestamp(6) NOT NULL)"+
+		" SELECT ? AS owner, NOW(6) AS beat", o.String()); err != nil {
+		_, _ = m.DB.ExecContext(ctx, "DROP DATABASE `"+db+"`")
+		return
+	}
+	m.Registry = db
+	m.beat = startBeat(func(ctx context.Context) error {
+		_, err := m.DB.ExecContext(ctx, "UPDATE "+q+" SET beat = NOW(6)")
+		return err
+	})
+}
+
+// close drops the run's registry and closes the pool.
+func (m *MySQL) close(ctx context.Context) error {
+	m.beat.stop()
+	var err error
+	if m.Registry != "" {
+		if _, err = m.DB.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+m.Registry+"`"); err != nil {
+			err = fmt.Errorf("store: cleanup on MySQL %s: %s", m.Addr, firstLine(err.Error()))
+		}
+	}
+	return errors.Join(err, m.DB.Close())
+}
 
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")

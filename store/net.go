@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -24,9 +22,15 @@ import (
 //     NetGrace, always with PEXPIRE … NX, which never replaces a TTL the
 //     run set in between. NetTTL is ten minutes: scenarios act within
 //     milliseconds to seconds, so no run sees a netted key expire.
-//   - A run marker, locklab:<run-id>:alive, whose heartbeat TTL the run
-//     renews; locklab clean deletes the keys of runs whose marker is gone
-//     (or whose process is gone, on this host).
+//   - An owner record and its heartbeat (see Owner), which the run renews
+//     on every sweep; locklab clean deletes the keys of namespaces whose
+//     registered owners are all dead, and nothing else.
+//
+// A lock key whose lack of a TTL is the lesson is netted as soon as the
+// run has read its TTL (the lesson told), else after NetGrace.
+//
+// A guest (a process taking part in another's race) nets what it writes
+// and registers itself too, but deletes only its own registration.
 //
 // The embedded store dies with the process and needs neither.
 
@@ -38,8 +42,6 @@ const (
 	HeartbeatTTL = 10 * time.Second
 	// discoverEvery sweeps, one SCAN for keys made by scripts.
 	discoverEvery = 20
-	// MarkerName is the name of a run's marker key in its namespace.
-	MarkerName = "alive"
 )
 
 // renewIfOurs extends a key's TTL only if it is still the net the run set
@@ -54,6 +56,7 @@ return 0`)
 // keyState is what the net knows of one key of the run.
 type keyState struct {
 	lock     bool      // taken by SETNX / SET NX without an expiry
+	read     bool      // the run has read its TTL: a lesson about it is told
 	noTTL    time.Time // first seen without a TTL (lock keys)
 	nettedAt time.Time // when the net was set or renewed; zero: not netted
 }
@@ -62,7 +65,9 @@ type keyState struct {
 type safetyNet struct {
 	node   *Node
 	prefix string
-	marker string
+	marker string // the heartbeat: prefix alive:<owner-id>
+	record string // the owner record: prefix owner:<owner-id>
+	owner  Owner
 	mu     sync.Mutex
 	keys   map[string]*keyState
 	stop   chan struct{}
@@ -72,21 +77,32 @@ type safetyNet struct {
 	sweeps int
 }
 
-func newNet(n *Node, prefix string) *safetyNet {
-	return &safetyNet{node: n, prefix: prefix, marker: prefix + MarkerName, keys: map[string]*keyState{},
+func newNet(n *Node, prefix string, o Owner) *safetyNet {
+	return &safetyNet{node: n, prefix: prefix, owner: o, marker: prefix + MarkerName + ":" + o.ID,
+		record: prefix + OwnerName + ":" + o.ID, keys: map[string]*keyState{},
 		stop: make(chan struct{}), done: make(chan struct{}), ttl: NetTTL, grace: NetGrace}
 }
 
-// markerValue says who runs: pid and host let locklab clean tell a dead
-// run on this machine from a live one before its heartbeat lapses.
-func markerValue() string {
-	host, _ := os.Hostname()
-	return fmt.Sprintf("pid=%d host=%s started=%s", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+// beat writes the owner record and the heartbeat, in one round trip.
+func (t *safetyNet) beat(ctx context.Context) error {
+	_, err := t.node.Client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, t.record, t.owner.String(), OwnerTTL)
+		p.Set(ctx, t.marker, t.owner.String(), HeartbeatTTL)
+		return nil
+	})
+	return err
 }
 
-// start writes the marker and starts the heartbeat and sweep.
+// registration reports whether key is an owner's record or heartbeat in
+// the namespace (this owner's or another's): never netted, never swept.
+func (t *safetyNet) registration(key string) bool {
+	rest := strings.TrimPrefix(key, t.prefix)
+	return strings.HasPrefix(rest, MarkerName+":") || strings.HasPrefix(rest, OwnerName+":")
+}
+
+// start registers the owner and starts the heartbeat and sweep.
 func (t *safetyNet) start(ctx context.Context) error {
-	if err := t.node.Client.Set(ctx, t.marker, markerValue(), HeartbeatTTL).Err(); err != nil {
+	if err := t.beat(ctx); err != nil {
 		return err
 	}
 	go t.loop()
@@ -129,7 +145,7 @@ func (t *safetyNet) close() {
 // grace and renews the net of keys whose net is half gone.
 func (t *safetyNet) sweep(ctx context.Context) {
 	c := t.node.Client
-	_ = c.Set(ctx, t.marker, markerValue(), HeartbeatTTL).Err()
+	_ = t.beat(ctx)
 	if t.sweeps++; t.sweeps%discoverEvery == 0 {
 		t.discover(ctx)
 	}
@@ -158,7 +174,7 @@ func (t *safetyNet) sweep(ctx context.Context) {
 		}
 		t.mu.Lock()
 		st := t.keys[k]
-		noTTL, nettedAt := st.noTTL, st.nettedAt
+		noTTL, nettedAt, read := st.noTTL, st.nettedAt, st.read
 		t.mu.Unlock()
 		seen := nettedAt
 		switch { // on copies: a write's net (noteNets) may land meanwhile
@@ -166,7 +182,8 @@ func (t *safetyNet) sweep(ctx context.Context) {
 			nettedAt = time.Time{}
 			if noTTL.IsZero() {
 				noTTL = now
-			} else if now.Sub(noTTL) >= t.grace {
+			}
+			if read || now.Sub(noTTL) >= t.grace {
 				if ok, _ := pexpireNX(ctx, k, t.ttl, c).Result(); ok {
 					nettedAt, noTTL = now, time.Time{}
 				}
@@ -187,6 +204,9 @@ func (t *safetyNet) sweep(ctx context.Context) {
 		}
 		t.mu.Lock()
 		st.noTTL = noTTL
+		if d == -2 || !nettedAt.IsZero() {
+			st.read = false // told, or gone: a lock taken again is a new lesson
+		}
 		if st.nettedAt.Equal(seen) { // else a write netted the key since: newer
 			st.nettedAt = nettedAt
 		}
@@ -201,7 +221,7 @@ func (t *safetyNet) discover(ctx context.Context) {
 	for iter.Next(ctx) {
 		k := iter.Val()
 		t.mu.Lock()
-		if t.keys[k] == nil && k != t.marker {
+		if t.keys[k] == nil && !t.registration(k) {
 			t.keys[k] = &keyState{lock: true}
 		}
 		t.mu.Unlock()
@@ -239,12 +259,13 @@ func (t *safetyNet) toNet(args []any) []string {
 	name, _ := args[0].(string)
 	lock := takesLock(args)
 	write := !readOnly[strings.ToLower(name)]
+	ttlRead := strings.EqualFold(name, "pttl") || strings.EqualFold(name, "ttl")
 	var keys []string
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, a := range args[1:] {
 		k, ok := a.(string)
-		if !ok || !strings.HasPrefix(k, t.prefix) || k == t.marker {
+		if !ok || !strings.HasPrefix(k, t.prefix) || t.registration(k) {
 			continue
 		}
 		st := t.keys[k]
@@ -252,7 +273,10 @@ func (t *safetyNet) toNet(args []any) []string {
 			st = &keyState{lock: lock}
 			t.keys[k] = st
 		} else if lock {
-			st.lock = true
+			st.lock, st.read = true, false
+		}
+		if ttlRead {
+			st.read = true
 		}
 		if write && !st.lock {
 			keys = append(keys, k)

@@ -45,15 +45,23 @@ func TestSafetyNet(t *testing.T) {
 	if d := raw.PTTL(ctx, own).Val(); d > 30*time.Second {
 		t.Fatalf("lock:B: own TTL replaced by the net: %v", d)
 	}
-	if raw.Exists(ctx, s.Key(store.MarkerName)).Val() != 1 {
-		t.Fatal("no run marker")
+	marks := raw.Keys(ctx, s.Key(store.MarkerName+":*")).Val()
+	records := raw.Keys(ctx, s.Key(store.OwnerName+":*")).Val()
+	if len(marks) != 1 || len(records) != 1 {
+		t.Fatalf("registration: heartbeat %v, owner record %v; want one of each", marks, records)
+	}
+	if o, ok := store.ParseOwner(raw.Get(ctx, records[0]).Val()); !ok || o.NS != s.RunID() {
+		t.Fatalf("owner record %q does not name the run", raw.Get(ctx, records[0]).Val())
+	}
+	if d := raw.PTTL(ctx, records[0]).Val(); d <= store.HeartbeatTTL || d > store.OwnerTTL {
+		t.Fatalf("owner record's PTTL %v", d)
 	}
 	s.Close()
-	if n := raw.Exists(ctx, stock, lockA, own, s.Key(store.MarkerName)).Val(); n != 0 {
+	if n := raw.Exists(ctx, stock, lockA, own, marks[0], records[0]).Val(); n != 0 {
 		t.Fatalf("Close left %d keys", n)
 	}
-	if s.Deleted() != 4 {
-		t.Fatalf("Close says %d keys deleted, want 4", s.Deleted())
+	if s.Deleted() != 5 {
+		t.Fatalf("Close says %d keys deleted, want 5", s.Deleted())
 	}
 }
 

@@ -293,10 +293,7 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		if err != nil {
 			return &ConnectError{Addr: addr, Err: err, raw: raw}
 		}
-		if cfg.Guest {
-			continue
-		}
-		node.net = newNet(node, s.prefix)
+		node.net = newNet(node, s.prefix, s.owner)
 		node.Client.AddHook(netHook{node.net})
 		pctx, cancel = context.WithTimeout(ctx, timeout)
 		err = node.net.start(pctx)

@@ -19,13 +19,15 @@ type Postgres struct {
 	Pool   *pgxpool.Pool
 	Schema string // locklab_<run-id>
 	Addr   string // host:port/db, never a password
+
+	beat *beater // renews the schema's heartbeat (see Owner)
 }
 
 // maxPostgresConns bounds the pool (a server allows 100 connections by
 // default); pool_max_conns in the URL overrides it.
 const maxPostgresConns = 64
 
-func openPostgres(ctx context.Context, raw, runID string) (*Postgres, error) {
+func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(raw)
 	if err != nil {
 		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", Redact(raw), Scrub(pgMessage(err), raw))}
@@ -37,7 +39,7 @@ func openPostgres(ctx context.Context, raw, runID string) (*Postgres, error) {
 		cfg.ConnConfig.ConnectTimeout = 2 * time.Second
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "locklab"
-	p := &Postgres{Schema: "locklab_" + runID,
+	p := &Postgres{Schema: "locklab_" + o.NS,
 		Addr: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
 	if strings.HasPrefix(cfg.ConnConfig.Host, "/") {
 		p.Addr = fmt.Sprintf("%s/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Database)
@@ -56,12 +58,41 @@ func openPostgres(ctx context.Context, raw, runID string) (*Postgres, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	if _, err := p.Pool.Exec(cctx, "CREATE SCHEMA "+p.Ident()); err != nil {
+	if err := p.register(cctx, o); err != nil {
 		p.Pool.Close()
 		return nil, fail(err)
 	}
+	p.beat = startBeat(func(ctx context.Context) error {
+		_, err := p.Pool.Exec(ctx, "UPDATE "+p.Table(pgBeatTable)+" SET beat = now()")
+		return err
+	})
 	return p, nil
 }
+
+// pgBeatTable is the table in a run's schema that holds its heartbeat.
+const pgBeatTable = "locklab_heartbeat"
+
+// register makes the run's schema with its owner record as its comment
+// and its heartbeat, all at once: a schema without them is not a run's.
+func (p *Postgres) register(ctx context.Context, o Owner) error {
+	tx, err := p.Pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	for _, q := range []string{"CREATE SCHEMA " + p.Ident(),
+		"COMMENT ON SCHEMA " + p.Ident() + " IS " + pgQuote(o.String()),
+		"CREATE TABLE " + p.Table(pgBeatTable) + " (beat timestamptz NOT NULL)",
+		"INSERT INTO " + p.Table(pgBeatTable) + " VALUES (now())"} {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+// pgQuote quotes a string literal (COMMENT takes no parameter).
+func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // Ident is the run's schema, quoted for SQL.
 func (p *Postgres) Ident() string { return pgx.Identifier{p.Schema}.Sanitize() }
@@ -72,6 +103,7 @@ func (p *Postgres) Table(name string) string { return pgx.Identifier{p.Schema, n
 // close drops the run's schema (and only it) and closes the pool.
 func (p *Postgres) close(ctx context.Context) error {
 	defer p.Pool.Close()
+	p.beat.stop()
 	if _, err := p.Pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+p.Ident()+" CASCADE"); err != nil {
 		return fmt.Errorf("store: cleanup on Postgres %s: %s", p.Addr, pgMessage(err))
 	}

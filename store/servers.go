@@ -102,17 +102,17 @@ func (s *Store) openServers(ctx context.Context, cfg Servers, poolSize int) erro
 	s.extra.cfg = cfg
 	var err error
 	if cfg.Postgres != "" {
-		if s.extra.postgres, err = openPostgres(ctx, cfg.Postgres, s.runID); err != nil {
+		if s.extra.postgres, err = openPostgres(ctx, cfg.Postgres, s.owner); err != nil {
 			return err
 		}
 	}
 	if cfg.MySQL != "" {
-		if s.extra.mysql, err = openMySQL(ctx, cfg.MySQL, poolSize); err != nil {
+		if s.extra.mysql, err = openMySQL(ctx, cfg.MySQL, poolSize, s.owner); err != nil {
 			return err
 		}
 	}
 	if cfg.Memcached != "" {
-		if s.extra.memcached, err = openMemcached(ctx, cfg.Memcached, poolSize); err != nil {
+		if s.extra.memcached, err = openMemcached(ctx, cfg.Memcached, poolSize, s.owner); err != nil {
 			return err
 		}
 	}

@@ -54,7 +54,9 @@ type Config struct {
 	// (a shared race's start), instead of the moment of opening.
 	Origin time.Time
 	// Guest says the run's keys belong to another process (the race's
-	// host): no safety net or marker here, and Close deletes nothing.
+	// host): Close deletes only the guest's own registration. What it
+	// writes is netted all the same, so a race whose host died leaves no
+	// key without a TTL.
 	Guest bool
 }
 
@@ -67,6 +69,7 @@ type Store struct {
 	nodes  []*Node
 	runID  string
 	prefix string
+	owner  Owner // the run's registration on real servers
 	extra  extras
 
 	life     sync.Mutex // Close and abort
@@ -90,6 +93,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		id = cfg.RunID
 	}
 	s := &Store{runID: id, prefix: "locklab:" + id + ":", guest: cfg.Guest}
+	if s.owner, err = newOwner(id, cfg.Guest); err != nil {
+		return nil, err
+	}
 	if len(cfg.URLs) == 0 {
 		err = s.openEmbedded(cfg)
 	} else {
@@ -198,7 +204,7 @@ func (s *Store) cleanup(ctx context.Context, fresh bool) (int, error) {
 				c = redis.NewClient(n.Client.Options())
 				defer c.Close()
 			}
-			d, err := n.deleteRun(ctx, c, s.prefix)
+			d, err := n.deleteRun(ctx, c, s.prefix, s.guest)
 			mu.Lock()
 			defer mu.Unlock()
 			deleted += d
@@ -215,11 +221,19 @@ func (s *Store) cleanup(ctx context.Context, fresh bool) (int, error) {
 }
 
 // deleteRun deletes the keys the run is known to have made on n, then any
-// other key under prefix (SCAN), and reports how many it deleted.
-func (n *Node) deleteRun(ctx context.Context, c *redis.Client, prefix string) (int, error) {
+// other key under prefix (SCAN), and reports how many it deleted. A guest
+// deletes only its own registration: the keys are the host's.
+func (n *Node) deleteRun(ctx context.Context, c *redis.Client, prefix string, guest bool) (int, error) {
 	deleted := 0
+	if guest {
+		if n.net == nil {
+			return 0, nil
+		}
+		d, err := c.Del(ctx, n.net.marker, n.net.record).Result()
+		return int(d), err
+	}
 	if n.net != nil {
-		if keys := append(n.net.known(), n.net.marker); len(keys) > 0 {
+		if keys := append(n.net.known(), n.net.marker, n.net.record); len(keys) > 0 {
 			d, err := c.Del(ctx, keys...).Result()
 			deleted += int(d)
 			if err != nil {
@@ -305,7 +319,7 @@ func (s *Store) Close() error {
 		s.stopNets()
 		ctx, cancel := context.WithTimeout(context.Background(), cleanupWait)
 		defer cancel()
-		if s.clock != nil && !s.guest {
+		if s.clock != nil {
 			d, err := s.Cleanup(ctx)
 			s.deleted = d
 			errs = append(errs, err)
