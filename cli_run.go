@@ -318,7 +318,10 @@ func printEntries(out io.Writer, s *scenario.Summary) {
 		if !e.Success {
 			mark = "✗"
 		}
-		if !e.LockAcquired {
+		switch {
+		case s.NoLock():
+			lockMark = "–" // there is no lock to take
+		case !e.LockAcquired:
 			lockMark = "✗"
 		}
 		line := fmt.Sprintf("  %s %s  lock %s", mark, e.ProcessID, lockMark)

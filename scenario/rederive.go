@@ -120,9 +120,9 @@ func (s *Summary) serverVerdict() bool {
 			parts = append(parts, w)
 		}
 		if n := s.UnansweredOps - s.UnansweredWrites; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d other operation(s) got no answer (%s)", n, s.UnansweredError))
+			parts = append(parts, fmt.Sprintf("%d other operation(s) got no answer (%s): %s", n, s.UnansweredKinds, s.UnansweredError))
 		}
-		s.Verdict = fmt.Sprintf("INDETERMINATE — %d operation(s) unanswered", s.UnansweredOps)
+		s.Verdict = fmt.Sprintf("INDETERMINATE — %d operation(s) unanswered: %s", s.UnansweredOps, s.UnansweredKinds)
 		s.Detail = "INDETERMINATE: " + strings.Join(parts, "; ") + ". Whether locking held cannot be told from this run." + found
 	default:
 		return false
