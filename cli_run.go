@@ -277,6 +277,9 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	if closeErr != nil {
 		return sum, runtimeError{closeErr}
 	}
+	if err := sum.Doubt(); err != nil {
+		return sum, runtimeError{err}
+	}
 	return sum, nil
 }
 

@@ -194,3 +194,16 @@ func thousands(n int) string {
 	}
 	return b.String()
 }
+
+// Doubt is why the run's verdict cannot be the lock's — the server refused
+// operations, or left some unanswered, on any kind of event — or nil.
+// Such a run ends SERVER FAILED or INDETERMINATE, and exits 1.
+func (s *Summary) Doubt() error {
+	switch {
+	case s.FailedOps > 0:
+		return fmt.Errorf("the server refused %d operation(s) (%s): the verdict is not the lock's", s.FailedOps, s.ServerError)
+	case s.UnansweredOps > 0:
+		return fmt.Errorf("the server left %d operation(s) unanswered (%s: %s): whether they happened is unknown", s.UnansweredOps, s.UnansweredKinds, s.UnansweredError)
+	}
+	return nil
+}
