@@ -94,7 +94,7 @@ func gaugeLine(th *themes.Theme, tl *timeline.Timeline, k int) string {
 		return ""
 	}
 	s := stockAt(tl, k)
-	text := fmt.Sprintf("stock %d→%d  sold %d of %d  lost updates %d%s  ", s.initial, s.current, s.sold, s.initial, s.lost, s.staleWords())
+	text := fmt.Sprintf("stock %d → %d  sold %d of %d  lost updates %d%s  ", s.initial, s.current, s.sold, s.initial, s.lost, s.staleWords())
 	if int64(s.sold) > s.initial || (s.violations > 0 && !s.saved) {
 		return th.Alarm.Render(text) + s.tag(th)
 	}

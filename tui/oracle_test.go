@@ -167,7 +167,7 @@ var (
 	reHeaderViol = regexp.MustCompile(`│ (\d+) violation\(s\)`)
 	reRetries    = regexp.MustCompile(`(\d+) retries(, mean|:)`)
 	reGauge      = regexp.MustCompile(`sold (\d+) of (-?\d+)  stock (-?\d+) → (-?\d+)  expected (-?\d+)`)
-	reGaugeLine  = regexp.MustCompile(`stock (-?\d+)→(-?\d+)  sold (\d+) of (-?\d+)  lost updates (\d+)`)
+	reGaugeLine  = regexp.MustCompile(`stock (-?\d+) → (-?\d+)  sold (\d+) of (-?\d+)  lost updates (\d+)`)
 	reLost       = regexp.MustCompile(`lost updates (\d+)`)
 	reStale      = regexp.MustCompile(`stale landed (\d+) refused (\d+)`)
 	reTag        = regexp.MustCompile(`UNSAFE: (\d+) violation\(s\)`)
