@@ -146,6 +146,9 @@ func replaySummary(ctx context.Context, out io.Writer, path string) error {
 		return runtimeError{fmt.Errorf("%s: %w", path, err)}
 	}
 	fmt.Fprint(out, sum.Box(h))
+	if err := sum.Doubt(); err != nil {
+		return runtimeError{err}
+	}
 	return nil
 }
 

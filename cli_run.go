@@ -277,6 +277,9 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	if closeErr != nil {
 		return sum, runtimeError{closeErr}
 	}
+	if err := sum.Doubt(); err != nil {
+		return sum, runtimeError{err}
+	}
 	return sum, nil
 }
 
@@ -318,7 +321,10 @@ func printEntries(out io.Writer, s *scenario.Summary) {
 		if !e.Success {
 			mark = "✗"
 		}
-		if !e.LockAcquired {
+		switch {
+		case s.NoLock():
+			lockMark = "–" // there is no lock to take
+		case !e.LockAcquired:
 			lockMark = "✗"
 		}
 		line := fmt.Sprintf("  %s %s  lock %s", mark, e.ProcessID, lockMark)

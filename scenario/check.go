@@ -48,6 +48,18 @@ type Checker struct {
 	FailedMsg, IndeterminateMsg string // the first of each, in the server's words
 
 	waits map[int32]waitEdge // who waits for whom (wait events)
+
+	// Names are the lanes' names (alice/4), for the violations' words;
+	// a worker without one is w04.
+	Names []string
+}
+
+// name is worker w's lane name.
+func (c *Checker) name(w int32) string {
+	if w >= 0 && int(w) < len(c.Names) && c.Names[w] != "" {
+		return c.Names[w]
+	}
+	return WorkerName(w)
 }
 
 type waitEdge struct {
@@ -123,7 +135,7 @@ func (c *Checker) fold(e *Event) []Event {
 			c.Overlaps++
 			c.OverlapPairs += len(s.inside)
 			other := s.inside[0]
-			c.violation(e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", WorkerName(e.Worker), e.Res, WorkerName(other)))
+			c.violation(e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", c.name(e.Worker), e.Res, c.name(other)))
 		}
 		s.inside = append(s.inside, e.Worker)
 	case KindWorkEnd, KindCrash:
@@ -157,7 +169,7 @@ func (c *Checker) fold(e *Event) []Event {
 		s := c.state(e.Res)
 		if stale, _ := s.reg.write(e.Worker, spanOf(e, c.pos)); stale > 0 {
 			c.LostUpdates++
-			c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) surely landed between its read and its write, and were lost", WorkerName(e.Worker), e.Res, stale))
+			c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) surely landed between its read and its write, and were lost", c.name(e.Worker), e.Res, stale))
 		}
 		if e.Has&HasStock != 0 {
 			s.last, s.hasLast = e.Stock, true
@@ -226,14 +238,14 @@ func (c *Checker) finalRead(s *resState, e *Event) {
 // cycle returns "w00 → w01 → w00" when the wait-for edges from w close a
 // cycle back to w, else "".
 func (c *Checker) cycle(w int32) string {
-	path := []string{WorkerName(w)}
+	path := []string{c.name(w)}
 	seen := map[int32]bool{w: true}
 	for v := w; ; {
 		e, ok := c.waits[v]
 		if !ok {
 			return ""
 		}
-		path = append(path, WorkerName(e.peer))
+		path = append(path, c.name(e.peer))
 		if e.peer == w {
 			return strings.Join(path, " → ")
 		}

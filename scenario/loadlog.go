@@ -62,6 +62,7 @@ func StreamLog(r io.Reader) (*Loading, error) {
 		started := false
 		err := readLog(r, rec, func() {
 			ld.Header, started = rec.Header, true
+			rd.Checker.Names = rec.Header.Lanes
 			ready <- true
 		}, func(e Event) {
 			if e.Kind == KindBeat && e.Code == BeatVerdict {
@@ -112,5 +113,5 @@ func SummarizeLog(r io.Reader) (Header, *Summary, error) {
 	if verdict != nil {
 		z.Add(*verdict)
 	}
-	return rec.Header, z.Summary(z.rd.Mismatch()), nil
+	return rec.Header, z.Summary(z.fold.Mismatch()), nil
 }

@@ -120,9 +120,9 @@ func (s *Summary) serverVerdict() bool {
 			parts = append(parts, w)
 		}
 		if n := s.UnansweredOps - s.UnansweredWrites; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d other operation(s) got no answer (%s)", n, s.UnansweredError))
+			parts = append(parts, fmt.Sprintf("%d other operation(s) got no answer (%s): %s", n, s.UnansweredKinds, s.UnansweredError))
 		}
-		s.Verdict = fmt.Sprintf("INDETERMINATE — %d operation(s) unanswered", s.UnansweredOps)
+		s.Verdict = fmt.Sprintf("INDETERMINATE — %d operation(s) unanswered: %s", s.UnansweredOps, s.UnansweredKinds)
 		s.Detail = "INDETERMINATE: " + strings.Join(parts, "; ") + ". Whether locking held cannot be told from this run." + found
 	default:
 		return false
@@ -193,4 +193,17 @@ func thousands(n int) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+// Doubt is why the run's verdict cannot be the lock's — the server refused
+// operations, or left some unanswered, on any kind of event — or nil.
+// Such a run ends SERVER FAILED or INDETERMINATE, and exits 1.
+func (s *Summary) Doubt() error {
+	switch {
+	case s.FailedOps > 0:
+		return fmt.Errorf("the server refused %d operation(s) (%s): the verdict is not the lock's", s.FailedOps, s.ServerError)
+	case s.UnansweredOps > 0:
+		return fmt.Errorf("the server left %d operation(s) unanswered (%s: %s): whether they happened is unknown", s.UnansweredOps, s.UnansweredKinds, s.UnansweredError)
+	}
+	return nil
 }

@@ -121,6 +121,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	case !mode.guest:
 		derive = sc.deriverOn(cfg.Strategy, cfg.Params, st.Servers())
 	}
+	if c, ok := derive.(*chain); ok {
+		c.check.Names = h.Lanes // the violations name the lanes as they are shown
+	}
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{}), bg: clock.NewGroup(st.Clock()), rt: rt}
 	env := &Env{run: r, ctx: ctx, Store: st, serial: clock.NewMutex(st.Clock()), order: clock.NewMutex(st.Clock()), Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,

@@ -11,7 +11,7 @@ type Score struct {
 	// ScoreTerm): buys, credits, jobs run, completed.
 	Did        int
 	Denials    int  // lock attempts refused
-	Violations int  // violations its lanes took part in
+	Violations int  // violations its lanes caused (their entry, write or sale)
 	Done       int  // workers with an outcome
 	Gone       bool // disconnected during the round
 }
@@ -81,31 +81,24 @@ func Scores(h Header, evs []Event) []Score {
 		return &out[of[w]]
 	}
 	for _, e := range evs {
-		s := who(e.Worker)
-		if s != nil && did(&e) {
+		if s := who(e.Worker); s != nil && did(&e) {
 			s.Did++
 		}
-		switch e.Kind {
-		case KindDenied:
-			if s != nil {
-				s.Denials++
-			}
-		case KindDone:
-			if s != nil {
-				s.Done++
-			}
-		case KindCrash:
-			if s != nil && strings.HasSuffix(e.Msg, " disconnected") {
+		if e.Kind == KindCrash && strings.HasSuffix(e.Msg, " disconnected") {
+			if s := who(e.Worker); s != nil {
 				s.Gone = true
 			}
-		case KindViolation:
-			if s != nil {
-				s.Violations++
-			}
-			if p := who(e.Peer); e.Has&HasPeer != 0 && p != nil && p != s {
-				p.Violations++
-			}
 		}
+	}
+	// Denials, outcomes and violations are the tally's: a violation is the
+	// lane's whose entry, write or sale it was, so the lines add up to the
+	// header's count.
+	t := TallyOf(Slice(evs))
+	for i := range of {
+		s := &out[of[i]]
+		s.Denials += t.Worker(i, WDenied)
+		s.Done += t.Worker(i, WDone)
+		s.Violations += t.Worker(i, WViolations)
 	}
 	return out
 }

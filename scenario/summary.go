@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/lock"
 	"github.com/mattn/go-runewidth"
 )
 
@@ -29,13 +30,16 @@ type Entry struct {
 
 // Summary is what a run amounts to: a pure fold over its events.
 type Summary struct {
-	Scenario      string `json:"scenario"`
-	Strategy      string `json:"strategy"`
-	Workers       int    `json:"workers"`
-	Attempts      int    `json:"total_attempts"`
-	Successes     int    `json:"successes"`
-	FailedStock   int    `json:"failed_stock"`
-	FailedLock    int    `json:"failed_lock"`
+	Scenario    string `json:"scenario"`
+	Strategy    string `json:"strategy"`
+	Workers     int    `json:"workers"`
+	Attempts    int    `json:"total_attempts"`
+	Successes   int    `json:"successes"`
+	FailedStock int    `json:"failed_stock"`
+	FailedLock  int    `json:"failed_lock"`
+	// FailedStale are the workers whose stale write the resource refused
+	// (a fence): the lock lapsed under them, and fencing kept the data.
+	FailedStale   int    `json:"failed_stale"`
 	FailedError   int    `json:"failed_error"`
 	Cancelled     int    `json:"cancelled"`
 	HasStock      bool   `json:"-"`
@@ -46,15 +50,27 @@ type Summary struct {
 	// ContentionRate is the lab's field under its real meaning: workers
 	// that never got the lock ÷ workers that finished.
 	ContentionRate float64 `json:"contention_rate"`
+	NeverGotLock   int     `json:"never_got_lock"`
 	LockCalls      int     `json:"lock_calls"`
 	// LockDenied is how many lock calls were denied; DenialRate, locklab's
 	// contention, is LockDenied ÷ LockCalls.
-	LockDenied     int     `json:"lock_calls_denied"`
+	LockDenied int `json:"lock_calls_denied"`
+	// DeniedNoQuorum are the denials of a quorum where no node said the
+	// lock was held: its nodes refused or did not answer.
+	DeniedNoQuorum int `json:"lock_calls_denied_no_quorum,omitempty"`
+	// WritesRefused are writes refused because the value changed since
+	// their read: an optimistic strategy's contention.
+	WritesRefused  int     `json:"writes_refused"`
+	Retries        int     `json:"retries"`
 	DenialRate     float64 `json:"denial_rate"`
 	Overlaps       int     `json:"overlaps"`      // entries into an occupied critical section
 	OverlapPairs   int     `json:"overlap_pairs"` // pairs of workers inside together
 	LostUpdates    int     `json:"lost_updates"`
 	LostUpdatesMax int     `json:"lost_updates_max,omitempty"` // when unanswered writes make it a bound
+	// StaleLanded are the writes surely overtaken: computed from a read
+	// that a write sent after its answer and answered before this write was
+	// sent had made stale (the log's lost_update violations).
+	StaleLanded int `json:"stale_writes_landed"`
 	// Operations the server refused, or did not answer (their effect is
 	// unknown); the first error of each in the server's words.
 	FailedOps        int    `json:"failed_ops,omitempty"`
@@ -67,6 +83,9 @@ type Summary struct {
 	Machine         string `json:"machine,omitempty"`
 	retry           string // the run's retry policy, for the advice
 	UnansweredError string `json:"indeterminate_error,omitempty"`
+	// UnansweredKinds names the unanswered operations by kind.
+	UnansweredKinds string `json:"indeterminate_kinds,omitempty"`
+	FailedMsg       string `json:"-"`
 	// Mismatch says how the derived events a log recorded differ from what
 	// its events show; the verdict is always the one its events show.
 	Mismatch       string  `json:"mismatch,omitempty"`
@@ -119,7 +138,7 @@ func Summarize(h Header, events Events) *Summary {
 	if m, ok := events.(interface{ Mismatch() string }); ok && m.Mismatch() != "" {
 		return z.Summary(m.Mismatch()) // a loaded log's, against its file
 	}
-	return z.Summary(z.rd.Mismatch())
+	return z.Summary(z.fold.Mismatch())
 }
 
 // A Summarizer folds a log's events into its summary one at a time, so a
@@ -127,18 +146,17 @@ func Summarize(h Header, events Events) *Summary {
 // Summary. The checker derives the violations again from the primary
 // events; the derived events the log carries are only compared with them.
 type Summarizer struct {
-	s         *Summary
-	ws        []workerFold
-	stockRes  string
-	finalRead bool
-	upd       Updates
-	rd        *Rederiver
-	notes     noteFold
+	s        *Summary
+	ws       []workerFold
+	stockRes string
+	fold     *TallyFold
+	notes    noteFold
 }
 
 // NewSummarizer returns a summarizer for a run with header h.
 func NewSummarizer(h Header) *Summarizer {
-	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry}, rd: NewRederiver()}
+	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry}, fold: NewTallyFold()}
+	z.fold.Checker().Names = h.Lanes
 	n := h.Params.Workers
 	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
 		n = 0
@@ -150,49 +168,33 @@ func NewSummarizer(h Header) *Summarizer {
 	return z
 }
 
-// Add folds the log's next event.
+// Add folds the log's next event. Every count is the tally's; the
+// summarizer keeps only what the lab's per-worker entries show.
 func (z *Summarizer) Add(ev Event) {
-	z.rd.Add(ev, nil)
+	z.fold.Add(ev)
 	if z.notes != nil {
 		z.notes.add(&ev)
 	}
 	s, e := z.s, &ev
-	z.upd.Fold(e)
 	if e.T > s.Duration.D() {
 		s.Duration = Millis(e.T)
 	}
 	switch e.Kind {
 	case KindViolation, KindDeadlock:
-		return // derived again below, from the primary events
+		return // derived again by the tally's checker
 	case KindBeat:
 		if e.Code == BeatMachine && s.Machine == "" {
 			s.Machine = e.Msg
 		}
-	case KindFenceRejected:
-		s.FenceRejected++
-	case KindCrash:
-		s.Crashes++
 	case KindNodeDown:
 		s.nodesDown = append(s.nodesDown, e.Msg)
-	case KindLockLost:
-		s.LocksLost++
-	case KindReleaseFailed:
-		s.ReleaseRefused++
 	case KindInit:
 		if e.Has&HasStock != 0 && z.stockRes == "" {
-			z.stockRes, s.HasStock = e.Res, true
-			s.InitialStock, s.FinalStock = e.Stock, e.Stock
+			z.stockRes = e.Res
 		}
 		return
-	case KindAttempt:
-		s.LockCalls++
-	case KindDenied:
-		s.LockDenied++
 	}
 	if e.Worker == System {
-		if e.Kind == KindRead && e.Res == z.stockRes && e.Has&HasStock != 0 {
-			s.FinalStock, z.finalRead = e.Stock, true
-		}
 		return
 	}
 	if e.Worker < 0 || int(e.Worker) >= len(z.ws) { // an index a damaged log made up
@@ -217,9 +219,6 @@ func (z *Summarizer) Add(ev Event) {
 				w.before = e.Stock + 1
 			}
 			w.after = e.Stock
-			if !z.finalRead && e.Res == z.stockRes {
-				s.FinalStock = e.Stock
-			}
 		}
 	case KindDone:
 		w.done, w.ok, w.code, w.msg, w.end = true, e.OK, e.Code, e.Msg, e.T
@@ -228,27 +227,15 @@ func (z *Summarizer) Add(ev Event) {
 
 // Summary is the summary of the events added; mismatch says how the
 // log's own derived events differ from the checker's ("" if they agree).
+// Its counts are the tally's.
 func (z *Summarizer) Summary(mismatch string) *Summary {
-	s, ws, upd := z.s, z.ws, &z.upd
+	s, ws, t := z.s, z.ws, z.fold.Tally()
 	for i := range ws {
 		w := &ws[i]
 		if !w.done {
 			continue
 		}
-		s.Attempts++
-		switch {
-		case w.ok:
-			s.Successes++
-		case w.code == FailLock:
-			s.FailedLock++
-		case w.code == FailStock:
-			s.FailedStock++
-		case w.code == FailCancel:
-			s.Cancelled++
-		default:
-			s.FailedError++
-		}
-		e := Entry{ProcessID: WorkerName(int32(i)), LockAcquired: w.acquired || w.inCS,
+		e := Entry{ProcessID: WorkerName(int32(i)), LockAcquired: w.acquired,
 			StockBefore: w.before, StockAfter: w.after, Success: w.ok,
 			DurationMs: float64((w.end - w.start).Microseconds()) / 1000}
 		if !w.ok {
@@ -257,23 +244,9 @@ func (z *Summarizer) Summary(mismatch string) *Summary {
 		}
 		s.Entries = append(s.Entries, e)
 	}
-	if s.Attempts > 0 {
-		s.ContentionRate = float64(s.FailedLock) / float64(s.Attempts)
-	}
-	if s.LockCalls > 0 {
-		s.DenialRate = float64(s.LockDenied) / float64(s.LockCalls)
-	}
-	s.LostUpdates = upd.Lost()
-	if m := upd.LostMax(); m > s.LostUpdates {
-		s.LostUpdatesMax = m
-	}
-	c := z.rd.Checker
-	s.Overlaps, s.OverlapPairs, s.Duplicates, s.Deadlocks = c.Overlaps, c.OverlapPairs, c.Duplicates, c.Deadlocks
-	s.Oversold = c.Oversold > 0
-	s.Violations = c.Overlaps + c.LostUpdates + c.Oversold + c.Duplicates
-	s.FailedOps, s.UnansweredOps, s.ServerError, s.UnansweredError = c.Failed, c.Indeterminate, c.FailedMsg, c.IndeterminateMsg
-	s.UnansweredWrites, s.LandedWrites, s.Mismatch = c.IndeterminateWrites, c.Landed, mismatch
-	s.ExpectedStock = s.InitialStock - int64(s.Successes)
+	s.fromTally(t)
+	s.FailedMsg, s.UnansweredError = z.fold.firstFailed, z.fold.firstUnanswered
+	s.ServerError, s.Mismatch = s.FailedMsg, mismatch
 	if z.notes != nil {
 		s.Notes = z.notes.notes()
 	}
@@ -282,6 +255,36 @@ func (z *Summarizer) Summary(mismatch string) *Summary {
 		s.Detail = s.Mismatch + " " + s.Detail
 	}
 	return s
+}
+
+// fromTally sets the summary's counts from the tally.
+func (s *Summary) fromTally(t *Tally) {
+	s.Attempts, s.Successes = t.Get(NFinished), t.Get(NDoneOK)
+	s.FailedLock, s.FailedStale, s.FailedStock = t.Get(NDoneLock), t.Get(NDoneStale), t.Get(NDoneStock)
+	s.FailedError, s.Cancelled = t.Get(NDoneError)+t.Get(NDoneUnanswered), t.Get(NDoneCancelled)
+	s.NeverGotLock = t.Get(NNeverGotLock)
+	if s.Attempts > 0 {
+		s.ContentionRate = float64(s.NeverGotLock) / float64(s.Attempts)
+	}
+	s.LockCalls, s.LockDenied, s.DeniedNoQuorum = t.Get(NLockCalls), t.Denied(), t.Get(NDeniedNoQuorum)
+	if s.LockCalls > 0 {
+		s.DenialRate = float64(s.LockDenied) / float64(s.LockCalls)
+	}
+	s.WritesRefused, s.Retries = t.Get(NWritesRefused), t.Get(NRetries)
+	s.HasStock, s.InitialStock, s.FinalStock = t.Get(NHasStock) > 0, int64(t.Get(NInitialStock)), int64(t.Get(NCurrentStock))
+	s.ExpectedStock = s.InitialStock - int64(s.Successes)
+	s.LostUpdates, s.LostUpdatesMax = t.Get(NLostUpdates), 0
+	if m := t.Get(NLostUpdatesMax); m > s.LostUpdates {
+		s.LostUpdatesMax = m
+	}
+	s.StaleLanded, s.FenceRejected = t.Get(NStaleLanded), t.Get(NStaleRefused)
+	s.Overlaps, s.OverlapPairs, s.Duplicates, s.Deadlocks = t.Get(NOverlaps), t.Get(NOverlapPairs), t.Get(NDuplicates), t.Get(NDeadlocks)
+	s.Oversold = t.Get(NOversold) > 0
+	s.Violations = t.Get(NViolations)
+	s.Crashes, s.LocksLost, s.ReleaseRefused = t.Get(NCrashes), t.Get(NLocksLost), t.Get(NReleaseRefused)
+	s.FailedOps, s.UnansweredOps = t.FailedOps(), t.UnansweredOps()
+	s.UnansweredWrites, s.LandedWrites = t.Get(NUnansweredWrites), t.Get(NLandedWrites)
+	s.UnansweredKinds = t.UnansweredWords()
 }
 
 func (s *Summary) verdict() {
@@ -340,6 +343,10 @@ func (s *Summary) verdict() {
 			fix = "allow more retries (--max-retries)"
 		}
 		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix)
+		if s.DeniedNoQuorum > 0 {
+			s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up without the lock while stock was left; %d of %d denial(s) were no quorum with no node saying the lock was held (its nodes refused or did not answer).",
+				s.FailedLock, s.DeniedNoQuorum, s.LockDenied)
+		}
 	default:
 		s.Verdict = "CORRECT"
 		if s.HasStock {
@@ -368,6 +375,9 @@ func (s *Summary) Box(h Header) string {
 		{{"Total Attempts", fmt.Sprint(s.Attempts)}, {"Successful", fmt.Sprint(s.Successes)},
 			{"Failed (stock)", fmt.Sprint(s.FailedStock)}, {"Failed (lock)", fmt.Sprint(s.FailedLock)}},
 	}
+	if s.FailedStale > 0 {
+		sections[1] = append(sections[1], [2]string{"Failed (stale)", fmt.Sprintf("%d (write refused: stale fence)", s.FailedStale)})
+	}
 	if s.FailedError > 0 {
 		sections[1] = append(sections[1], [2]string{"Failed (error)", fmt.Sprint(s.FailedError)})
 	}
@@ -382,14 +392,18 @@ func (s *Summary) Box(h Header) string {
 	sections = append(sections, [][2]string{
 		{"Total Duration", fmt.Sprintf("%.2f ms", float64(s.Duration.D().Microseconds())/1000)},
 		{"Lock Calls", fmt.Sprint(s.LockCalls)},
-		{"Contention", fmt.Sprintf("%.0f%% of lock calls denied (%d)", s.DenialRate*100, s.LockDenied)},
-		{"Never Got Lock", fmt.Sprintf("%.0f%% of workers (lab: contention_rate)", s.ContentionRate*100)},
+		{"Contention", s.contentionWords()},
+		{"Never Got Lock", fmt.Sprintf("%.0f%% of workers (%d; lab: contention_rate)", s.ContentionRate*100, s.NeverGotLock)},
+		{"Violations", s.ViolationWords()},
 		{"Overlap Entries", thousands(s.Overlaps)}, {"Overlap Pairs", thousands(s.OverlapPairs)}, {"Lost Updates", s.lostWords()}})
 	last := len(sections) - 1
+	if s.HasStock || s.LostUpdates > 0 || s.StaleLanded > 0 || s.FenceRejected > 0 {
+		sections[last] = append(sections[last], [2]string{"Stale Writes", fmt.Sprintf("%d landed, %d refused", s.StaleLanded, s.FenceRejected)})
+	}
 	for _, kv := range []struct {
 		label string
 		n     int
-	}{{"Duplicates", s.Duplicates}, {"Deadlocks", s.Deadlocks}, {"Fence Rejected", s.FenceRejected},
+	}{{"Retries", s.Retries}, {"Duplicates", s.Duplicates}, {"Deadlocks", s.Deadlocks},
 		{"Crashes", s.Crashes}, {"Locks Lost", s.LocksLost}, {"Release Refused", s.ReleaseRefused}} {
 		if kv.n > 0 {
 			sections[last] = append(sections[last], [2]string{kv.label, fmt.Sprint(kv.n)})
@@ -422,6 +436,43 @@ func (s *Summary) Box(h Header) string {
 	b.WriteString("╚" + bar + "╝\n")
 	b.WriteString("  " + s.Verdict + "\n  " + s.Detail + "\n")
 	return b.String()
+}
+
+// contentionWords is the summary's contention: lock calls denied, or, for
+// a strategy without a lock, writes refused because the value changed.
+func (s *Summary) contentionWords() string {
+	if s.LockCalls == 0 && s.WritesRefused > 0 {
+		return fmt.Sprintf("%d write(s) refused: the value changed since their read (no lock calls)", s.WritesRefused)
+	}
+	w := fmt.Sprintf("%.0f%% of lock calls denied (%d)", s.DenialRate*100, s.LockDenied)
+	if s.WritesRefused > 0 {
+		w += fmt.Sprintf("; %d write(s) refused", s.WritesRefused)
+	}
+	return w
+}
+
+// ViolationWords is the checker's violations, the count the header shows,
+// and what they are.
+func (s *Summary) ViolationWords() string {
+	if s.Violations == 0 {
+		return "0"
+	}
+	var p []string
+	for _, kv := range []struct {
+		n    int
+		what string
+	}{{s.Overlaps, "overlap entries"}, {s.StaleLanded, "stale writes landed"}, {s.Violations - s.Overlaps - s.StaleLanded - s.Duplicates, "sales beyond the stock"}, {s.Duplicates, "duplicates"}} {
+		if kv.n > 0 {
+			p = append(p, fmt.Sprintf("%s %s", thousands(kv.n), kv.what))
+		}
+	}
+	return thousands(s.Violations) + " (" + strings.Join(p, ", ") + ")"
+}
+
+// NoLock reports whether the run's strategy takes no lock at all.
+func (s *Summary) NoLock() bool {
+	info, ok := lock.Lookup(s.Strategy)
+	return s.Strategy == "none" || !ok || info.Optimistic
 }
 
 func strategyNote(name string) string {

@@ -21,14 +21,18 @@ type metrics struct {
 	hold                                                prometheus.Histogram
 	violations, workers, refused                        *prometheus.CounterVec
 	round                                               prometheus.Gauge
+	lost                                                *prometheus.GaugeVec
 
 	mu    sync.Mutex
 	folds map[*scenario.Log]*logFold
 }
 
-// logFold is how far one log has been counted, and its open holds.
+// logFold is how far one log has been counted, its tally, what of the
+// tally the counters already hold, and its open holds.
 type logFold struct {
 	cursor int
+	tally  *scenario.TallyFold
+	seen   scenario.Tally
 	holds  map[int32]hold // by worker
 }
 
@@ -59,14 +63,17 @@ func newMetrics() *metrics {
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "locklab", Name: "requests_refused_total",
 			Help: "Requests refused before they became workers: over the rate limit, or the round full."}, []string{"reason"}),
 		round: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: "locklab", Name: "round", Help: "The current round."}),
+		lost: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "locklab", Name: "round_lost_writes",
+			Help: "The current round's lost writes, as its summary counts them: lost_updates (by arithmetic: writes whose effect " +
+				"no chain of writes carries to the current value) and stale_writes_landed (writes surely overtaken)."}, []string{"definition"}),
 		folds: map[*scenario.Log]*logFold{},
 	}
 	m.reg.MustRegister(m.lockCalls, m.denials, m.retries, m.lapses, m.events, m.rounds, m.hold, m.violations,
-		m.workers, m.refused, m.round, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.workers, m.refused, m.round, m.lost, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, c := range []string{scenario.CodeOverlap, scenario.CodeOversold, scenario.CodeLostUpdate, scenario.CodeDuplicate} {
 		m.violations.WithLabelValues(c)
 	}
-	for _, o := range []string{"ok", scenario.FailLock, scenario.FailStock, scenario.FailError, scenario.FailIndeterminate, scenario.FailCancel} {
+	for _, o := range []string{"ok", scenario.FailLock, scenario.FailStock, scenario.FailError, scenario.FailIndeterminate, scenario.FailCancel, "stale"} {
 		m.workers.WithLabelValues(o)
 	}
 	for _, r := range []string{"rate", "full"} {
@@ -92,13 +99,16 @@ func (m *metrics) catchUp(l *scenario.Log) {
 	defer m.mu.Unlock()
 	f := m.folds[l]
 	if f == nil {
-		f = &logFold{holds: map[int32]hold{}}
+		f = &logFold{holds: map[int32]hold{}, tally: scenario.NewTallyFold()}
 		m.folds[l] = f
 	}
 	n := l.Len()
 	for i := f.cursor; i < n; i++ {
-		m.fold(f, l.At(i))
+		e := l.At(i)
+		f.tally.Add(e)
+		m.fold(f, e)
 	}
+	m.count(f)
 	m.events.Add(float64(n - f.cursor))
 	f.cursor = n
 }
@@ -110,18 +120,32 @@ func (m *metrics) forget(l *scenario.Log) {
 	m.mu.Unlock()
 }
 
+// count adds to the counters what the log's tally gained since they were
+// last brought up to it: the numbers are the tally's, the summary's.
+func (m *metrics) count(f *logFold) {
+	now := f.tally.Tally()
+	gain := func(c scenario.Counter) float64 { return float64(now.Get(c) - f.seen.Get(c)) }
+	m.lockCalls.Add(gain(scenario.NLockCalls))
+	m.denials.Add(float64(now.Denied() - f.seen.Denied()))
+	m.retries.Add(gain(scenario.NRetries))
+	for code, c := range map[string]scenario.Counter{scenario.CodeOverlap: scenario.NOverlaps, scenario.CodeOversold: scenario.NOversold,
+		scenario.CodeLostUpdate: scenario.NStaleLanded, scenario.CodeDuplicate: scenario.NDuplicates} {
+		m.violations.WithLabelValues(code).Add(gain(c))
+	}
+	for outcome, c := range map[string]scenario.Counter{"ok": scenario.NDoneOK, scenario.FailLock: scenario.NDoneLock, "stale": scenario.NDoneStale,
+		scenario.FailStock: scenario.NDoneStock, scenario.FailError: scenario.NDoneError, scenario.FailCancel: scenario.NDoneCancelled,
+		scenario.FailIndeterminate: scenario.NDoneUnanswered} {
+		m.workers.WithLabelValues(outcome).Add(gain(c))
+	}
+	m.lost.WithLabelValues("lost_updates").Set(float64(now.Get(scenario.NLostUpdates)))
+	m.lost.WithLabelValues("stale_writes_landed").Set(float64(now.Get(scenario.NStaleLanded)))
+	f.seen = now.Clone()
+}
+
 func (m *metrics) fold(f *logFold, e scenario.Event) {
 	switch e.Kind {
-	case scenario.KindAttempt:
-		m.lockCalls.Inc()
-	case scenario.KindDenied:
-		m.denials.Inc()
-	case scenario.KindBackoff:
-		m.retries.Inc()
 	case scenario.KindExpired:
 		m.lapses.Inc()
-	case scenario.KindViolation:
-		m.violations.WithLabelValues(e.Code).Inc()
 	case scenario.KindAcquired:
 		f.holds[e.Worker] = hold{since: e.T, ttl: e.TTL}
 	case scenario.KindRelease, scenario.KindReleaseFailed, scenario.KindLockLost:
@@ -136,14 +160,6 @@ func (m *metrics) fold(f *logFold, e scenario.Event) {
 			m.lapses.Inc()
 		}
 	case scenario.KindDone:
-		outcome := e.Code
-		if e.OK {
-			outcome = "ok"
-		}
-		if outcome == "" {
-			outcome = "unknown"
-		}
-		m.workers.WithLabelValues(outcome).Inc()
 		delete(f.holds, e.Worker)
 	}
 }

@@ -4,37 +4,51 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// stockNow is the stock at cursor k: initial, current, sold, expected, the
-// lost updates and the checker's violations so far.
+// stockNow is the stock at cursor k, as the run's tally has it: initial,
+// current, sold, expected, the lost updates, the stale writes and the
+// checker's violations so far.
 type stockNow struct {
 	initial, current, expected int64
 	sold, lost, violations     int
+	staleLanded, staleRefused  int
+	saved                      bool
 }
 
 func stockAt(tl *timeline.Timeline, k int) stockNow {
-	pts, sold := tl.StockAt(k)
-	s := stockNow{initial: tl.Initial, current: tl.Initial, sold: sold, lost: tl.LostAt(k), violations: tl.ViolationsAt(k)}
-	if len(pts) > 0 {
-		s.current = pts[len(pts)-1].Stock
-	}
-	s.expected = s.initial - int64(sold)
-	return s
+	t := tl.TallyAt(k)
+	return stockNow{initial: int64(t.Get(scenario.NInitialStock)), current: int64(t.Get(scenario.NCurrentStock)),
+		expected: t.Expected(), sold: t.Get(scenario.NSold), lost: t.Get(scenario.NLostUpdates),
+		violations: t.Get(scenario.NViolations), staleLanded: t.Get(scenario.NStaleLanded),
+		staleRefused: t.Get(scenario.NStaleRefused), saved: t.SavedByFencing()}
 }
 
 // verdictTag is the gauge's tag: ok only while the checker has found
-// nothing; oversold, or the number of violations, in the alarm style.
+// nothing; saved when fencing refused the stale write that an overlap
+// would have made; oversold, or the number of violations, in the alarm
+// style.
 func (s stockNow) tag(th *themes.Theme) string {
 	switch {
 	case int64(s.sold) > s.initial:
 		return th.Alarm.Render("OVERSOLD")
+	case s.saved:
+		return th.OK.Render("SAVED BY FENCING")
 	case s.violations > 0:
 		return th.Alarm.Render(fmt.Sprintf("UNSAFE: %d violation(s)", s.violations))
 	}
 	return th.OK.Render("ok")
+}
+
+// staleWords is "  stale landed 1 refused 0" (stale writes) once there is one.
+func (s stockNow) staleWords() string {
+	if s.staleLanded == 0 && s.staleRefused == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  stale landed %d refused %d", s.staleLanded, s.staleRefused)
 }
 
 // gauge renders the stock box content: sold against the stock there was,
@@ -47,16 +61,16 @@ func gauge(th *themes.Theme, tl *timeline.Timeline, k, width int) []string {
 	s := stockAt(tl, k)
 	over := int64(s.sold) > s.initial
 	num := th.Text
-	if over || s.violations > 0 {
+	if over || (s.violations > 0 && !s.saved) {
 		num = th.Alarm
 	}
 	lostStyle := th.Text
 	if s.lost > 0 {
 		lostStyle = th.Alarm
 	}
-	line1 := fmt.Sprintf("sold %s  stock %s → %s", num.Render(fmt.Sprintf("%d of %d", s.sold, s.initial)),
-		th.Text.Render(fmt.Sprint(s.initial)), num.Render(fmt.Sprint(s.current)))
-	line2 := fmt.Sprintf("lost updates %s  expected %s", lostStyle.Render(fmt.Sprint(s.lost)), num.Render(fmt.Sprint(s.expected)))
+	line1 := fmt.Sprintf("sold %s  stock %s → %s  expected %s", num.Render(fmt.Sprintf("%d of %d", s.sold, s.initial)),
+		th.Text.Render(fmt.Sprint(s.initial)), num.Render(fmt.Sprint(s.current)), num.Render(fmt.Sprint(s.expected)))
+	line2 := fmt.Sprintf("lost updates %s", lostStyle.Render(fmt.Sprint(s.lost))) + th.Muted.Render(s.staleWords())
 	tag := s.tag(th)
 	barW := max(width-ansiWidth(tag)-1, 4)
 	denom := max(s.initial, int64(s.sold), 1)
@@ -66,7 +80,7 @@ func gauge(th *themes.Theme, tl *timeline.Timeline, k, width int) []string {
 		overCells = barW - int(int64(barW)*s.initial/denom)
 	}
 	sold := th.OK
-	if s.violations > 0 {
+	if s.violations > 0 && !s.saved {
 		sold = th.Warn
 	}
 	bar := sold.Render(strings.Repeat("█", okCells)) + th.Alarm.Render(strings.Repeat("▓", overCells)) +
@@ -80,8 +94,8 @@ func gaugeLine(th *themes.Theme, tl *timeline.Timeline, k int) string {
 		return ""
 	}
 	s := stockAt(tl, k)
-	text := fmt.Sprintf("stock %d → %d   sold %d of %d   lost updates %d   ", s.initial, s.current, s.sold, s.initial, s.lost)
-	if int64(s.sold) > s.initial || s.violations > 0 {
+	text := fmt.Sprintf("stock %d → %d  sold %d of %d  lost updates %d%s  ", s.initial, s.current, s.sold, s.initial, s.lost, s.staleWords())
+	if int64(s.sold) > s.initial || (s.violations > 0 && !s.saved) {
 		return th.Alarm.Render(text) + s.tag(th)
 	}
 	return th.Text.Render(text) + s.tag(th)

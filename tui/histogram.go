@@ -2,37 +2,29 @@ package tui
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// delayBins are the retry-delay histogram's bins: log-spaced, doubling
-// from 100ms both ways, so a fixed delay is one bar, exponential backoff's
-// doubling is one bar per step and jitter spreads over several. Each is
-// labelled by its range.
-var delayBins = func() (bins []struct {
-	upTo  time.Duration
-	label string
-}) {
-	edges := []time.Duration{0}
-	for e := 100 * time.Millisecond >> 7; e <= 100*time.Millisecond<<7; e *= 2 {
-		edges = append(edges, e)
+// delayBins are the retry-delay histogram's bins, the tally's: log-spaced,
+// doubling from 100ms both ways, so a fixed delay is one bar, exponential
+// backoff's doubling is one bar per step and jitter spreads over several.
+// Each is labelled by its range.
+var delayBins = func() (bins []struct{ label string }) {
+	for i := range scenario.RetryBinCount {
+		lo, hi := scenario.RetryBinRange(i)
+		label := "≥" + short(lo)
+		if hi > 0 {
+			label = rangeLabel(lo, hi)
+		}
+		bins = append(bins, struct{ label string }{label})
 	}
-	for i := 1; i < len(edges); i++ {
-		bins = append(bins, struct {
-			upTo  time.Duration
-			label string
-		}{edges[i], rangeLabel(edges[i-1], edges[i])})
-	}
-	return append(bins, struct {
-		upTo  time.Duration
-		label string
-	}{1 << 62, "≥" + short(edges[len(edges)-1])})
+	return bins
 }()
 
 // rangeLabel is "100–200ms", "800ms–1.6s", "<781µs".
@@ -59,47 +51,33 @@ func short(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'g', 3, 64) + "s"
 }
 
-// binOf is the bin of delay d.
-func binOf(d time.Duration) int {
-	return sort.Search(len(delayBins)-1, func(i int) bool { return d < delayBins[i].upTo })
-}
-
-// histCache keeps the last drawn chart: it is drawn again only when a bar's
-// visible height (in eighths of a cell), the bins, the size or the theme
-// change.
+// histCache keeps the last drawn chart: it is drawn again only when a
+// bar's count, the bins, the size or the theme change.
 type histCache struct {
 	key   string
 	chart []string
-	// Bin counts of the first n backoffs, kept as the cursor moves on.
-	n      int
-	counts []int
-	total  time.Duration
 }
 
-// tally brings the counts to the first len(delays) backoffs.
-func (hc *histCache) tally(delays []timeline.Delay) {
-	if len(delays) < hc.n || hc.counts == nil {
-		hc.n, hc.total, hc.counts = 0, 0, make([]int, len(delayBins))
+// retryCounts are the tally's backoffs per bin, their number and mean.
+func retryCounts(t *scenario.Tally) (counts []int, n int, mean time.Duration) {
+	counts = make([]int, scenario.RetryBinCount)
+	for i := range counts {
+		counts[i] = t.RetryBin(i)
 	}
-	for _, d := range delays[hc.n:] {
-		hc.total += d.Delay
-		hc.counts[binOf(d.Delay)]++
-	}
-	hc.n = len(delays)
+	return counts, t.Get(scenario.NRetries), t.RetryMean()
 }
 
 // histogram renders the retry-delay histogram (ntcharts) for the backoffs
 // up to cursor k.
 func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width, height int) []string {
-	delays := tl.BackoffsAt(k)
 	if height < 3 || width < 10 {
 		return nil
 	}
-	if len(delays) == 0 {
+	t := tl.TallyAt(k)
+	counts, n, mean := retryCounts(&t)
+	if n == 0 {
 		return []string{th.Muted.Render("no retries yet"), th.Muted.Render("(--retry sets a policy)")}
 	}
-	hc.tally(delays)
-	counts, total := hc.counts, hc.total
 	first, last := len(counts), -1
 	for i, c := range counts {
 		if c > 0 {
@@ -124,14 +102,14 @@ func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width,
 			last--
 		}
 	}
-	caption := th.Muted.Render(fmt.Sprintf("%d retries, mean %s", len(delays), dur(total/time.Duration(len(delays)))))
+	caption := th.Muted.Render(fmt.Sprintf("%d retries, mean %s", n, dur(mean)))
 	peak := 1
 	for _, c := range counts[first : last+1] {
 		peak = max(peak, c)
 	}
 	key := fmt.Sprint(th.Name, width, height, first, last)
 	for _, c := range counts[first : last+1] {
-		key += "," + strconv.Itoa(c*width*8/peak)
+		key += "," + strconv.Itoa(c) // the count is drawn beside its bar
 	}
 	if key == hc.key {
 		return append([]string{caption}, hc.chart...)

@@ -273,13 +273,12 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 
 // retryLine is the histogram in one line: "retry delays 100–200ms ×89 · …".
 func retryLine(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k int) string {
-	delays := tl.BackoffsAt(k)
-	if len(delays) == 0 {
+	t := tl.TallyAt(k)
+	counts, n, _ := retryCounts(&t)
+	if n == 0 {
 		return th.Muted.Render("retry delays: none yet")
 	}
-	hc.tally(delays)
-	counts := hc.counts
-	parts := []string{th.Muted.Render("retry delays")}
+	parts := []string{th.Muted.Render(fmt.Sprintf("%d retries:", n))}
 	for i, c := range counts {
 		if c > 0 {
 			parts = append(parts, th.Text.Render(delayBins[i].label)+th.Muted.Render(fmt.Sprintf(" ×%d", c)))

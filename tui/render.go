@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -157,7 +158,8 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 	if v.paused && v.s.live() && !v.s.embedded() && !v.recorded() {
 		parts = append(parts, part{th.Warn.Render("view paused — Redis keeps running"), 0})
 	}
-	if viol := v.tl.ViolationsAt(k); viol > 0 {
+	if t := v.tl.TallyAt(k); t.Get(scenario.NViolations) > 0 {
+		viol := t.Get(scenario.NViolations)
 		parts = append(parts, part{th.Alarm.Render(fmt.Sprintf("%d violation(s)", viol)), 0})
 	}
 	sep := th.Muted.Render(" │ ")
@@ -199,6 +201,9 @@ func (v *runView) verdict(th *themes.Theme, k, w int) []string {
 		style = th.VerdictGood
 	}
 	fields := fmt.Sprintf("attempts %d · ok %d · lock fails %d · stock fails %d", s.Attempts, s.Successes, s.FailedLock, s.FailedStock)
+	if s.FailedStale > 0 {
+		fields += fmt.Sprintf(" · stopped by a fence %d", s.FailedStale)
+	}
 	if s.HasStock {
 		fields += fmt.Sprintf(" · stock %d→%d (expected %d)", s.InitialStock, s.FinalStock, s.ExpectedStock)
 	}

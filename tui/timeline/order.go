@@ -138,3 +138,6 @@ func (tl *Timeline) LostAt(k int) int {
 func (tl *Timeline) ViolationsAt(k int) int {
 	return upTo(len(tl.Violations), func(i int) int64 { return tl.Violations[i] }, int64(k))
 }
+
+// TallyAt is the run's tally at cursor k: every count a view shows.
+func (tl *Timeline) TallyAt(k int) scenario.Tally { return tl.Tallies.At(k) }

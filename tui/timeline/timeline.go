@@ -225,13 +225,18 @@ type Timeline struct {
 	open   map[string]int     // the open overlap of each resource
 	upd    scenario.Updates
 
+	// Tallies is the run's tally at every event: the counts every view
+	// shows come from it, and from nowhere else.
+	Tallies *scenario.Tallies
+
 	N    int           // events folded
 	Last time.Duration // time of the last event folded
 }
 
 // New returns an empty timeline for a run with the given number of workers.
 func New(workers int) *Timeline {
-	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}, inside: map[string][]int32{}}
+	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}, inside: map[string][]int32{},
+		Tallies: scenario.NewTallies()}
 	for i := range tl.Workers {
 		tl.Workers[i].waitsFor = -1
 	}
@@ -280,6 +285,7 @@ func (tl *Timeline) lock(name string) (*Lock, int) {
 func (tl *Timeline) Fold(e scenario.Event) {
 	seq := int64(tl.N)
 	tl.N++
+	tl.Tallies.Add(e)
 	tl.Last = max(tl.Last, e.T)
 	tl.lapse(seq, e.T)
 	tl.foldNode(seq, &e)

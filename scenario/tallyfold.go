@@ -1,0 +1,266 @@
+package scenario
+
+import "strings"
+
+// TallyFold makes a run's tally from its events, one at a time: the
+// checker derives the violations again from the primary events (the
+// derived events a log carries are only compared with them), the lost
+// updates come from Updates, and every other count from the event that
+// says so. Each change is also handed to a sink, so a history of the
+// tally can be kept (Tallies).
+type TallyFold struct {
+	t        Tally
+	rd       *Rederiver
+	upd      Updates
+	stockRes string
+	final    bool // the run's final read of the stock is in
+	ws       []workerState
+	sink     func(tallyDelta)
+	// The first refused and the first unanswered operation, in the
+	// server's words.
+	firstFailed, firstUnanswered string
+	seq                          int64
+}
+
+// workerState is what the fold remembers of a worker between events.
+type workerState struct {
+	held         bool // it has held a lock
+	fenced       bool // its last write was refused for a stale fence
+	refused      bool // a resource has refused its stale fence
+	votesTaken   int  // in its current Redlock attempt: nodes that said "taken"
+	votesTrouble int  // … nodes that failed or did not answer
+}
+
+// NewTallyFold returns an empty fold.
+func NewTallyFold() *TallyFold { return &TallyFold{rd: NewRederiver()} }
+
+// Tally is the tally so far (shared: Clone it to keep it).
+func (f *TallyFold) Tally() *Tally { return &f.t }
+
+// Checker is the fold's checker.
+func (f *TallyFold) Checker() *Checker { return f.rd.Checker }
+
+// Mismatch says how the log's own derived events differ from the
+// checker's ("" if they agree).
+func (f *TallyFold) Mismatch() string { return f.rd.Mismatch() }
+
+func (f *TallyFold) add(c Counter, n int64) {
+	if n == 0 {
+		return
+	}
+	d := tallyDelta{seq: f.seq, worker: -1, c: c, n: n}
+	f.t.apply(d)
+	if f.sink != nil {
+		f.sink(d)
+	}
+}
+
+func (f *TallyFold) addW(w int32, c WorkerCounter, n int64) {
+	if w < 0 || w >= MaxWorkers || n == 0 {
+		return
+	}
+	d := tallyDelta{seq: f.seq, worker: w, c: Counter(c), n: n}
+	f.t.apply(d)
+	if f.sink != nil {
+		f.sink(d)
+	}
+}
+
+func (f *TallyFold) worker(w int32) *workerState {
+	if w < 0 || w >= MaxWorkers {
+		return &workerState{}
+	}
+	for int(w) >= len(f.ws) {
+		f.ws = append(f.ws, workerState{})
+	}
+	return &f.ws[w]
+}
+
+// Add folds the log's next event.
+func (f *TallyFold) Add(e Event) {
+	f.seq = int64(f.t.c[NEvents])
+	f.add(NEvents, 1)
+	if derived(e.Kind) {
+		f.rd.Add(e, nil) // only compared: derived again below
+		return
+	}
+	f.primary(&e)
+	f.outcome(&e)
+	f.lost(&e)
+	c := f.rd.Checker
+	before := [...]int{c.Overlaps, c.OverlapPairs, c.LostUpdates, c.Oversold, c.Duplicates, c.Deadlocks, c.IndeterminateWrites, c.Landed}
+	f.rd.Add(e, nil)
+	after := [...]int{c.Overlaps, c.OverlapPairs, c.LostUpdates, c.Oversold, c.Duplicates, c.Deadlocks, c.IndeterminateWrites, c.Landed}
+	counters := [...]Counter{NOverlaps, NOverlapPairs, NStaleLanded, NOversold, NDuplicates, NDeadlocks, NUnansweredWrites, NLandedWrites}
+	for i, cn := range counters {
+		f.add(cn, int64(after[i]-before[i]))
+	}
+	// A violation is the worker's whose entry, write or sale it was.
+	v := (after[0] - before[0]) + (after[2] - before[2]) + (after[3] - before[3]) + (after[4] - before[4])
+	f.add(NViolations, int64(v))
+	f.addW(e.Worker, WViolations, int64(v))
+}
+
+// lost brings the lost updates (by arithmetic) up to e.
+func (f *TallyFold) lost(e *Event) {
+	if e.Kind != KindRead && e.Kind != KindWrite && e.Kind != KindInit && e.Kind != KindError {
+		return
+	}
+	f.upd.Fold(e)
+	lost, most := f.upd.Lost(), f.upd.LostMax()
+	f.add(NLostUpdates, int64(lost)-f.t.c[NLostUpdates])
+	f.add(NLostUpdatesMax, int64(most)-f.t.c[NLostUpdatesMax])
+}
+
+// outcome counts an operation the server refused or did not answer,
+// whatever kind of event answers it.
+func (f *TallyFold) outcome(e *Event) {
+	if e.Outcome == OutcomeOK {
+		return
+	}
+	op := e.Code
+	switch e.Kind {
+	case KindVote:
+		op = "vote"
+	case KindRenewFailed, KindRenewed:
+		op = "renew"
+	case KindRelease, KindReleaseFailed:
+		op = "release"
+	case KindAttempt, KindAcquired, KindDenied:
+		op = "acquire"
+	case KindRead:
+		op = "read"
+	case KindWrite:
+		op = "write"
+	}
+	k := Counter(OpKind(op))
+	node := e.Kind != KindError && e.Has&HasNode != 0 && e.Node >= 0
+	switch e.Outcome {
+	case OutcomeFailed:
+		if f.firstFailed == "" && !node {
+			f.firstFailed = e.Msg
+		}
+		f.add(failedOps+k, 1)
+		f.addW(e.Worker, WFailed, 1)
+		if node {
+			f.add(NNodeFailed, 1)
+		}
+	case OutcomeIndeterminate:
+		if f.firstUnanswered == "" {
+			f.firstUnanswered = e.Msg
+		}
+		f.add(unknownOps+k, 1)
+		f.addW(e.Worker, WUnanswered, 1)
+	}
+}
+
+// primary counts what the event itself says.
+func (f *TallyFold) primary(e *Event) {
+	w := f.worker(e.Worker)
+	switch e.Kind {
+	case KindInit:
+		if e.Has&HasStock != 0 && f.stockRes == "" {
+			f.stockRes = e.Res
+			f.add(NHasStock, 1)
+			f.add(NInitialStock, e.Stock)
+			f.add(NCurrentStock, e.Stock)
+		}
+	case KindAttempt:
+		f.add(NLockCalls, 1)
+		w.votesTaken, w.votesTrouble = 0, 0
+	case KindVote:
+		switch {
+		case e.OK:
+		case e.Outcome != OutcomeOK:
+			w.votesTrouble++
+		default:
+			w.votesTaken++
+		}
+	case KindDenied:
+		if strings.HasPrefix(e.Msg, "lock: not obtained") && w.votesTaken == 0 && w.votesTrouble > 0 {
+			f.add(NDeniedNoQuorum, 1)
+		} else {
+			f.add(NDeniedBusy, 1)
+		}
+		f.addW(e.Worker, WDenied, 1)
+	case KindAcquired:
+		f.add(NAcquired, 1)
+		f.addW(e.Worker, WAcquired, 1)
+		w.held = true
+	case KindWorkStart:
+		f.addW(e.Worker, WEntries, 1)
+	case KindBackoff:
+		f.add(NRetries, 1)
+		f.add(NRetryMicros, e.Delay.Microseconds())
+		f.add(retryBins+Counter(RetryBinOf(e.Delay)), 1)
+		f.addW(e.Worker, WRetries, 1)
+	case KindFenceRejected:
+		f.add(NStaleRefused, 1)
+		w.fenced, w.refused = true, true
+	case KindCrash:
+		f.add(NCrashes, 1)
+	case KindLockLost:
+		f.add(NLocksLost, 1)
+	case KindReleaseFailed:
+		f.add(NReleaseRefused, 1)
+	case KindExpired:
+		f.add(NExpired, 1)
+	case KindRead:
+		if e.Worker == System && e.Res == f.stockRes && e.Has&HasStock != 0 && f.stockRes != "" {
+			f.final = true
+			f.add(NCurrentStock, e.Stock-f.t.c[NCurrentStock])
+		}
+	case KindWrite:
+		f.write(e, w)
+	case KindDone:
+		f.done(e, w)
+	}
+}
+
+func (f *TallyFold) write(e *Event, w *workerState) {
+	if e.Has&HasOK != 0 && !e.OK {
+		if !w.fenced {
+			f.add(NWritesRefused, 1)
+		}
+		w.fenced = false
+		return
+	}
+	w.fenced = false
+	if e.Res != f.stockRes || f.stockRes == "" || e.Worker == System {
+		return
+	}
+	f.add(NSold, 1)
+	f.addW(e.Worker, WSold, 1)
+	if e.Has&HasStock != 0 && !f.final {
+		f.add(NCurrentStock, e.Stock-f.t.c[NCurrentStock])
+	}
+}
+
+// done counts a worker's outcome once.
+func (f *TallyFold) done(e *Event, w *workerState) {
+	if e.Worker < 0 || e.Worker >= MaxWorkers || f.t.Worker(int(e.Worker), WDone) > 0 {
+		return
+	}
+	f.add(NFinished, 1)
+	f.addW(e.Worker, WDone, 1)
+	if !e.OK && e.Code == FailLock && !w.held && !w.refused {
+		f.add(NNeverGotLock, 1)
+	}
+	switch {
+	case e.OK:
+		f.add(NDoneOK, 1)
+		f.addW(e.Worker, WDoneOK, 1)
+	case e.Code == FailLock && w.refused:
+		f.add(NDoneStale, 1)
+	case e.Code == FailLock:
+		f.add(NDoneLock, 1)
+	case e.Code == FailStock:
+		f.add(NDoneStock, 1)
+	case e.Code == FailCancel:
+		f.add(NDoneCancelled, 1)
+	case e.Code == FailIndeterminate:
+		f.add(NDoneUnanswered, 1)
+	default:
+		f.add(NDoneError, 1)
+	}
+}

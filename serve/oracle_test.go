@@ -1,0 +1,119 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// The oracle's serve half: scraped at 20 playheads while a run's log
+// grows, /metrics' counters and the summary /state serves equal the
+// tally folded afresh from the events up to the playhead.
+func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
+	for _, c := range []struct{ sc, strategy string }{{"oversell", "none"}, {"oversell", "redis-optimistic"},
+		{"ttl-expiry", "fenced"}, {"retry", "fixed"}, {"webhook", "none"}, {"redlock", "redlock"}} {
+		sc, err := scenario.Lookup(c.sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := sc.Defaults
+		if c.strategy == "redlock" {
+			p.Nodes = max(p.Nodes, 5)
+		}
+		h, evs := simulated(t, scenario.Config{Scenario: c.sc, Strategy: c.strategy, Seed: 1, Params: p})
+		m, l := newMetrics(), scenario.NewLog(nil, nil)
+		for i := range 20 {
+			k := (len(evs) - 1) * i / 19
+			for l.Len() <= k {
+				l.Append(evs[l.Len()])
+			}
+			m.catchUp(l)
+			want := scenario.TallyOf(scenario.Slice(evs[:k+1]))
+			got := scrape(t, m)
+			for name, n := range map[string]int{"lock_calls_total": want.Get(scenario.NLockCalls), "lock_denials_total": want.Denied(),
+				"lock_retries_total": want.Get(scenario.NRetries), "violations_total{code=overlap}": want.Get(scenario.NOverlaps),
+				"violations_total{code=lost_update}": want.Get(scenario.NStaleLanded), "violations_total{code=oversold}": want.Get(scenario.NOversold),
+				"violations_total{code=duplicate}": want.Get(scenario.NDuplicates), "workers_total{outcome=ok}": want.Get(scenario.NDoneOK),
+				"workers_total{outcome=lock}": want.Get(scenario.NDoneLock), "workers_total{outcome=stale}": want.Get(scenario.NDoneStale),
+				"round_lost_writes{definition=lost_updates}":        want.Get(scenario.NLostUpdates),
+				"round_lost_writes{definition=stale_writes_landed}": want.Get(scenario.NStaleLanded)} {
+				if got[name] != n {
+					t.Errorf("%s/%s at event %d: /metrics %s = %d, the tally %d", c.sc, c.strategy, k, name, got[name], n)
+				}
+			}
+			var st map[string]any
+			b, _ := json.Marshal(state{Summary: scenario.Summarize(h, l)})
+			_ = json.Unmarshal(b, &st)
+			sum, _ := st["summary"].(map[string]any)
+			for field, n := range map[string]int{"lost_updates": want.Get(scenario.NLostUpdates), "stale_writes_landed": want.Get(scenario.NStaleLanded),
+				"violations": want.Get(scenario.NViolations), "lock_calls_denied": want.Denied(), "overlaps": want.Get(scenario.NOverlaps)} {
+				if f, _ := sum[field].(float64); int(f) != n {
+					t.Errorf("%s/%s at event %d: /state %s = %v, the tally %d", c.sc, c.strategy, k, field, sum[field], n)
+				}
+				if name := map[string]string{"lost_updates": "round_lost_writes{definition=lost_updates}"}[field]; name != "" && got[name] != n {
+					t.Errorf("%s/%s at event %d: /metrics and /state disagree on %s", c.sc, c.strategy, k, field)
+				}
+			}
+		}
+	}
+}
+
+// simulated runs cfg on a fresh embedded store and reads its log back.
+func simulated(t *testing.T, cfg scenario.Config) (scenario.Header, []scenario.Event) {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Config{Nodes: cfg.Params.Nodes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var buf bytes.Buffer
+	cfg.Events = &buf
+	r, err := scenario.Start(context.Background(), st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ld, err := scenario.LoadLog(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ld.Header, ld.Log.Events()
+}
+
+// scrape is the registry's counters and gauges: name{label=value} → value.
+func scrape(t *testing.T, m *metrics) map[string]int {
+	t.Helper()
+	fams, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, f := range fams {
+		for _, mt := range f.GetMetric() {
+			name := strings.TrimPrefix(f.GetName(), "locklab_")
+			for _, lp := range mt.GetLabel() {
+				name += "{" + lp.GetName() + "=" + lp.GetValue() + "}"
+			}
+			out[name] = value(mt)
+		}
+	}
+	return out
+}
+
+func value(m *dto.Metric) int {
+	switch {
+	case m.Counter != nil:
+		return int(m.Counter.GetValue())
+	case m.Gauge != nil:
+		return int(m.Gauge.GetValue())
+	}
+	return 0
+}

@@ -1,0 +1,310 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/themes"
+)
+
+// The oracle: for every scenario × strategy of the simulated catalogue,
+// over a sample of seeds (ten each with LOCKLAB_DEEP=1), at oraclePlayheads playheads
+// from the start to DONE, every number the views show — the header, the
+// panels at 160×48 and 80×24, the verdict line, the summary box, the JSON
+// report, the summary /state serves and the scoreboard — equals the
+// tally's at that playhead, folded afresh from the events up to it.
+
+const oraclePlayheads = 20
+
+// oracleSeeds are the seeds of the n-th scenario × strategy: ten under
+// LOCKLAB_DEEP=1; otherwise one, seed 1 and seed 2 taking turns, so the
+// default pass samples two seeds across the catalogue in seconds.
+func oracleSeeds(n int) []uint64 {
+	if os.Getenv("LOCKLAB_DEEP") == "1" {
+		return []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	}
+	return []uint64{uint64(1 + n%2)}
+}
+
+// oracleCase is one run, read back as replay reads it.
+type oracleCase struct {
+	name string
+	l    *scenario.Loaded
+}
+
+// oracleRuns simulates every scenario × strategy × seed of the catalogue
+// on the embedded store, two at a time.
+func oracleRuns(t *testing.T) []oracleCase {
+	var cfgs []scenario.Config
+	n := 0
+	for _, sc := range scenario.Catalogue() {
+		if sc.RealTime != "" {
+			continue
+		}
+		for _, strategy := range sc.Strategies {
+			if scenario.ServerOf(strategy) != "redis" {
+				continue
+			}
+			for _, seed := range oracleSeeds(n) {
+				p := sc.Defaults
+				if strategy == "redlock" {
+					p.Nodes = max(p.Nodes, 5)
+				}
+				cfgs = append(cfgs, scenario.Config{Scenario: sc.Name, Strategy: strategy, Seed: seed, Params: p})
+			}
+			n++
+		}
+	}
+	out := make([]oracleCase, len(cfgs))
+	sem := make(chan struct{}, 2)
+	var wg sync.WaitGroup
+	for i, cfg := range cfgs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i] = oracleCase{fmt.Sprintf("%s/%s/seed%d", cfg.Scenario, cfg.Strategy, cfg.Seed), simulateLog(t, cfg)}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func simulateLog(t *testing.T, cfg scenario.Config) *scenario.Loaded {
+	st, err := store.Open(context.Background(), store.Config{Nodes: cfg.Params.Nodes})
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	defer st.Close()
+	var buf bytes.Buffer
+	cfg.Events = &buf
+	r, err := scenario.Start(context.Background(), st, cfg)
+	if err != nil {
+		t.Error(err)
+		return nil
+	}
+	if err := r.Wait(); err != nil {
+		t.Errorf("%s/%s: %v", cfg.Scenario, cfg.Strategy, err)
+	}
+	l, err := scenario.LoadLog(&buf)
+	if err != nil {
+		t.Error(err)
+	}
+	return l
+}
+
+func TestOracleEverySurfaceShowsTheTally(t *testing.T) {
+	start := time.Now()
+	cases := oracleRuns(t)
+	simulated := time.Since(start)
+	checked := 0
+	for _, c := range cases {
+		if c.l == nil {
+			continue
+		}
+		evs := c.l.Log.Events()
+		v := newRunView(replaySession(c.name, c.l), 1)
+		v.status = ""
+		for i := range oraclePlayheads {
+			k := (len(evs) - 1) * i / (oraclePlayheads - 1)
+			checked++
+			want := scenario.TallyOf(scenario.Slice(evs[:k+1]))
+			for _, err := range oracleCheck(v, c.l.Header, evs[:k+1], k, &want) {
+				t.Errorf("%s at event %d of %d: %s", c.name, k, len(evs)-1, err)
+			}
+		}
+		if t.Failed() && !testing.Verbose() {
+			break // one run's disagreements say enough
+		}
+	}
+	t.Logf("%d runs × %d playheads = %d playheads checked (×2 sizes); simulated in %v, checked in %v",
+		len(cases), oraclePlayheads, checked, simulated.Round(time.Millisecond), (time.Since(start) - simulated).Round(time.Millisecond))
+}
+
+// oracleCheck compares every surface at playhead k with the tally want.
+func oracleCheck(v *runView, h scenario.Header, prefix []scenario.Event, k int, want *scenario.Tally) []string {
+	var errs []string
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	v.paused, v.follow, v.cursor, v.playT = true, false, k, v.eventT(k)
+	for _, sz := range [][2]int{{160, 48}, {80, 24}} {
+		screen := v.View(themes.Mono(), sz[0], sz[1]-1)
+		for _, e := range screenNumbers(screen, want, k == v.tl.N-1, v.s.summary) {
+			bad("%d×%d: %s", sz[0], sz[1], e)
+		}
+	}
+	s := scenario.Summarize(h, scenario.Slice(prefix))
+	for _, e := range boxNumbers(s.Box(h), want) {
+		bad("summary box: %s", e)
+	}
+	for _, e := range jsonNumbers(h, s, want) {
+		bad("%s", e)
+	}
+	scores := scenario.Scores(h, prefix)
+	var viol, denied, done int
+	for _, sc := range scores {
+		viol, denied, done = viol+sc.Violations, denied+sc.Denials, done+sc.Done
+	}
+	if len(scores) > 0 && (viol != want.Get(scenario.NViolations) || denied != want.Denied() || done != want.Get(scenario.NFinished)) {
+		bad("scoreboard sums violations %d, denied %d, done %d; tally %d, %d, %d", viol, denied, done,
+			want.Get(scenario.NViolations), want.Denied(), want.Get(scenario.NFinished))
+	}
+	return errs
+}
+
+var (
+	reHeaderViol = regexp.MustCompile(`│ (\d+) violation\(s\)`)
+	reRetries    = regexp.MustCompile(`(\d+) retries(, mean|:)`)
+	reGauge      = regexp.MustCompile(`sold (\d+) of (-?\d+)  stock (-?\d+) → (-?\d+)  expected (-?\d+)`)
+	reGaugeLine  = regexp.MustCompile(`stock (-?\d+) → (-?\d+)  sold (\d+) of (-?\d+)  lost updates (\d+)`)
+	reLost       = regexp.MustCompile(`lost updates (\d+)`)
+	reStale      = regexp.MustCompile(`stale landed (\d+) refused (\d+)`)
+	reTag        = regexp.MustCompile(`UNSAFE: (\d+) violation\(s\)`)
+	reVerdict    = regexp.MustCompile(`attempts (\d+) · ok (\d+) · lock fails (\d+) · stock fails (\d+)`)
+	reOverlaps   = regexp.MustCompile(`overlaps (\d+) · lost updates (\d+)`)
+)
+
+// screenNumbers checks the numbers a rendered frame shows.
+func screenNumbers(screen string, t *scenario.Tally, done bool, sum *scenario.Summary) []string {
+	var errs []string
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
+	eq := func(what string, got string, want int) {
+		if n, _ := strconv.Atoi(got); n != want {
+			bad("%s shows %s, the tally %d", what, got, want)
+		}
+	}
+	lines := strings.Split(screen, "\n")
+	if m := reHeaderViol.FindStringSubmatch(lines[0]); m != nil {
+		eq("header violations", m[1], t.Get(scenario.NViolations))
+	} else if t.Get(scenario.NViolations) > 0 && !strings.Contains(lines[0], "…") {
+		bad("header shows no violations, the tally %d", t.Get(scenario.NViolations))
+	}
+	for _, m := range reRetries.FindAllStringSubmatch(screen, -1) {
+		eq("retries", m[1], t.Get(scenario.NRetries))
+	}
+	for i, b := range delayBins {
+		re := regexp.MustCompile(regexp.QuoteMeta(b.label) + `(?: [█▏▎▍▌▋▊▉]+ (\d+)| ×(\d+))`)
+		for _, m := range re.FindAllStringSubmatch(screen, -1) {
+			eq("retry bar "+b.label, m[1]+m[2], t.RetryBin(i))
+		}
+	}
+	for _, m := range reGauge.FindAllStringSubmatch(screen, -1) {
+		eq("gauge sold", m[1], t.Get(scenario.NSold))
+		eq("gauge stock before", m[3], t.Get(scenario.NInitialStock))
+		eq("gauge stock now", m[4], t.Get(scenario.NCurrentStock))
+		eq("gauge expected", m[5], int(t.Expected()))
+	}
+	for _, m := range reGaugeLine.FindAllStringSubmatch(screen, -1) {
+		eq("gauge line sold", m[3], t.Get(scenario.NSold))
+		eq("gauge line stock now", m[2], t.Get(scenario.NCurrentStock))
+	}
+	for _, l := range lines {
+		if !done || !strings.Contains(l, "attempts") {
+			for _, m := range reLost.FindAllStringSubmatch(l, -1) {
+				eq("lost updates", m[1], t.Get(scenario.NLostUpdates))
+			}
+		}
+	}
+	for _, m := range reStale.FindAllStringSubmatch(screen, -1) {
+		eq("stale writes landed", m[1], t.Get(scenario.NStaleLanded))
+		eq("stale writes refused", m[2], t.Get(scenario.NStaleRefused))
+	}
+	for _, m := range reTag.FindAllStringSubmatch(screen, -1) {
+		eq("gauge violations", m[1], t.Get(scenario.NViolations))
+	}
+	if t.SavedByFencing() && reTag.MatchString(screen) {
+		bad("the gauge says UNSAFE where fencing refused the stale write and nothing was lost")
+	}
+	if m := reVerdict.FindStringSubmatch(screen); m != nil {
+		eq("verdict attempts", m[1], t.Get(scenario.NFinished))
+		eq("verdict ok", m[2], t.Get(scenario.NDoneOK))
+		eq("verdict lock fails", m[3], t.Get(scenario.NDoneLock))
+		eq("verdict stock fails", m[4], t.Get(scenario.NDoneStock))
+	}
+	if m := reOverlaps.FindStringSubmatch(screen); m != nil {
+		eq("verdict overlaps", m[1], t.Get(scenario.NOverlaps))
+		eq("verdict lost updates", m[2], t.Get(scenario.NLostUpdates))
+	}
+	return errs
+}
+
+var reBoxRow = regexp.MustCompile(`║  ([A-Za-z ()]+):\s+(.*?)\s*║`)
+
+// boxNumbers checks the summary box's counts.
+func boxNumbers(box string, t *scenario.Tally) []string {
+	var errs []string
+	rows := map[string]string{}
+	for _, m := range reBoxRow.FindAllStringSubmatch(box, -1) {
+		rows[m[1]] = m[2]
+	}
+	first := func(s string) int {
+		n, _ := strconv.Atoi(strings.ReplaceAll(strings.Fields(s + " x")[0], ",", ""))
+		return n
+	}
+	for label, want := range map[string]int{"Total Attempts": t.Get(scenario.NFinished), "Successful": t.Get(scenario.NDoneOK),
+		"Failed (stock)": t.Get(scenario.NDoneStock), "Failed (lock)": t.Get(scenario.NDoneLock), "Lock Calls": t.Get(scenario.NLockCalls),
+		"Overlap Entries": t.Get(scenario.NOverlaps), "Overlap Pairs": t.Get(scenario.NOverlapPairs),
+		"Lost Updates": t.Get(scenario.NLostUpdates), "Violations": t.Get(scenario.NViolations)} {
+		got, ok := rows[label]
+		if !ok {
+			errs = append(errs, fmt.Sprintf("no %q row (tally %d)", label, want))
+			continue
+		}
+		if first(got) != want {
+			errs = append(errs, fmt.Sprintf("%s reads %q, the tally %d", label, got, want))
+		}
+	}
+	if got, ok := rows["Stale Writes"]; ok {
+		if want := fmt.Sprintf("%d landed, %d refused", t.Get(scenario.NStaleLanded), t.Get(scenario.NStaleRefused)); got != want {
+			errs = append(errs, fmt.Sprintf("Stale Writes reads %q, the tally %q", got, want))
+		}
+	} else if t.Get(scenario.NStaleLanded)+t.Get(scenario.NStaleRefused) > 0 {
+		errs = append(errs, "no Stale Writes row")
+	}
+	if n := t.Get(scenario.NRetries); n > 0 && first(rows["Retries"]) != n {
+		errs = append(errs, fmt.Sprintf("Retries reads %q, the tally %d", rows["Retries"], n))
+	}
+	if n := t.Get(scenario.NWritesRefused); n > 0 && !strings.Contains(rows["Contention"], fmt.Sprintf("%d write(s) refused", n)) {
+		errs = append(errs, fmt.Sprintf("Contention reads %q, the tally %d writes refused", rows["Contention"], n))
+	}
+	if never := rows["Never Got Lock"]; !strings.Contains(never, fmt.Sprintf("(%d;", t.Get(scenario.NNeverGotLock))) {
+		errs = append(errs, fmt.Sprintf("Never Got Lock reads %q, the tally %d", never, t.Get(scenario.NNeverGotLock)))
+	}
+	return errs
+}
+
+// jsonNumbers checks the JSON report (--json) and the summary's JSON (what
+// /state serves).
+func jsonNumbers(h scenario.Header, s *scenario.Summary, t *scenario.Tally) []string {
+	var errs []string
+	check := func(what string, v any, want map[string]int) {
+		b, _ := json.Marshal(v)
+		var got map[string]any
+		_ = json.Unmarshal(b, &got)
+		for field, n := range want {
+			if f, _ := got[field].(float64); int(f) != n {
+				errs = append(errs, fmt.Sprintf("%s %s is %v, the tally %d", what, field, got[field], n))
+			}
+		}
+	}
+	check("JSON report", scenario.NewReport(h, s), map[string]int{"overlaps": t.Get(scenario.NOverlaps),
+		"lost_updates": t.Get(scenario.NLostUpdates), "successes": t.Get(scenario.NDoneOK), "total_attempts": t.Get(scenario.NFinished),
+		"lock_calls": t.Get(scenario.NLockCalls), "lock_calls_denied": t.Denied(), "final_stock": t.Get(scenario.NCurrentStock)})
+	check("/state summary", s, map[string]int{"overlaps": t.Get(scenario.NOverlaps), "overlap_pairs": t.Get(scenario.NOverlapPairs),
+		"lost_updates": t.Get(scenario.NLostUpdates), "stale_writes_landed": t.Get(scenario.NStaleLanded),
+		"fence_rejected": t.Get(scenario.NStaleRefused), "violations": t.Get(scenario.NViolations), "retries": t.Get(scenario.NRetries),
+		"writes_refused": t.Get(scenario.NWritesRefused), "never_got_lock": t.Get(scenario.NNeverGotLock),
+		"duplicates": t.Get(scenario.NDuplicates), "deadlocks": t.Get(scenario.NDeadlocks)})
+	return errs
+}
