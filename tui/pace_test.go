@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -57,18 +58,59 @@ func TestFinishedRunPlaysBack(t *testing.T) {
 	scr.waitFor(t, "slower", since(mark, func(b []byte) bool { return bytes.Contains(b, []byte("5× playback")) }))
 	mark = len(scr.all)
 	tm.Send(keyRunes(" "))
-	seen := map[int]bool{}
 	scr.waitForLong(t, "played to the end", since(mark, func(b []byte) bool {
-		for _, m := range eventCounter.FindAllSubmatch(b, -1) {
-			seen[atoi(m[1])] = true
-		}
 		return bytes.Contains(b, []byte("PLAYING")) && lastCounter(b) == n && bytes.Contains(b, []byte("DONE"))
 	}))
+	tm.Send(keyRunes("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// Playback moves frame by frame: frames on time pass through the run's
+// events one stretch at a time, and a frame that comes late (a busy
+// machine) moves the playhead no further than lateFrames frames would.
+// The frames' times are given, as a recording gives them: no wall clock.
+func TestPlaybackMovesFrameByFrame(t *testing.T) {
+	f, err := os.Open("testdata/crash.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := scenario.LoadLog(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newRunView(replaySession("crash.jsonl", l), 5)
+	v.toStart()
+	v.togglePause()
+	if v.paused {
+		t.Fatal("space did not start playback")
+	}
+	epoch := time.Unix(0, 0)
+	v.onFrame(epoch)
+	seen := map[int]bool{}
+	at := epoch
+	for range 100000 {
+		if v.paused {
+			break
+		}
+		at = at.Add(frameEvery)
+		v.onFrame(at)
+		seen[v.cursor] = true
+	}
+	if !v.paused || v.cursor != v.tl.N-1 {
+		t.Fatalf("playback stopped at event %d of %d", v.cursor, v.tl.N)
+	}
 	if len(seen) < 4 {
 		t.Fatalf("playback showed the cursor at %d place(s) only: %v", len(seen), seen)
 	}
-	tm.Send(keyRunes("q"))
-	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	v.toStart()
+	v.togglePause()
+	v.onFrame(at)
+	before := v.playT
+	v.onFrame(at.Add(time.Minute)) // a minute-long stall
+	if got, most := v.playT-before, time.Duration(float64(lateFrames*frameEvery)*v.speed); got > most {
+		t.Fatalf("a late frame moved the playhead %v, at most %v", got, most)
+	}
 }
 
 // ← then → from the end of ttl-expiry/safe crosses the two-second gap
