@@ -43,7 +43,14 @@ func laneCells(dst []themes.State, masks []uint16, tl *timeline.Timeline, w, k i
 		case c+1 < len(masks) && masks[c+1] == 0:
 			dst[c+1] = out
 		case c+1 == len(masks) && (dst[c] == themes.Critical || dst[c] == themes.Holding || dst[c] == themes.Waiting):
-			dst[c] = out // the right edge: the outcome is the news
+			// The right edge: the outcome is the news, but a hold that
+			// fits in this one column (a short critical section at
+			// the end of the window) keeps its cell, one column early,
+			// over a less telling state.
+			if c > 0 && dst[c] != themes.Waiting && rank(dst[c]) < rank(dst[c-1]) {
+				dst[c-1] = dst[c]
+			}
+			dst[c] = out
 		}
 	}
 	return dst
@@ -64,6 +71,16 @@ var picks = func() (t [1 << themes.StateCount]themes.State) {
 	}
 	return t
 }()
+
+// rank is s's place in lanePrio: lower is more telling.
+func rank(s themes.State) int {
+	for i, p := range lanePrio {
+		if p == s {
+			return i
+		}
+	}
+	return len(lanePrio)
+}
 
 func pickSlow(m uint16) themes.State {
 	if m == 0 {
