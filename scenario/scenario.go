@@ -45,6 +45,10 @@ type Scenario struct {
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
 	notes func(h Header) noteFold
+	// noRetry names the strategies whose workers never try again, whatever
+	// the retry parameters: they take no lock that can turn them away, or
+	// answer a taken lock at once (see Retries).
+	noRetry []string
 	// Slow names the strategies whose runs take far longer than the rest
 	// (`locklab run all` starts them first).
 	Slow []string

@@ -26,9 +26,11 @@ var webhook = &Scenario{
 		p.Workers, p.Delay, p.TTL = 3, Millis(5*time.Millisecond), Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(10*time.Millisecond), 100
 	}),
-	Uses:  []string{"workers", "delay", "ttl", "retry-base", "max-retries"},
-	run:   runWebhook,
-	beats: webhookBeats,
+	Uses: []string{"workers", "delay", "ttl", "retry-base", "max-retries"},
+	// none and idempotency take no lock; fail-fast answers 409 at once.
+	noRetry: []string{"none", "idempotency", "fail-fast"},
+	run:     runWebhook,
+	beats:   webhookBeats,
 }
 
 func runWebhook(ctx context.Context, env *Env) error {
