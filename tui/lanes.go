@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -119,6 +120,12 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 // lanesOver is lanes over a window of span (at least now): what is past
 // now is left blank, the time still to come.
 func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int) []string {
+	return lanesFocus(th, tl, k, now, span, width, labelW, rows, scroll, nil)
+}
+
+// lanesFocus is lanesOver scrolled, when scroll is 0, so that the lanes of
+// the focus workers are in view.
+func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int, focus []int32) []string {
 	if rows < 2 {
 		return nil
 	}
@@ -135,19 +142,34 @@ func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Du
 	fold := workers > rows-1
 	var buf []themes.State
 	masks := make([]uint16, sc.cols)
+	lo, hi := -1, -1 // the groups of the focus workers
 	for w := 0; w < workers; w++ {
 		buf = laneCells(buf, masks, tl, w, k, sc, now)
-		if fold {
+		g := len(groups)
+		inFocus := slices.Contains(focus, int32(w))
+		if fold && !inFocus { // a worker in focus keeps a lane of its own, labelled
 			key := string(statesKey(buf))
-			if g, ok := index[key]; ok {
-				groups[g].count++
-				continue
+			if i, ok := index[key]; ok {
+				groups[i].count++
+				g = i
+			} else {
+				index[key] = g
 			}
-			index[key] = len(groups)
 		}
-		groups = append(groups, group{first: w, count: 1, cells: append([]themes.State(nil), buf...)})
+		if g == len(groups) {
+			groups = append(groups, group{first: w, count: 1, cells: append([]themes.State(nil), buf...)})
+		}
+		if inFocus {
+			if lo < 0 || g < lo {
+				lo = g
+			}
+			hi = max(hi, g)
+		}
 	}
 	avail := rows - 1
+	if scroll == 0 {
+		scroll = focusScroll(lo, hi, avail, len(groups))
+	}
 	scroll = min(scroll, max(len(groups)-avail, 0))
 	lk := lookOf(th)
 	var out []string
