@@ -19,10 +19,11 @@ var (
 )
 
 var oversell = &Scenario{
-	Name:  "oversell",
-	Speed: 0.001, // the race is 5 ms of virtual time at this speed: 5 s
-	Title: "Oversell: lost updates on a stock counter",
-	Watch: "how many sales go through for the stock there is, and the lost updates",
+	Name:     "oversell",
+	Speed:    0.001,
+	speedFor: oversellSpeed, // the race is 5 ms of virtual time at this speed: 5 s
+	Title:    "Oversell: lost updates on a stock counter",
+	Watch:    "how many sales go through for the stock there is, and the lost updates",
 	Explain: "Workers buy from a stock counter: lock, GET stock, wait --delay, SET stock−1, release. " +
 		"Without a lock every worker reads the same stock before anyone writes it, so many sales go through " +
 		"for one item and the counter never notices: the updates are lost, the stock never goes negative. " +

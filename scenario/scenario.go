@@ -32,6 +32,9 @@ type Scenario struct {
 	// scenario at (live or replayed): the one at which its story lasts a
 	// watchable time on screen, measured on its default run.
 	Speed float64
+	// speedFor, if set, is the opening speed of a strategy, part or lock
+	// order whose story is of another length (0: Speed); see OpeningSpeed.
+	speedFor func(strategy string, p Params) float64
 	// Cast, when set, is the scenario's fixed number of workers: each one
 	// plays a part, so --workers does not apply.
 	Cast int
