@@ -194,7 +194,9 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 		renderCells(lk, &b, g.cells)
 		out = append(out, b.String())
 	}
-	if hidden := len(groups) - scroll - len(out); hidden > 0 && len(out) > 0 {
+	// The last row says how many are below, unless it is the only lane
+	// shown: a lane says more than a count.
+	if hidden := len(groups) - scroll - len(out); hidden > 0 && len(out) > 1 {
 		out[len(out)-1] = th.Muted.Render(fmt.Sprintf("  ↓ %d more (↑/↓ to scroll)", hidden))
 	}
 	for len(out) < avail {
