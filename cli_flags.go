@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/locklab/locklab/scenario"
@@ -30,10 +31,13 @@ func inRange(v, lo, hi float64) bool {
 // checkFloat refuses a float flag outside lo to hi, NaN or infinite.
 func checkFloat(name string, v, lo, hi float64) error {
 	if !inRange(v, lo, hi) {
-		return usagef("--%s must be a number from %g to %g (got %g)", name, lo, hi, v)
+		return usagef("--%s must be a number from %s to %s (got %g)", name, plain(lo), plain(hi), v)
 	}
 	return nil
 }
+
+// plain writes a bound as people write it: 0.00005, not 5e-05.
+func plain(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 // changed lists the flags set on the command line, in the order cobra
 // lists them.

@@ -62,7 +62,7 @@ func newRecordCmd() *cobra.Command {
 	fl.IntVar(&f.fps, "fps", 10, "frames per second, 1 to 60")
 	fl.DurationVar(&f.hold, "hold", 3*time.Second, "presenter mode: how long each caption stays")
 	fl.DurationVar(&f.maxGap, "max-gap", 0, "presenter mode: the longest a stretch between two beats plays; a longer one plays faster (0: each at its run's pace)")
-	fl.Float64Var(&f.play, "play-speed", 0, "playback speed of the recorded runs, 0.001 to 10 (default: each scenario's own pace)")
+	fl.Float64Var(&f.play, "play-speed", 0, "playback speed of the recorded runs, 0.00005 to 10 (default: each scenario's own pace)")
 	fl.StringVar(&f.talk, "talk", "", "record a talk file's scenes in presenter mode, with their title cards")
 	_ = cmd.MarkFlagFilename("talk", "yaml", "yml")
 	return cmd
@@ -107,7 +107,7 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	case f.fps < 1 || f.fps > 60:
 		return usagef("--fps must be between 1 and 60 (got %d)", f.fps)
 	case cmd.Flags().Changed("play-speed") && !inRange(f.play, store.MinSpeed, store.MaxSpeed):
-		return usagef("--play-speed must be a number from %g to %g (got %g)", store.MinSpeed, store.MaxSpeed, f.play)
+		return usagef("--play-speed must be a number from %s to %s (got %g)", plain(store.MinSpeed), plain(store.MaxSpeed), f.play)
 	case f.hold < minHold || f.hold > maxHold:
 		return usagef("--hold must be between %v and %v (got %v)", minHold, maxHold, f.hold)
 	case f.maxGap != 0 && (f.maxGap < time.Second || f.maxGap > 10*time.Minute):

@@ -396,7 +396,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
 	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
 	fl.BoolVar(&f.realtime, "realtime", false, "embedded only: run in real time, goroutines scheduled by Go, instead of the deterministic simulation (the same seed, the same log)")
-	fl.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("embedded only: virtual clock speed, %g to %g (the view opens each scenario at its own)", store.MinSpeed, store.MaxSpeed))
+	fl.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("embedded only: virtual clock speed, %s to %s (the view opens each scenario at its own)", plain(store.MinSpeed), plain(store.MaxSpeed)))
 	addServerFlags(fl, &f.serverFlags)
 }
 

@@ -50,7 +50,7 @@ func newTalkCmd() *cobra.Command {
 	fl.BoolVar(&f.check, "check", false, "check the talk file and list its scenes; exit 2 if it is wrong")
 	fl.BoolVar(&f.notes, "notes", false, "show the speaker's notes of the talk given in another terminal")
 	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
-	fl.Float64Var(&f.speed, "speed", 0, "play every scene at this speed (0.001 to 10), to rehearse; default: each scenario's own")
+	fl.Float64Var(&f.speed, "speed", 0, "play every scene at this speed (0.00005 to 10), to rehearse; default: each scenario's own")
 	return cmd
 }
 

@@ -16,8 +16,8 @@ func TestFlagsThatCannotWork(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "oversell", "--speed", "NaN"}, "--speed must be a number from 0.001 to 10 (got NaN)"},
-		{[]string{"run", "oversell", "--speed", "+Inf"}, "--speed must be a number from 0.001 to 10 (got +Inf)"},
+		{[]string{"run", "oversell", "--speed", "NaN"}, "--speed must be a number from 0.00005 to 10 (got NaN)"},
+		{[]string{"run", "oversell", "--speed", "+Inf"}, "--speed must be a number from 0.00005 to 10 (got +Inf)"},
 		{[]string{"run", "oversell", "--speed", "1e400"}, `--speed: "1e400" is not a number`},
 		{[]string{"run", "oversell", "--redis", "redis://127.0.0.1:1", "--slowmo", "1e-15"}, "--slowmo must be a number from 0.1 to 1000 (got 1e-15)"},
 		{[]string{"run", "oversell", "--redis", "redis://127.0.0.1:1", "--slowmo", "NaN"}, "--slowmo must be a number from 0.1 to 1000 (got NaN)"},
@@ -35,7 +35,7 @@ func TestFlagsThatCannotWork(t *testing.T) {
 		{[]string{"record", "oversell", "--cast", "/nonexistent/x.cast"}, "--cast /nonexistent/x.cast: there is no directory /nonexistent"},
 		{[]string{"record", "oversell", "--cast", filepath.Join(t.TempDir(), "x.cast"), "--events", "/nonexistent/x"}, "--events /nonexistent/x: there is no directory"},
 		{[]string{"record", "--from", log, "--cast", "x.cast", "--workers", "4"}, "--from records logs that already ran: --workers does not apply"},
-		{[]string{"record", "--from", log, "--cast", "x.cast", "--play-speed", "NaN"}, "--play-speed must be a number from 0.001 to 10 (got NaN)"},
+		{[]string{"record", "--from", log, "--cast", "x.cast", "--play-speed", "NaN"}, "--play-speed must be a number from 0.00005 to 10 (got NaN)"},
 		{[]string{"record", "--from", log, "--cast", "x.cast", "--present", "--hold", "9999h"}, "--hold must be between 100ms and 1m0s"},
 		{[]string{"record", "--from", log, "--cast", "x.cast", "--present", "--max-gap", "10ms"}, "--max-gap must be 0 (off) or between 1s and 10m (got 10ms)"},
 		{[]string{"replay", "--cast", "x.cast", log}, "replay --cast records the view, which needs a terminal: use locklab record --from"},

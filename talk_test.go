@@ -38,7 +38,7 @@ func TestTalkCheck(t *testing.T) {
 		{[]string{"talk", "--check", "--notes", typo}, "--check and --notes do not go together"},
 		{[]string{"talk"}, "talk needs one talk file"},
 		{[]string{"talk", "talks/locking-101.yaml"}, "a talk needs a terminal"},
-		{[]string{"talk", "talks/locking-101.yaml", "--speed", "0"}, "--speed must be a number from 0.001 to 10"},
+		{[]string{"talk", "talks/locking-101.yaml", "--speed", "0"}, "--speed must be a number from 0.00005 to 10"},
 		{[]string{"record", "--talk", "talks/locking-101.yaml", "--cast", filepath.Join(dir, "x.cast"), "--workers", "3"}, "--talk takes each scene's parameters from the talk file: --workers does not apply"},
 		{[]string{"record", "--talk", "talks/locking-101.yaml", "oversell", "--cast", filepath.Join(dir, "x.cast")}, "record --talk records the talk's own scenes"},
 		{[]string{"record", "--talk", "tui/testdata/talk-3.yaml", "--from", "tui/testdata/crash.jsonl", "--cast", filepath.Join(dir, "x.cast")}, "--talk tui/testdata/talk-3.yaml has 3 scenes: give one --from log per scene, in order (got 1)"},

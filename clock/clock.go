@@ -14,11 +14,11 @@ import (
 	"time"
 )
 
-// Speed limits for a virtual clock. Zero means paused. At MinSpeed a
-// millisecond of the run lasts a second: a race of a few milliseconds can be
-// watched.
+// Speed limits for a virtual clock. Zero means paused. At MinSpeed 50 µs
+// of the run last a second: a race of a few hundred microseconds (fifty
+// Lua scripts in a row) can be watched.
 const (
-	MinSpeed = 0.001
+	MinSpeed = 0.00005
 	MaxSpeed = 10.0
 )
 

@@ -235,7 +235,10 @@ func staleBeats(mode staleMode) func(string, Params) []Beat {
 			}
 			return s
 		}}}
-		if watchdog {
+		if watchdog && mode != stalePause {
+			// (fencing's pause comes before the first renewal: a
+			// renewed beat would wait for good, and the story after it
+			// would go untold.)
 			bs = append(bs, Beat{"renewed", by(KindRenewed, 0), said("w00's watchdog renews the lock every TTL/3: w01 keeps being denied.")})
 		}
 		if mode != staleWork {
@@ -255,7 +258,17 @@ func staleBeats(mode staleMode) func(string, Params) []Beat {
 				return fmt.Sprintf("w00 writes with fence %d: the resource has seen a newer fence and rejects it.", e.Fence)
 			}})
 		}
-		return append(bs, Beat{"stale-write", violation(CodeOverlap, CodeLostUpdate), checkerSays("The checker: ")})
+		// The checker's lost update comes right after w00's write that it
+		// finds stale: the beat is said there, not at the overlap before
+		// it. A write that was not stale is told at w00's done.
+		return append(bs, Beat{"stale-write", func(e Event) bool {
+			return (e.Kind == KindViolation && e.Code == CodeLostUpdate && e.Worker == 0) || by(KindDone, 0)(e)
+		}, func(e Event) string {
+			if e.Kind == KindViolation {
+				return "w00 writes what it read before its lock lapsed. The checker: " + e.Msg
+			}
+			return "w00 is done: the checker found none of its writes stale this time."
+		}})
 	}
 }
 

@@ -422,6 +422,10 @@ func TestQueueDouble(t *testing.T) {
 				if effects(o) != 1 || o.s.Duplicates != 0 {
 					t.Errorf("%s: the effect happened %d times", st, effects(o))
 				}
+				// The job ran twice, its effect once: not unsafe.
+				if !strings.HasPrefix(o.s.Verdict, "SAVED BY IDEMPOTENCY") {
+					t.Errorf("%s: an effect kept single is headlined %q", st, o.s.Verdict)
+				}
 			})
 		}
 	})

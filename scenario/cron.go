@@ -12,7 +12,7 @@ import (
 
 var cron = &Scenario{
 	Name:  "cron",
-	Speed: 0.2, // 750 ms: 4 s
+	Speed: 0.05, // 450–750 ms: 9–15 s
 	Title: "A scheduled job run twice: servers' clocks a little apart",
 	Watch: "w02, whose clock is late, finding the lock free after w00's job ended, and running the job again",
 	Explain: "Three servers' schedulers fire the same job (the 09:00 report) once a period; their clocks are a " +

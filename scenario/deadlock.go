@@ -21,10 +21,11 @@ var (
 )
 
 var deadlock = &Scenario{
-	Name:  "deadlock",
-	Speed: 0.5, // 3.5 s: 7 s
-	Title: "Deadlock: a circular wait, broken by TTLs into an overlap",
-	Watch: "the wait-for graph closing into a ring, then the TTLs lapsing and both workers inside",
+	Name:     "deadlock",
+	Speed:    0.5,
+	speedFor: deadlockSpeed, // 3.5 s: 7 s
+	Title:    "Deadlock: a circular wait, broken by TTLs into an overlap",
+	Watch:    "the wait-for graph closing into a ring, then the TTLs lapsing and both workers inside",
 	Explain: "Each worker locks its own resource, then the next one's (w00 A→B, w01 B→A; with more " +
 		"workers, a ring), holding the first while it polls for the second. The wait-for graph closes into a " +
 		"cycle: deadlock. Then the first locks expire, each takes the other's lapsed lock, and both " +

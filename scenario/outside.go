@@ -143,7 +143,11 @@ func (r *Result) Lane() string { return WorkerName(r.Worker) }
 
 // Denied reports whether the worker gave up because the lock (or the
 // reservation) was held by another.
-func (r *Result) Denied() bool { return !r.Success && r.Code == FailLock }
+func (r *Result) Denied() bool { return !r.Success && r.Code == FailLock && !r.LockAcquired }
+
+// Lost reports whether the worker held the lock (or the reservation) and
+// lost it to another before it finished: a job redelivered while it ran.
+func (r *Result) Lost() bool { return !r.Success && r.Code == FailLock && r.LockAcquired }
 
 // tally folds one worker's events into its Result.
 type tally struct {

@@ -19,16 +19,18 @@ var (
 )
 
 var oversell = &Scenario{
-	Name:  "oversell",
-	Speed: 0.001, // the race is 5 ms of virtual time at this speed: 5 s
-	Title: "Oversell: lost updates on a stock counter",
-	Watch: "how many sales go through for the stock there is, and the lost updates",
+	Name:     "oversell",
+	Speed:    0.001,
+	speedFor: oversellSpeed, // the race is 5 ms of virtual time at this speed: 5 s
+	Title:    "Oversell: lost updates on a stock counter",
+	Watch:    "how many sales go through for the stock there is, and the lost updates",
 	Explain: "Workers buy from a stock counter: lock, GET stock, wait --delay, SET stock−1, release. " +
 		"Without a lock every worker reads the same stock before anyone writes it, so many sales go through " +
 		"for one item and the counter never notices: the updates are lost, the stock never goes negative. " +
 		"A correct lock sells exactly the stock; without --retry it may undersell, because the losers give up.",
 	Source:     "the PHP + Redis locking lab, §1–3",
 	Strategies: withBeyond("none", "naive", "safe", "fenced", "watchdog", "redlock", "atomic"),
+	noRetry:    []string{"none", "atomic"}, // nothing to be turned away by
 	Defaults:   baseDefaults,
 	Uses:       []string{"workers", "stock", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes"},
 	run:        runOversell,

@@ -249,7 +249,9 @@ func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, si
 	}
 	if n == 0 {
 		w.Emit(Event{Kind: KindReleaseFailed, Res: "job:" + id, Msg: "delete failed: not found / not reserved"}.WithOK(false))
-		w.Done(false, FailError, fmt.Sprintf("job %s: delete failed, not found / not reserved", id))
+		// Not a server's failure: the reservation lapsed while the job
+		// ran, another worker was given it and deleted it first.
+		w.Done(false, FailLock, fmt.Sprintf("job %s: delete failed, not found / not reserved — the job was redelivered while it ran, and the other run deleted it first", id))
 		return
 	}
 	w.Emit(Event{Kind: KindRelease, Res: "job:" + id, Msg: "job deleted"}.WithOK(true))

@@ -13,10 +13,11 @@ import (
 )
 
 var redlockScenario = &Scenario{
-	Name:  "redlock",
-	Speed: 0.5, // 5.6 s: 11 s
-	Title: "Redlock under faults: quorum, clock jumps and slews, failovers, pauses, fences",
-	Watch: "the per-node votes, the two holders at once after each fault, and the fence that stops the stale one",
+	Name:     "redlock",
+	Speed:    0.5,
+	speedFor: redlockSpeed, // 5.6 s: 11 s
+	Title:    "Redlock under faults: quorum, clock jumps and slews, failovers, pauses, fences",
+	Watch:    "the per-node votes, the two holders at once after each fault, and the fence that stops the stale one",
 	Explain: "Five parts on five nodes, each on its own lock, two workers each (--part runs one). 1 quorum: two " +
 		"nodes down, the quorum (3) still grants; a third down and it is denied. 2 clock: a holder has a bare " +
 		"majority (nodes 0–2; 3 and 4 are cut off from it); node 2's clock jumps past the TTL (--clock slew: " +

@@ -11,10 +11,11 @@ import (
 )
 
 var retryScenario = &Scenario{
-	Name:  "retry",
-	Speed: 0.1, // fixed, 1.5 s: 15 s
-	Title: "Retry storms: thundering herd vs backoff and jitter",
-	Watch: "the retry-delay histogram: one spike (fixed), doubling spikes (exponential), a spread (jitter)",
+	Name:     "retry",
+	Speed:    0.1,
+	speedFor: retrySpeed, // fixed, 1.5 s: 15 s
+	Title:    "Retry storms: thundering herd vs backoff and jitter",
+	Watch:    "the retry-delay histogram: one spike (fixed), doubling spikes (exponential), a spread (jitter)",
 	Explain: "--workers 20 race for --stock 10 behind a safe lock, retrying per the policy you pick (the " +
 		"\"strategy\" here): fixed 100ms, exponential 100ms·2^(n−1) capped at 5s, full jitter, equal jitter, " +
 		"decorrelated jitter. Un-jittered retries collide in waves; jitter spreads them. Run --all to compare " +

@@ -32,6 +32,9 @@ type Scenario struct {
 	// scenario at (live or replayed): the one at which its story lasts a
 	// watchable time on screen, measured on its default run.
 	Speed float64
+	// speedFor, if set, is the opening speed of a strategy, part or lock
+	// order whose story is of another length (0: Speed); see OpeningSpeed.
+	speedFor func(strategy string, p Params) float64
 	// Cast, when set, is the scenario's fixed number of workers: each one
 	// plays a part, so --workers does not apply.
 	Cast int
@@ -45,6 +48,10 @@ type Scenario struct {
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
 	notes func(h Header) noteFold
+	// noRetry names the strategies whose workers never try again, whatever
+	// the retry parameters: they take no lock that can turn them away, or
+	// answer a taken lock at once (see Retries).
+	noRetry []string
 	// Slow names the strategies whose runs take far longer than the rest
 	// (`locklab run all` starts them first).
 	Slow []string

@@ -43,6 +43,7 @@ type Summary struct {
 	FailedError   int    `json:"failed_error"`
 	Cancelled     int    `json:"cancelled"`
 	HasStock      bool   `json:"-"`
+	onceOnly      bool   // the run has an effect allowed once (a job's, a credit)
 	InitialStock  int64  `json:"initial_stock"`
 	FinalStock    int64  `json:"final_stock"`
 	ExpectedStock int64  `json:"expected_stock"`
@@ -189,6 +190,9 @@ func (z *Summarizer) Add(ev Event) {
 	case KindNodeDown:
 		s.nodesDown = append(s.nodesDown, e.Msg)
 	case KindInit:
+		if e.Code == LimitOnce {
+			s.onceOnly = true
+		}
 		if e.Has&HasStock != 0 && z.stockRes == "" {
 			z.stockRes = e.Res
 		}
@@ -314,6 +318,11 @@ func (s *Summary) verdict() {
 	case s.Overlaps > 0 && s.LostUpdates == 0 && s.FenceRejected > 0 && !lost:
 		s.Verdict = fmt.Sprintf("SAVED BY FENCING — %s; %d stale write(s) rejected", s.overlapWords(), s.FenceRejected)
 		s.Detail = "Two workers were inside at once, but the resource refused the older fence: the data is right."
+	case s.Overlaps > 0 && s.LostUpdates == 0 && s.onceOnly && nolock && !lost:
+		// Nothing kept the workers apart, and nothing had to: the
+		// effect stayed single (a duplicate is caught above).
+		s.Verdict = fmt.Sprintf("SAVED BY IDEMPOTENCY — %s; the effect applied once", s.overlapWords())
+		s.Detail = "Two workers ran it at once — there is no lock here to keep them apart; the idempotency key kept the effect single."
 	case s.Overlaps > 0 || s.LostUpdates > 0:
 		s.Verdict = fmt.Sprintf("UNSAFE — %s; %s lost update(s)", s.overlapWords(), s.lostWords())
 		switch {

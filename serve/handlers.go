@@ -225,6 +225,11 @@ func (s *Server) work(w http.ResponseWriter, do func(*scenario.Outside) (scenari
 		ms := (real + time.Millisecond - 1).Milliseconds()
 		rep.RetryAfterMs = &ms
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(real.Seconds())))))
+	case res.Lost():
+		// The reservation lapsed while the job ran and a redelivery took
+		// it: the job's state moved on under this request. Not a server
+		// failure, and nothing to retry (no Retry-After).
+		code = http.StatusConflict
 	case res.Success, res.Code == scenario.FailStock:
 	case res.Code == scenario.FailCancel:
 		code = http.StatusServiceUnavailable

@@ -42,9 +42,9 @@ func TestSlowestClockKeepsTTL(t *testing.T) {
 
 func TestSpeedClampsToTheRange(t *testing.T) {
 	t.Parallel()
-	clk := store.NewClock(0.0001)
+	clk := store.NewClock(0.00001)
 	if clk.Speed() != store.MinSpeed {
-		t.Fatalf("0.0001 gave %g, want %g", clk.Speed(), store.MinSpeed)
+		t.Fatalf("0.00001 gave %g, want %g", clk.Speed(), store.MinSpeed)
 	}
 	_ = clk.SetSpeed(100)
 	if clk.Speed() != store.MaxSpeed {

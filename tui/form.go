@@ -31,6 +31,10 @@ type form struct {
 	strategy string
 	fields   []field
 	focus    int
+	// autoSpeed is the speed field as it opened, the default story's
+	// pace: left so, the run opens at the pace of the story the other
+	// fields choose (a Redlock part, a lock order).
+	autoSpeed string
 }
 
 type formResult int
@@ -49,7 +53,7 @@ var hints = map[string]string{
 	"order": "opposite, sorted or all-at-once",
 	"part":  choiceHint(scenario.PartChoices()),
 	"clock": choiceHint(scenario.ClockMoves),
-	"speed": fmt.Sprintf("clock speed, %g to %g (× real time)", store.MinSpeed, store.MaxSpeed),
+	"speed": fmt.Sprintf("clock speed, %s to %s (× real time)", strconv.FormatFloat(store.MinSpeed, 'f', -1, 64), strconv.FormatFloat(store.MaxSpeed, 'f', -1, 64)),
 }
 
 // paramText is a parameter's current value as the form shows it.
@@ -170,9 +174,11 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 	}
 	f := form{keys: defaultFormKeys(), sc: sc, strategy: strategy}
 	names := append(append([]string(nil), sc.Uses...), "seed")
-	speed := openingSpeed(sc.Name)
+	speed := openingSpeed(sc.Name, strategy, p)
 	if opts.SpeedSet {
 		speed = opts.Speed
+	} else {
+		f.autoSpeed = strconv.FormatFloat(speed, 'f', -1, 64)
 	}
 	if len(opts.URLs) == 0 { // a real server keeps its own time (--slowmo)
 		names = append(names, "speed")
@@ -186,7 +192,7 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 		case "seed":
 			in.SetValue(strconv.FormatUint(seed, 10))
 		case "speed":
-			in.SetValue(strconv.FormatFloat(speed, 'g', -1, 64))
+			in.SetValue(strconv.FormatFloat(speed, 'f', -1, 64))
 		default:
 			in.SetValue(paramText(p, name))
 		}
@@ -286,7 +292,20 @@ func (f *form) spec() (runSpec, error) {
 		return spec, fmt.Errorf("--%s %s", f.fields[first].name, f.fields[first].err)
 	}
 	spec.Params = p
+	if f.autoSpeed != "" && strings.TrimSpace(f.fieldValue("speed")) == f.autoSpeed {
+		spec.Speed = openingSpeed(f.sc.Name, f.strategy, p)
+	}
 	return spec, nil
+}
+
+// fieldValue is the text of the field named name ("" if there is none).
+func (f *form) fieldValue(name string) string {
+	for _, fl := range f.fields {
+		if fl.name == name {
+			return fl.input.Value()
+		}
+	}
+	return ""
 }
 
 // View shows the fields with their hints and errors.
@@ -318,7 +337,7 @@ func parseSpeed(text string) (float64, error) {
 	text = strings.TrimRight(strings.TrimSpace(text), "x×")
 	s, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsNaN(s) || s < store.MinSpeed || s > store.MaxSpeed {
-		return 0, fmt.Errorf("is not a speed from %g to %g", store.MinSpeed, store.MaxSpeed)
+		return 0, fmt.Errorf("is not a speed from %s to %s", strconv.FormatFloat(store.MinSpeed, 'f', -1, 64), strconv.FormatFloat(store.MaxSpeed, 'f', -1, 64))
 	}
 	return s, nil
 }

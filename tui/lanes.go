@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,7 +44,14 @@ func laneCells(dst []themes.State, masks []uint16, tl *timeline.Timeline, w, k i
 		case c+1 < len(masks) && masks[c+1] == 0:
 			dst[c+1] = out
 		case c+1 == len(masks) && (dst[c] == themes.Critical || dst[c] == themes.Holding || dst[c] == themes.Waiting):
-			dst[c] = out // the right edge: the outcome is the news
+			// The right edge: the outcome is the news, but a hold that
+			// fits in this one column (a short critical section at
+			// the end of the window) keeps its cell, one column early,
+			// over a less telling state.
+			if c > 0 && dst[c] != themes.Waiting && rank(dst[c]) < rank(dst[c-1]) {
+				dst[c-1] = dst[c]
+			}
+			dst[c] = out
 		}
 	}
 	return dst
@@ -64,6 +72,16 @@ var picks = func() (t [1 << themes.StateCount]themes.State) {
 	}
 	return t
 }()
+
+// rank is s's place in lanePrio: lower is more telling.
+func rank(s themes.State) int {
+	for i, p := range lanePrio {
+		if p == s {
+			return i
+		}
+	}
+	return len(lanePrio)
+}
 
 func pickSlow(m uint16) themes.State {
 	if m == 0 {
@@ -102,6 +120,12 @@ func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, wi
 // lanesOver is lanes over a window of span (at least now): what is past
 // now is left blank, the time still to come.
 func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int) []string {
+	return lanesFocus(th, tl, k, now, span, width, labelW, rows, scroll, nil)
+}
+
+// lanesFocus is lanesOver scrolled, when scroll is 0, so that the lanes of
+// the focus workers are in view.
+func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int, focus []int32) []string {
 	if rows < 2 {
 		return nil
 	}
@@ -118,19 +142,34 @@ func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Du
 	fold := workers > rows-1
 	var buf []themes.State
 	masks := make([]uint16, sc.cols)
+	lo, hi := -1, -1 // the groups of the focus workers
 	for w := 0; w < workers; w++ {
 		buf = laneCells(buf, masks, tl, w, k, sc, now)
-		if fold {
+		g := len(groups)
+		inFocus := slices.Contains(focus, int32(w))
+		if fold && !inFocus { // a worker in focus keeps a lane of its own, labelled
 			key := string(statesKey(buf))
-			if g, ok := index[key]; ok {
-				groups[g].count++
-				continue
+			if i, ok := index[key]; ok {
+				groups[i].count++
+				g = i
+			} else {
+				index[key] = g
 			}
-			index[key] = len(groups)
 		}
-		groups = append(groups, group{first: w, count: 1, cells: append([]themes.State(nil), buf...)})
+		if g == len(groups) {
+			groups = append(groups, group{first: w, count: 1, cells: append([]themes.State(nil), buf...)})
+		}
+		if inFocus {
+			if lo < 0 || g < lo {
+				lo = g
+			}
+			hi = max(hi, g)
+		}
 	}
 	avail := rows - 1
+	if scroll == 0 {
+		scroll = focusScroll(lo, hi, avail, len(groups))
+	}
 	scroll = min(scroll, max(len(groups)-avail, 0))
 	lk := lookOf(th)
 	var out []string
@@ -155,7 +194,9 @@ func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Du
 		renderCells(lk, &b, g.cells)
 		out = append(out, b.String())
 	}
-	if hidden := len(groups) - scroll - len(out); hidden > 0 && len(out) > 0 {
+	// The last row says how many are below, unless it is the only lane
+	// shown: a lane says more than a count.
+	if hidden := len(groups) - scroll - len(out); hidden > 0 && len(out) > 1 {
 		out[len(out)-1] = th.Muted.Render(fmt.Sprintf("  ↓ %d more (↑/↓ to scroll)", hidden))
 	}
 	for len(out) < avail {

@@ -25,12 +25,18 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 // lockLanesOver is lockLanes over a window of span (at least now), its
 // columns lined up with lanesOver's.
 func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows int) []string {
+	return lockLanesOf(th, tl, tl.Locks, k, now, span, width, labelW, rows)
+}
+
+// lockLanesOf is lockLanesOver for the locks in order (all of the
+// timeline's, in the order to draw them).
+func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock, k int, now, span time.Duration, width, labelW, rows int) []string {
 	var out []string
 	cols := max(width-labelW-1, 1)
 	sc := newScale(max(span, now), cols)
 	lk := lookOf(th)
 	kinds := make([]uint32, cols)
-	for _, l := range tl.Locks {
+	for _, l := range locks {
 		if len(out)+2 > rows {
 			break
 		}
@@ -128,7 +134,7 @@ func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span tim
 		}
 		out = append(out, b.String(), strings.Repeat(" ", labelW+1)+th.Muted.Render(l.Name+": ")+info)
 	}
-	if hidden := len(tl.Locks) - len(out)/2; hidden > 0 && len(out) > 0 {
+	if hidden := len(locks) - len(out)/2; hidden > 0 && len(out) > 0 {
 		out[len(out)-1] += th.Muted.Render(fmt.Sprintf("  (+%d more locks)", hidden))
 	}
 	return out

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,13 +51,20 @@ var scenarioPanels = map[string][]panel{
 	"leader":       {panelLeaders, panelRetries},
 }
 
-func panelsOf(name string, tl *timeline.Timeline) []panel {
-	if ps, ok := scenarioPanels[name]; ok {
-		return ps
+// panelsOf are the panels of the run with header h: its scenario's, less
+// the retry delays where the run cannot retry at all (the scenario takes
+// no retry policy nor limit, the policy is none, or its strategy never
+// retries): an empty histogram there has nothing to say.
+func panelsOf(h scenario.Header, tl *timeline.Timeline) []panel {
+	ps, ok := scenarioPanels[h.Scenario]
+	if !ok {
+		ps = []panel{panelRetries, panelWaits}
+		if tl.HasStock {
+			ps = append([]panel{panelStock}, ps...)
+		}
 	}
-	ps := []panel{panelRetries, panelWaits}
-	if tl.HasStock {
-		ps = append([]panel{panelStock}, ps...)
+	if sc, err := scenario.Lookup(h.Scenario); err == nil && !sc.Retries(h.Strategy, h.Params) {
+		ps = slices.DeleteFunc(slices.Clone(ps), func(p panel) bool { return p == panelRetries })
 	}
 	return ps
 }
@@ -86,7 +94,7 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 
 // rightColumn stacks the scenario's panels in a column w wide, h high.
 func (v *runView) rightColumn(th *themes.Theme, k int, now time.Duration, w, h int) string {
-	return v.column(th, panelsOf(v.s.header.Scenario, v.tl), k, now, w, h)
+	return v.column(th, panelsOf(v.s.header, v.tl), k, now, w, h)
 }
 
 // column stacks panels ps in a column w wide, h high.
@@ -146,7 +154,7 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 	if cyc := waitGraph(th, v.tl, k, w, 1); len(cyc) > 2 {
 		return cyc[2]
 	}
-	for _, p := range panelsOf(v.s.header.Scenario, v.tl) {
+	for _, p := range panelsOf(v.s.header, v.tl) {
 		switch p {
 		case panelStock:
 			return gaugeLine(th, v.tl, k)
@@ -162,6 +170,8 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 			return strings.Join(v.leaders(th, k), " · ")
 		case panelRetries:
 			return retryLine(&v.hist, th, v.tl, k)
+		case panelWaits:
+			return waitGraph(th, v.tl, k, w, 1)[0]
 		}
 	}
 	return ""

@@ -15,17 +15,20 @@ import (
 
 // speeds are the steps of + and -: log-spaced, from a millisecond per
 // second to ten seconds per second.
-var speeds = []float64{0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10}
+var speeds = []float64{0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10}
 
 // seekShare is the share of the visible time window ← and → move the
 // playhead by.
 const seekShare = 20
 
-// openingSpeed is the speed a scenario opens at: the one it declares, or 1
-// for a scenario unknown to this build (a recording from another version).
-func openingSpeed(name string) float64 {
-	if sc, err := scenario.Lookup(name); err == nil && sc.Speed > 0 {
-		return sc.Speed
+// openingSpeed is the speed a run of scenario name with strategy and p
+// opens at: the pace at which its story lasts 5–20 s on screen, or 1 for a
+// scenario unknown to this build (a recording from another version).
+func openingSpeed(name, strategy string, p scenario.Params) float64 {
+	if sc, err := scenario.Lookup(name); err == nil {
+		if s := sc.OpeningSpeed(strategy, p); s > 0 {
+			return s
+		}
 	}
 	return 1
 }
@@ -401,7 +404,7 @@ func (v *runView) toLive() {
 // speed, a real server's real time (stretched by --slowmo), or a
 // recording's playback speed.
 func (v *runView) pace() string {
-	sp := strconv.FormatFloat(v.speed, 'g', -1, 64) + "×"
+	sp := strconv.FormatFloat(v.speed, 'f', -1, 64) + "×"
 	switch {
 	case v.s.replay != "":
 		return sp + " replay"

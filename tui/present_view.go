@@ -165,6 +165,8 @@ func (v *runView) noteAfter(k int) string {
 func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h int) string {
 	ps := presentLayout(v.s.header.Scenario, v.tl.HasStock)
 	span := v.presentSpan(k, now)
+	focus, inFocus := v.presentFocus(k)
+	locks := focusOrder(v.tl.Locks, inFocus)
 	lockRows := min(2*len(v.tl.Locks), 4)
 	lockH := 0
 	if lockRows > 0 {
@@ -179,9 +181,9 @@ func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h i
 			laneH = h
 		}
 		labelW := labelWidth(v.tl, laneH-3)
-		left := box(th, "swimlanes", lanesOver(th, v.tl, k, now, span, lw-2, labelW, laneH-2, v.scroll), lw, laneH)
+		left := box(th, "swimlanes", lanesFocus(th, v.tl, k, now, span, lw-2, labelW, laneH-2, v.scroll, focus), lw, laneH)
 		if lockH > 0 {
-			left += "\n" + box(th, "locks", lockLanesOver(th, v.tl, k, now, span, lw-2, labelW, lockRows), lw, lockH)
+			left += "\n" + box(th, "locks", lockLanesOf(th, v.tl, locks, k, now, span, lw-2, labelW, lockRows), lw, lockH)
 		}
 		return joinH(left, v.column(th, ps, k, now, rw, h))
 	}
@@ -200,9 +202,9 @@ func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h i
 		laneH = max(h-len(lines), 4)
 	}
 	labelW := labelWidth(v.tl, laneH-3)
-	out := box(th, "swimlanes", lanesOver(th, v.tl, k, now, span, w-2, labelW, laneH-2, v.scroll), w, laneH)
+	out := box(th, "swimlanes", lanesFocus(th, v.tl, k, now, span, w-2, labelW, laneH-2, v.scroll, focus), w, laneH)
 	if lockH > 0 {
-		out += "\n" + box(th, "locks", lockLanesOver(th, v.tl, k, now, span, w-2, labelW, lockRows), w, lockH)
+		out += "\n" + box(th, "locks", lockLanesOf(th, v.tl, locks, k, now, span, w-2, labelW, lockRows), w, lockH)
 	}
 	for _, l := range lines {
 		out += "\n" + l

@@ -47,7 +47,7 @@ func (o RecordOptions) pace(l *scenario.Loaded) float64 {
 	if o.Speed > 0 {
 		return o.Speed
 	}
-	return openingSpeed(l.Header.Scenario)
+	return openingSpeed(l.Header.Scenario, l.Header.Strategy, l.Header.Params)
 }
 
 // Record plays recorded runs, one after the other, through the run view at

@@ -58,7 +58,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	}
 	bodyH := h - 1 - len(verdict) - logN - 1
 	lockRows := min(2*len(v.tl.Locks), 8)
-	nodes := slices.Contains(panelsOf(v.s.header.Scenario, v.tl), panelNodes)
+	nodes := slices.Contains(panelsOf(v.s.header, v.tl), panelNodes)
 	var lockNote string
 	if nodes && len(v.tl.Locks) > 0 {
 		// Redlock's keys are named by letter: say what they are.
@@ -200,12 +200,12 @@ func (v *runView) verdict(th *themes.Theme, k, w int) []string {
 	if strings.HasPrefix(s.Verdict, "CORRECT") {
 		style = th.VerdictGood
 	}
-	fields := fmt.Sprintf("attempts %d · ok %d · lock fails %d · stock fails %d", s.Attempts, s.Successes, s.FailedLock, s.FailedStock)
+	fields := fmt.Sprintf("attempts %d · ok %d · lock fails %d", s.Attempts, s.Successes, s.FailedLock)
 	if s.FailedStale > 0 {
 		fields += fmt.Sprintf(" · stopped by a fence %d", s.FailedStale)
 	}
-	if s.HasStock {
-		fields += fmt.Sprintf(" · stock %d→%d (expected %d)", s.InitialStock, s.FinalStock, s.ExpectedStock)
+	if s.HasStock { // a run without a stock cannot fail on one
+		fields += fmt.Sprintf(" · stock fails %d · stock %d→%d (expected %d)", s.FailedStock, s.InitialStock, s.FinalStock, s.ExpectedStock)
 	}
 	fields += fmt.Sprintf(" · overlaps %d · lost updates %d · %s", s.Overlaps, s.LostUpdates, dur(s.Duration.D()))
 	return wrapLines([]string{style.Render(s.Verdict) + " " + th.Muted.Render(fields), th.Text.Render(s.Detail)}, w)

@@ -46,7 +46,7 @@ func newRunView(s *session, speed float64) *runView {
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
 	v.tl.Strategy = s.header.Strategy
 	if v.speed == 0 {
-		v.speed = openingSpeed(s.header.Scenario)
+		v.speed = openingSpeed(s.header.Scenario, s.header.Strategy, s.header.Params)
 	}
 	if sc, err := scenario.Lookup(s.header.Scenario); err == nil {
 		v.pr.ids = sc.BeatIDs(s.header.Strategy, s.header.Params)

@@ -101,7 +101,7 @@ func (a *App) startScene() tea.Cmd {
 		return nil
 	}
 	if speed == 0 {
-		speed = openingSpeed(sc.Scenario)
+		speed = openingSpeed(sc.Scenario, sc.Strategy, sc.Params)
 	}
 	a.run = nil
 	return a.start(runSpec{Scenario: sc.Scenario, Strategy: sc.Strategy, Params: sc.Params, Seed: sc.Seed, Speed: speed}, nil)
