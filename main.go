@@ -46,13 +46,20 @@ var quietRedis sync.Once
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quietRedis.Do(func() { redis.SetLogger(quietLogger{}) })
-	root := newRoot(stdout, stderr)
+	out, errOut := &checkedWriter{w: stdout}, &checkedWriter{w: stderr}
+	root := newRoot(out, errOut)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
+		err = out.failed("standard output")
+	}
+	if err == nil {
+		err = errOut.failed("standard error")
+	}
+	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "locklab: "+err.Error())
+	fmt.Fprintln(errOut, "locklab: "+err.Error())
 	var ue usageError
 	var re runtimeError
 	switch {
