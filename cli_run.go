@@ -241,7 +241,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	}
 	ended, runErr := awaitRun(ctx, run)
 	sum := run.Summary()
-	if !ended {
+	if !ended || runErr != nil && ctx.Err() != nil {
 		unfinishedVerdict(sum, run.Header.Params.Workers)
 	}
 	if !f.quiet {
