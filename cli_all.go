@@ -168,7 +168,11 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 		return nil, err
 	}
 	defer st.AbortOn(ctx)()
+	ended := true
 	defer func() {
+		if !ended && st.Kind() == store.Embedded {
+			return // its workers may still step: it ends with the process
+		}
 		if cerr := st.Close(); cerr != nil && err == nil {
 			err = cerr // keys left behind: the run's error says where and how to remove them
 		}
@@ -177,7 +181,7 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 	if err != nil {
 		return nil, err
 	}
-	if err := r.Wait(); err != nil {
+	if ended, err = awaitRun(ctx, r); err != nil {
 		return nil, err
 	}
 	return r.Summary(), nil

@@ -121,6 +121,11 @@ func (f *benchFlags) check() ([]string, error) {
 			return nil, usagef("--lock %q is not a strategy bench measures: want one of %s", l, strings.Join(names, ", "))
 		}
 	}
+	if f.json != "-" {
+		if err := checkOutputPath("json", f.json); err != nil {
+			return nil, err
+		}
+	}
 	urls := redisURLs(f.redis)
 	for _, u := range urls {
 		if _, err := store.ParseURL(u); err != nil {
@@ -186,7 +191,7 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 	}
 	rep.LeftOut = append(left, rep.LeftOut...)
 	if err := f.write(cmd.OutOrStdout(), rep); err != nil {
-		return runtimeError{err}
+		return err
 	}
 	if rep.CeilingFailed() {
 		return runtimeError{fmt.Errorf("the server took no SET: %s", rep.Failed()[0])}
@@ -213,19 +218,16 @@ func (f *benchFlags) write(out io.Writer, rep *bench.Report) error {
 	if f.json == "" {
 		return nil
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err == nil {
-		err = os.WriteFile(f.json, append(b, '\n'), 0o644)
-	}
-	if err != nil {
-		return fmt.Errorf("cannot write the JSON results: %w", err)
-	}
-	return nil
+	return writeOutput("json", f.json, "JSON results", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	})
 }
 
 // isTerminal reports whether w is a terminal (progress goes there only).
 func isTerminal(w io.Writer) bool {
-	fh, ok := w.(*os.File)
+	fh, ok := underlying(w).(*os.File)
 	if !ok {
 		return false
 	}

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"time"
@@ -34,12 +34,18 @@ func newCheckCmd() *cobra.Command {
 			if timeout <= 0 {
 				return usagef("--timeout must be more than 0 (got %v)", timeout)
 			}
-			fh, err := os.Open(args[0])
+			if err := checkOutputPath("html", html); err != nil {
+				return err
+			}
+			fh, err := openInput(cmd.Context(), args[0], "event log")
 			if err != nil {
-				return runtimeError{fmt.Errorf("cannot read the event log: %w", err)}
+				return err
 			}
 			defer fh.Close()
 			rec, err := scenario.ReadRecording(fh)
+			if cmd.Context().Err() != nil {
+				return runtimeError{errors.New("interrupted")}
+			}
 			if err != nil {
 				return runtimeError{fmt.Errorf("%s: %w", args[0], err)}
 			}
@@ -47,7 +53,7 @@ func newCheckCmd() *cobra.Command {
 			rep.print(cmd.OutOrStdout())
 			if html != "" {
 				if err := rep.visualize(html); err != nil {
-					return runtimeError{fmt.Errorf("cannot write %s: %w", html, err)}
+					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "  html: %s\n", html)
 			}
@@ -128,7 +134,7 @@ func (r *checkReport) print(out io.Writer) {
 // linearizable, else the first.
 func (r *checkReport) visualize(path string) error {
 	if len(r.parts) == 0 {
-		return fmt.Errorf("the log has no operation to draw")
+		return runtimeError{fmt.Errorf("cannot write %s: the log has no operation to draw", path)}
 	}
 	p := r.parts[0]
 	for _, q := range r.parts {
@@ -137,7 +143,7 @@ func (r *checkReport) visualize(path string) error {
 			break
 		}
 	}
-	return porcupine.VisualizePath(p.m, p.info, path)
+	return writeOutput("html", path, "visualization", func(w io.Writer) error { return porcupine.Visualize(p.m, p.info, w) })
 }
 
 // checkHistory builds the histories of events and checks each resource,

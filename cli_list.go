@@ -100,14 +100,14 @@ func replayTUI(ctx context.Context, path, theme string, present bool, castFile s
 		return err
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(logGCPercent))
-	fh, err := os.Open(path)
+	fh, err := openInput(ctx, path, "event log")
 	if err != nil {
-		return runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
+		return err
 	}
 	defer fh.Close()
 	// The view opens once the header is read; the events come in as they
 	// are read, and the verdict once they all are.
-	ld, err := scenario.StreamLog(ctxReader{ctx, fh})
+	ld, err := scenario.StreamLog(fh)
 	if err != nil {
 		return runtimeError{fmt.Errorf("%s: %v", path, err)}
 	}
@@ -127,14 +127,14 @@ func replayTUI(ctx context.Context, path, theme string, present bool, castFile s
 
 func replaySummary(ctx context.Context, out io.Writer, path string) error {
 	defer debug.SetGCPercent(debug.SetGCPercent(logGCPercent))
-	fh, err := os.Open(path)
+	fh, err := openInput(ctx, path, "event log")
 	if err != nil {
-		return runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
+		return err
 	}
 	defer fh.Close()
 	// One pass through the file, holding no event: the memory does not
 	// grow with the log.
-	h, sum, err := scenario.SummarizeLog(ctxReader{ctx, fh})
+	h, sum, err := scenario.SummarizeLog(fh)
 	if err != nil {
 		if ctx.Err() != nil {
 			return runtimeError{errors.New("interrupted")}
@@ -150,17 +150,4 @@ func replaySummary(ctx context.Context, out io.Writer, path string) error {
 		return runtimeError{err}
 	}
 	return nil
-}
-
-// ctxReader stops reading once ctx is done: Ctrl-C ends a long read.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }

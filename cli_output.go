@@ -1,73 +1,86 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
+
+	"github.com/locklab/locklab/files"
 )
 
 // outputFile is a file a command writes in full, then renames to its name:
 // created before the work starts, so a wrong path fails at once.
 type outputFile struct {
-	f    *os.File
-	path string
+	*files.Output
 	what string // "recording", "JSON results": for errors
-	done bool
 }
 
 // newOutputFile creates the temporary file beside path, the value of --flag.
 func newOutputFile(flag, path, what string) (*outputFile, error) {
-	if err := checkOutputPath(flag, path); err != nil {
+	o, err := createOutput(flag, path, what)
+	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return nil, runtimeError{fmt.Errorf("cannot write the %s to %s: %w", what, path, err)}
-	}
-	return &outputFile{f: f, path: path, what: what}, nil
+	return &outputFile{Output: o, what: what}, nil
 }
 
 // commit closes the file and gives it its name.
 func (o *outputFile) commit() error {
-	o.done = true
-	err := o.f.Close()
-	if err == nil {
-		err = os.Chmod(o.f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(o.f.Name(), o.path)
-	}
-	if err != nil {
-		os.Remove(o.f.Name())
-		return runtimeError{fmt.Errorf("cannot write the %s to %s: %w", o.what, o.path, err)}
+	if err := o.Close(); err != nil {
+		return runtimeError{fmt.Errorf("cannot write the %s to %s: %w", o.what, o.Name(), err)}
 	}
 	return nil
 }
 
 // discard removes the file unless it was committed.
-func (o *outputFile) discard() {
-	if !o.done {
-		o.f.Close()
-		os.Remove(o.f.Name())
+func (o *outputFile) discard() { o.Discard() }
+
+// createOutput starts writing the file of --flag: a path that cannot be a
+// regular file is a usage error, a file that cannot be made a failure.
+func createOutput(flag, path, what string) (*files.Output, error) {
+	o, err := files.Create(path)
+	if err != nil {
+		if uerr := pathUsage(flag, err); uerr != nil {
+			return nil, uerr
+		}
+		return nil, runtimeError{fmt.Errorf("cannot write the %s to %s: %w", what, path, err)}
 	}
+	return o, nil
 }
 
-// checkOutputPath refuses a --flag whose path cannot become a file: its
-// directory is missing or it names a directory. Nothing is created.
-func checkOutputPath(flag, path string) error {
-	if path == "" {
-		return nil
+// writeOutput writes the file of --flag whole with write, or leaves the
+// file that was there as it was.
+func writeOutput(flag, path, what string, write func(io.Writer) error) error {
+	o, err := createOutput(flag, path, what)
+	if err != nil {
+		return err
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usagef("--%s %s: that is a directory; give a file name", flag, path)
+	if err := write(o); err != nil {
+		o.Discard()
+		return runtimeError{fmt.Errorf("cannot write the %s to %s: %w", what, path, err)}
 	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return usagef("--%s %s: there is no directory %s", flag, path, dir)
-	case !fi.IsDir():
-		return usagef("--%s %s: %s is not a directory", flag, path, dir)
+	if err := o.Close(); err != nil {
+		return runtimeError{fmt.Errorf("cannot write the %s to %s: %w", what, path, err)}
 	}
 	return nil
+}
+
+// checkOutputPath refuses a --flag whose path cannot become a regular
+// file: its directory is missing, or it names a directory, a device, a
+// FIFO, a socket or a symbolic link. Nothing is created.
+func checkOutputPath(flag, path string) error {
+	return pathUsage(flag, files.CheckOutput(path))
+}
+
+// pathUsage is err as a usage error naming --flag when it is a path that
+// cannot be a file (or cannot be read as one); nil otherwise.
+func pathUsage(flag string, err error) error {
+	var pe *files.PathError
+	if !errors.As(err, &pe) {
+		return nil
+	}
+	if flag == "" {
+		return usageError{pe}
+	}
+	return usagef("--%s %s: %s", flag, pe.Path, pe.Msg)
 }

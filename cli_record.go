@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -168,7 +167,7 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	if tk != nil && tk.Title != "" {
 		titles = []string{tk.Title}
 	}
-	bw := &countingWriter{w: out.f}
+	bw := &countingWriter{w: out}
 	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
 		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
 		Timestamp: castTimestamp(runs)})
@@ -199,12 +198,12 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // loadLogFile reads a saved event log, with errors for people.
 func loadLogFile(ctx context.Context, path string) (*scenario.Loaded, error) {
-	fh, err := os.Open(path)
+	fh, err := openInput(ctx, path, "event log")
 	if err != nil {
-		return nil, runtimeError{fmt.Errorf("cannot open the event log: %w", err)}
+		return nil, err
 	}
 	defer fh.Close()
-	l, err := scenario.LoadLog(ctxReader{ctx, fh})
+	l, err := scenario.LoadLog(fh)
 	if ctx.Err() != nil {
 		return nil, runtimeError{errors.New("interrupted")}
 	}

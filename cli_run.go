@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/locklab/locklab/files"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -197,13 +197,10 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	return nil
 }
 
-// createEventLog creates the file a run's event log is written to.
-func createEventLog(path string) (*os.File, error) {
-	fh, err := os.Create(path)
-	if err != nil {
-		return nil, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
-	}
-	return fh, nil
+// createEventLog starts the file a run's event log is written to: it
+// takes its name when closed.
+func createEventLog(path string) (*files.Output, error) {
+	return createOutput("events", path, "event log")
 }
 
 // fileFor names the output file of one strategy when several run.
@@ -230,7 +227,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 		}
 	}()
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
-	var evFile *os.File
+	var evFile *files.Output
 	if path := fileFor(f.events, strategy, many); path != "" {
 		if evFile, err = createEventLog(path); err != nil {
 			return nil, err
@@ -242,8 +239,11 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	if err != nil {
 		return nil, usageError{err}
 	}
-	runErr := run.Wait()
+	ended, runErr := awaitRun(ctx, run)
 	sum := run.Summary()
+	if !ended || runErr != nil && ctx.Err() != nil {
+		unfinishedVerdict(sum, run.Header.Params.Workers)
+	}
 	if !f.quiet {
 		printEntries(out, sum)
 	}
@@ -259,7 +259,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 	}
 	if path := fileFor(f.jsonFile, strategy, many); path != "" {
 		if err := writeReport(path, scenario.NewReport(run.Header, sum)); err != nil {
-			return sum, runtimeError{err}
+			return sum, err
 		}
 		fmt.Fprintf(out, "  json: %s\n", path)
 	}
@@ -267,6 +267,9 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 		return sum, runtimeError{fmt.Errorf("the server refused some of the run's commands, so its verdict is not the lock's: %w", err)}
 	}
 	closed = true
+	if !ended {
+		return sum, runtimeError{abandon(st)}
+	}
 	closeErr := st.Close()
 	if runErr != nil && ctx.Err() != nil {
 		return sum, runtimeError{interrupted(st, closeErr)}
@@ -304,15 +307,7 @@ func storeError(err error) error {
 }
 
 func writeReport(path string, r *scenario.Report) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("cannot write the JSON results: %w", err)
-	}
-	if err := r.WriteJSON(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("cannot write the JSON results: %w", err)
-	}
-	return fh.Close()
+	return writeOutput("json", path, "JSON results", r.WriteJSON)
 }
 
 func printEntries(out io.Writer, s *scenario.Summary) {

@@ -17,6 +17,7 @@ import (
 	"github.com/locklab/locklab/serve"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // serveFlags are serve's: the run flags, where to listen and how fast.
@@ -26,6 +27,7 @@ type serveFlags struct {
 	addr     string
 	addrFlag string // the flag that named addr: addr, else serve (locklab --serve)
 	rate     float64
+	allow    []string // --allow-host
 }
 
 // addrName is the flag that named the address to serve on.
@@ -73,6 +75,7 @@ func newServeCmd() *cobra.Command {
 	fl.StringVar(&f.scenario, "scenario", "oversell", "the scenario requests race in: "+strings.Join(scenario.OutsideScenarios, ", "))
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on (loopback unless you name another address)")
 	fl.Float64Var(&f.rate, "rate", defaultServeRate, "requests per second accepted, all clients together; 0: no limit")
+	addAllowHostFlag(fl, &f.allow)
 	misplacedFlag(fl, "ssh")
 	return cmd
 }
@@ -88,6 +91,9 @@ func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
 	}
 	sc, _ := scenario.Lookup(f.scenario)
 	if err := checkAddrFlag(f.addrName(), f.addr); err != nil {
+		return cfg, err
+	}
+	if err := checkAllowHosts(f.allow); err != nil {
 		return cfg, err
 	}
 	if !inRange(f.rate, 0, 1e6) {
@@ -129,7 +135,7 @@ func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
 	cfg = serve.Config{
 		Store: store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo, PoolSize: 256, Servers: f.servers()},
 		Run:   scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version},
-		Rate:  f.rate, Burst: int(max(f.rate, 1)),
+		Rate:  f.rate, Burst: int(max(f.rate, 1)), AllowHosts: f.allow,
 	}
 	if f.events != "" {
 		path := f.events
@@ -145,6 +151,29 @@ func roundFile(path string, n int) string {
 	}
 	ext := filepath.Ext(path)
 	return strings.TrimSuffix(path, ext) + "-round" + strconv.Itoa(n) + ext
+}
+
+// addAllowHostFlag registers --allow-host, which lets requests name the
+// server by a name of the user's choosing.
+func addAllowHostFlag(fl *pflag.FlagSet, allow *[]string) {
+	fl.StringArrayVar(allow, "allow-host", nil, "also answer requests whose Host is NAME or NAME:PORT (repeatable); by default only the address listened on, and localhost on loopback")
+}
+
+// checkAllowHosts refuses an --allow-host that is not a host name or
+// address, with an optional port.
+func checkAllowHosts(hosts []string) error {
+	for _, h := range hosts {
+		name, port, err := net.SplitHostPort(h)
+		if err != nil {
+			name, port = h, ""
+		}
+		n, perr := strconv.Atoi(port)
+		if name == "" || strings.ContainsAny(name, "/@?#:% \t") && net.ParseIP(strings.Trim(name, "[]")) == nil ||
+			port != "" && (perr != nil || n < 1 || n > 65535) {
+			return usagef("--allow-host %q: want a host name or address, optionally with :PORT, such as lab.local or lab.local:8080", h)
+		}
+	}
+	return nil
 }
 
 // checkAddrFlag refuses a --flag that is not host:port.

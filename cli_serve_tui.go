@@ -26,7 +26,7 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 			return usagef("--%s does not apply to --serve: the view of a served run is not recorded or presented", o)
 		}
 	}
-	sf := &serveFlags{runFlags: f.runFlags, scenario: f.scenario, addr: f.serve, addrFlag: "serve", rate: defaultServeRate}
+	sf := &serveFlags{runFlags: f.runFlags, scenario: f.scenario, addr: f.serve, addrFlag: "serve", rate: defaultServeRate, allow: f.allow}
 	if sf.scenario == "" {
 		sf.scenario = scenario.OutsideScenarios[0]
 	}
@@ -81,7 +81,7 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 func curlHint(sc, url string) string {
 	switch sc {
 	case "webhook":
-		return fmt.Sprintf(`curl -X POST %s/webhook -d '{"delivery_id":"pay_42"}'   · GET %s/state`, url, url)
+		return fmt.Sprintf(`curl -X POST %s/webhook -H 'Content-Type: application/json' -d '{"delivery_id":"pay_42"}'   · GET %s/state`, url, url)
 	case "queue-double":
 		return fmt.Sprintf("curl -X POST %s/jobs/42/run   · GET %s/state", url, url)
 	}

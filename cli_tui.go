@@ -21,6 +21,7 @@ type tuiFlags struct {
 	present  bool
 	cast     string
 	serve    string
+	allow    []string // --allow-host, with --serve
 	sshFlags
 }
 
@@ -31,6 +32,7 @@ func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
 	cmd.Flags().BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
 	cmd.Flags().StringVar(&f.cast, "cast", "", "record the session as an asciicast v2 file")
 	cmd.Flags().StringVar(&f.serve, "serve", "", "also serve the run over HTTP on host:port (each request a lane on screen; see locklab serve)")
+	addAllowHostFlag(cmd.Flags(), &f.allow)
 	addSSHFlags(cmd.Flags(), &f.sshFlags)
 	cmd.Flags().Lookup("ssh").Usage = "with --serve: also serve its live view over SSH on ADDR (:2222 is loopback; 0.0.0.0:2222 needs a password or keys)"
 }
@@ -60,6 +62,9 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	}
 	if cmd.Flags().Changed("serve") {
 		return f.serveTUI(cmd, th)
+	}
+	if cmd.Flags().Changed("allow-host") {
+		return usagef("--allow-host names the served run's server: add --serve ADDR")
 	}
 	if f.sshFlags.addr != "" || cmd.Flags().Changed("ssh") {
 		return usagef("--ssh serves the live view of a shared race: add --serve ADDR (each HTTP request a lane), or use locklab host --ssh ADDR")

@@ -69,11 +69,22 @@ func TestReplaySummaryOfDevZero(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
+	// A device is not a log: refused before a byte is read.
 	code, _, stderr := cli(t, "replay", "--summary", "/dev/zero")
+	if code != 2 {
+		t.Errorf("exit %d", code)
+	}
+	oneLine(t, "/dev/zero", stderr, "/dev/zero is a character device, not a regular file")
+	// Its bytes in a file: one line far too long.
+	zeros := filepath.Join(t.TempDir(), "zeros.jsonl")
+	if err := os.WriteFile(zeros, make([]byte, 1100<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = cli(t, "replay", "--summary", zeros)
 	if code != 1 {
 		t.Errorf("exit %d", code)
 	}
-	oneLine(t, "/dev/zero", stderr, "line 1: longer than 1024 KiB")
+	oneLine(t, "zeros", stderr, "line 1: longer than 1024 KiB")
 }
 
 // A log longer than a recording can be is refused before the first frame;

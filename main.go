@@ -47,13 +47,20 @@ var quietRedis sync.Once
 
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quietRedis.Do(func() { redis.SetLogger(quietLogger{}) })
-	root := newRoot(stdout, stderr)
+	out, errOut := &checkedWriter{w: stdout}, &checkedWriter{w: stderr}
+	root := newRoot(out, errOut)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
+		err = out.failed("standard output")
+	}
+	if err == nil {
+		err = errOut.failed("standard error")
+	}
+	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "locklab: "+untrusted.Line(err.Error())) // a server's or a file's words may be in it
+	fmt.Fprintln(errOut, "locklab: "+untrusted.Line(err.Error())) // a server's or a file's words may be in it
 	var ue usageError
 	var re runtimeError
 	switch {

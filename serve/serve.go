@@ -46,6 +46,9 @@ type Config struct {
 	// OnRound, if set, is told of each round as it opens (the first one
 	// too), from the goroutine that opens it: a view follows the rounds.
 	OnRound func(n int, run *scenario.Run)
+	// AllowHosts are names (NAME, or NAME:PORT) requests may give as
+	// their Host, beside the address the server answers on.
+	AllowHosts []string
 }
 
 // Server serves one run at a time (a round) over HTTP.
@@ -217,13 +220,13 @@ func (s *Server) Close() error {
 }
 
 // Handler is the server's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.local(s.mux) }
 
 // Serve answers on l until ctx ends, then shuts down gracefully: event
 // streams end, requests in flight finish (for at most the grace period),
 // the round takes its verdict and its keys are deleted.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	srv := &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 		IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10, ErrorLog: log.New(io.Discard, "", 0)}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()

@@ -110,7 +110,11 @@ func (rt *Runtime) Start(ctx context.Context, name string, f func(ctx context.Co
 	rt.mu.Lock()
 	rt.started = true
 	rt.mu.Unlock()
-	context.AfterFunc(ctx, func() { rt.Do(rt.Poke) }) // the run was stopped from outside
+	// The run was stopped from outside: its sleepers look at their
+	// contexts at the next pick, not once no actor can go on — with
+	// thousands of workers contending, that moment may never come. A
+	// stopped run's order of steps is no seed's anyway.
+	context.AfterFunc(ctx, func() { rt.Poke(); rt.Do(func() {}) })
 	go rt.handoff(nil)
 }
 

@@ -66,7 +66,7 @@ func etcdEndpoints(raw string) (eps []string, user, pass string, err error) {
 		u, perr := url.Parse(s)
 		if perr != nil || u.Host == "" || u.Port() == "" || (u.Scheme != "http" && u.Scheme != "https") ||
 			(u.Path != "" && u.Path != "/") {
-			return nil, "", "", &URLError{msg: fmt.Sprintf("invalid etcd URL %s: want http://host:port[,http://host:port…]", Redact(part))}
+			return nil, "", "", &URLError{msg: fmt.Sprintf("invalid etcd URL %s: want http://host:port[,http://host:port…]", redactAs(part, ""))}
 		}
 		if u.User != nil && user == "" {
 			user = u.User.Username()
@@ -96,7 +96,7 @@ func openEtcd(ctx context.Context, raw, runID string) (*Etcd, error) {
 		if errors.Is(err, context.DeadlineExceeded) {
 			msg = "no answer within 3s"
 		}
-		return &ServerError{Kind: "etcd", Addr: addr, Err: errors.New(Scrub(msg, raw)),
+		return &ServerError{Kind: "etcd", Addr: addr, Err: errors.New(scrubAs(msg, raw)),
 			Hint: "is the server running? Start one with `docker compose up -d etcd`"}
 	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: eps, Username: user, Password: pass,

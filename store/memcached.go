@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,10 +35,9 @@ func (m *Memcached) Created(key string) {
 }
 
 func openMemcached(_ context.Context, raw string, poolSize int, o Owner) (*Memcached, error) {
-	addr := strings.TrimPrefix(raw, "memcached://")
-	addr = strings.TrimSuffix(addr, "/")
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid memcached address %s: want host:port", Redact(raw))}
+	addr, err := memcachedAddr(raw)
+	if err != nil {
+		return nil, &URLError{msg: fmt.Sprintf("invalid memcached address %s: %v", redactAs(raw, ""), err)}
 	}
 	c := memcache.New(addr)
 	c.Timeout = 2 * time.Second
@@ -90,4 +90,26 @@ func (m *Memcached) close(context.Context) error {
 		return fmt.Errorf("store: cleanup on memcached %s: %w", m.Addr, err)
 	}
 	return m.Client.Close()
+}
+
+// memcachedAddr is the host:port of a memcached address, typed bare or
+// after memcached://. memcached takes no user, password, path or option:
+// what is not host:port is refused, never read as one.
+func memcachedAddr(raw string) (string, error) {
+	addr := strings.TrimSpace(raw)
+	if scheme, rest, ok := strings.Cut(addr, "://"); ok {
+		if scheme != "memcached" {
+			return "", fmt.Errorf("the scheme is %q; want memcached:// or none", scheme)
+		}
+		addr = rest
+	}
+	addr = strings.TrimSuffix(addr, "/")
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || strings.ContainsAny(host, "@/?#") {
+		return "", errors.New("want host:port, such as localhost:11211")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return "", errors.New("the port must be a number from 1 to 65535")
+	}
+	return addr, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,10 +30,17 @@ type MySQL struct {
 }
 
 // mysqlConfig reads mysql://user:password@host:port/db?param=value (or a
-// driver DSN, user:password@tcp(host:port)/db).
+// driver DSN, user:password@tcp(host:port)/db?param=value). Only the
+// driver's connection parameters in mysqlParams are taken: the driver
+// sends any other as a SET statement to the server, so a URL could change
+// the server's session however it liked.
 func mysqlConfig(raw string) (*mysql.Config, error) {
 	if !strings.Contains(raw, "://") {
-		return mysql.ParseDSN(raw)
+		cfg, err := mysql.ParseDSN(raw)
+		if err != nil {
+			return nil, err
+		}
+		return cfg, checkMySQLParams(raw)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -45,35 +53,62 @@ func mysqlConfig(raw string) (*mysql.Config, error) {
 	if u.Scheme != "mysql" && u.Scheme != "mariadb" {
 		return nil, fmt.Errorf("the scheme must be mysql:// (got %s://)", u.Scheme)
 	}
-	cfg := mysql.NewConfig()
+	if err := checkMySQLParams(raw); err != nil {
+		return nil, err
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "3306")
+	}
+	// The driver reads its parameters from a DSN: the address, database
+	// and known parameters go through one; the credentials are set after.
+	cfg, err := mysql.ParseDSN("tcp(" + addr + ")/" + url.PathEscape(strings.TrimPrefix(u.Path, "/")) + "?" + u.RawQuery)
+	if err != nil {
+		return nil, err
+	}
 	cfg.User = u.User.Username()
 	cfg.Passwd, _ = u.User.Password()
-	cfg.Net, cfg.Addr = "tcp", u.Host
-	if u.Port() == "" {
-		cfg.Addr = net.JoinHostPort(u.Hostname(), "3306")
-	}
-	cfg.DBName = strings.TrimPrefix(u.Path, "/")
-	for k, vs := range u.Query() {
-		if len(vs) > 0 {
-			if cfg.Params == nil {
-				cfg.Params = map[string]string{}
-			}
-			cfg.Params[k] = vs[0]
-		}
-	}
 	return cfg, nil
+}
+
+// mysqlParams are the driver's parameters a URL may give: how to connect
+// and authenticate, and the connection's character set. None of them
+// reaches the server as a statement.
+var mysqlParams = []string{"tls", "timeout", "readTimeout", "writeTimeout", "charset", "collation",
+	"allowNativePasswords", "allowCleartextPasswords", "allowFallbackToPlaintext", "allowOldPasswords",
+	"serverPubKey", "compress", "maxAllowedPacket", "connectionAttributes"}
+
+// checkMySQLParams refuses a parameter after the '?' of raw that is not in
+// mysqlParams. Its name is shown; its value may be a secret and is not.
+func checkMySQLParams(raw string) error {
+	_, query, ok := strings.Cut(raw, "?")
+	if !ok {
+		return nil
+	}
+	for _, kv := range strings.Split(query, "&") {
+		k, _, _ := strings.Cut(kv, "=")
+		if kv == "" || slices.Contains(mysqlParams, k) {
+			continue
+		}
+		if len(k) > 40 {
+			k = k[:40] + "…"
+		}
+		return fmt.Errorf("option %q is not one locklab passes on (the driver would send it to the server as a SET statement): leave it out; the options are %s",
+			k, strings.Join(mysqlParams, ", "))
+	}
+	return nil
 }
 
 func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, error) {
 	cfg, err := mysqlConfig(raw)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", Redact(raw), Scrub(err.Error(), raw))}
+		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", redactAs(raw, ""), scrubAs(err.Error(), raw))}
 	}
 	cfg.Timeout = 2 * time.Second
 	m := &MySQL{Addr: cfg.Addr + "/" + cfg.DBName}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", Redact(raw), Scrub(err.Error(), raw))}
+		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", redactAs(raw, ""), scrubAs(err.Error(), raw))}
 	}
 	m.DB = sql.OpenDB(conn)
 	m.DB.SetMaxOpenConns(min(max(poolSize, 10), 64))
@@ -82,7 +117,7 @@ func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, 
 	defer cancel()
 	if err := m.DB.PingContext(pctx); err != nil {
 		m.DB.Close()
-		se := &ServerError{Kind: "MySQL", Addr: m.Addr, Err: errors.New(Scrub(firstLine(err.Error()), raw))}
+		se := &ServerError{Kind: "MySQL", Addr: m.Addr, Err: errors.New(scrubAs(firstLine(err.Error()), raw))}
 		var me *mysql.MySQLError
 		if !errors.As(err, &me) {
 			se.Hint = "is the server running? Start one with `docker compose up -d mariadb`"

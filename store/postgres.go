@@ -30,7 +30,7 @@ const maxPostgresConns = 64
 func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(raw)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", Redact(raw), Scrub(pgMessage(err), raw))}
+		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", redactAs(raw, ""), scrubAs(pgMessage(err), raw))}
 	}
 	if !strings.Contains(raw, "pool_max_conns") {
 		cfg.MaxConns = maxPostgresConns
@@ -45,7 +45,7 @@ func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 		p.Addr = fmt.Sprintf("%s/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Database)
 	}
 	fail := func(err error) error {
-		se := &ServerError{Kind: "Postgres", Addr: p.Addr, Err: errors.New(Scrub(pgMessage(err), raw))}
+		se := &ServerError{Kind: "Postgres", Addr: p.Addr, Err: errors.New(scrubAs(pgMessage(err), raw))}
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) {
 			se.Hint = "is the server running? Start one with `docker compose up -d postgres`"

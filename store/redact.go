@@ -18,6 +18,7 @@ const hidden = "xxxxx"
 // A Redis URL has no fragment: a '#' is part of whatever it is typed in.
 type urlParts struct {
 	scheme   string // as typed; "redis" when none was
+	typed    bool   // the scheme was typed
 	userinfo string // as typed, before the '@'; "" when none
 	hasUser  bool   // an '@' separates user information from the address
 	host     string // host[:port]
@@ -67,7 +68,7 @@ func cut(raw string) urlParts {
 	p := urlParts{scheme: "redis"}
 	rest := strings.TrimSpace(raw)
 	if scheme, after, ok := strings.Cut(rest, "://"); ok && !strings.ContainsAny(scheme, "/?#@:") {
-		p.scheme, rest = scheme, after
+		p.scheme, p.typed, rest = scheme, true, after
 	}
 	at := -1
 	if !wellFormed(rest, true) {
@@ -236,10 +237,12 @@ func secrets(raw string) []string {
 // it was spelled: each part it would print is checked against every
 // reading of the input, and a URL too tangled to show safely is shown as
 // xxxxx.
-func Redact(raw string) string {
+func Redact(raw string) string { return redact(raw, "redis") }
+
+func redact(raw, dflt string) string {
 	p := cut(raw)
 	var b strings.Builder
-	b.WriteString(p.scheme + "://")
+	b.WriteString(p.schemePrefix(dflt))
 	if p.hasUser {
 		// The user name is shown only beside a password: alone, or with an
 		// empty one, it may be the password.
@@ -270,10 +273,10 @@ func Redact(raw string) string {
 	}
 	for _, piece := range strings.Split(out, hidden) { // all that is printed as typed
 		if leaks(piece, secs) || leaks(out, whole) {
-			if leaks(p.scheme, secs) {
-				return "redis://" + hidden
+			if p.typed && leaks(p.scheme, secs) {
+				p.typed = false
 			}
-			return p.scheme + "://" + hidden
+			return p.schemePrefix(dflt) + hidden
 		}
 	}
 	return out
@@ -291,11 +294,13 @@ func leaks(s string, secs []string) bool {
 
 // Scrub removes every password of raw from msg (an error from parsing or
 // talking to the server at raw), and every spelling of raw itself.
-func Scrub(msg, raw string) string {
+func Scrub(msg, raw string) string { return scrub(msg, raw, "redis") }
+
+func scrub(msg, raw, dflt string) string {
 	if raw == "" {
 		return msg
 	}
-	msg = strings.ReplaceAll(msg, strings.TrimSpace(raw), Redact(raw))
+	msg = strings.ReplaceAll(msg, strings.TrimSpace(raw), redact(raw, dflt))
 	secs := secrets(raw)
 	for range 3 {
 		clean := true
@@ -369,6 +374,9 @@ func ParseURL(raw string) (*redis.Options, error) {
 	opt, err := redis.ParseURL(u.String())
 	if err != nil {
 		return nil, bad(strings.TrimPrefix(unwrapURLError(err), "redis: "))
+	}
+	if opt.DB < 0 {
+		return nil, bad(fmt.Sprintf("database %d is negative; want a number from 0 (the default) up", opt.DB))
 	}
 	if hasQUser {
 		opt.Username = qUser

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -39,9 +40,11 @@ type Position struct {
 const maxLine = 1 << 20
 
 // SocketPath is where the talk from the file at talkPath publishes its
-// position: in $XDG_RUNTIME_DIR, or in a directory of the user's own under
-// the temp dir. The directory is made (0700) when it is missing and refused
-// when someone else owns it or others may write to it.
+// position: in $XDG_RUNTIME_DIR, else in a directory of the user's own
+// under the temp dir, else (when someone else took that name first) in
+// the user's cache directory. A directory is made (0700) when it is
+// missing and passed over when someone else owns it or others may write
+// to it; when none will do, the error says what is wrong with each.
 func SocketPath(talkPath string) (string, error) {
 	abs, err := filepath.Abs(talkPath)
 	if err != nil {
@@ -52,14 +55,22 @@ func SocketPath(talkPath string) (string, error) {
 	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" && ownDir(dir) == nil {
 		return filepath.Join(dir, name), nil
 	}
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("locklab-%d", os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return "", fmt.Errorf("cannot make the notes directory: %w", err)
+	dirs := []string{filepath.Join(os.TempDir(), fmt.Sprintf("locklab-%d", os.Getuid()))}
+	if cache, err := os.UserCacheDir(); err == nil {
+		dirs = append(dirs, filepath.Join(cache, "locklab"))
 	}
-	if err := ownDir(dir); err != nil {
-		return "", err
+	var why []string
+	for _, dir := range dirs {
+		err := os.Mkdir(dir, 0o700)
+		if err == nil || errors.Is(err, os.ErrExist) {
+			err = ownDir(dir)
+		}
+		if err == nil {
+			return filepath.Join(dir, name), nil
+		}
+		why = append(why, err.Error())
 	}
-	return filepath.Join(dir, name), nil
+	return "", fmt.Errorf("no private directory for the notes' socket: %s; set XDG_RUNTIME_DIR to a directory of your own (0700)", strings.Join(why, "; "))
 }
 
 // ownDir checks that dir is a real directory of this user that nobody else
@@ -73,8 +84,10 @@ func ownDir(dir string) error {
 	switch {
 	case !fi.IsDir():
 		return fmt.Errorf("%s is not a directory", dir)
-	case !ok || int(st.Uid) != os.Getuid():
-		return fmt.Errorf("%s belongs to another user; set XDG_RUNTIME_DIR to a directory of your own", dir)
+	case !ok:
+		return fmt.Errorf("%s: its owner cannot be told", dir)
+	case int(st.Uid) != os.Getuid():
+		return fmt.Errorf("%s belongs to another user (uid %d)", dir, st.Uid)
 	case fi.Mode().Perm()&0o022 != 0:
 		return fmt.Errorf("%s may be written by others (mode %v); make it 0700", dir, fi.Mode().Perm())
 	}

@@ -7,6 +7,7 @@ package talk
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/locklab/locklab/files"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/untrusted"
 	"go.yaml.in/yaml/v3"
@@ -98,14 +100,15 @@ func (e *Error) Error() string {
 
 // Load reads and checks the talk file at path.
 func Load(path string) (*Talk, error) {
-	f, err := os.Open(path)
+	f, err := files.Open(context.Background(), path) // a regular file: never waits on a FIFO
+	var pe *files.PathError
+	if errors.As(err, &pe) {
+		return nil, &Error{File: path, Msg: "is " + pe.Kind + ", not a talk file"}
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, &Error{File: path, Msg: "is a directory, not a talk file"}
-	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
+	"github.com/locklab/locklab/files"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/talk"
@@ -164,11 +165,15 @@ func New(opts Options) *App {
 func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	a := New(opts)
 	if opts.Cast != "" {
-		f, err := os.Create(opts.Cast)
+		f, err := files.Create(opts.Cast)
 		if err != nil {
 			return fmt.Errorf("cannot write the recording: %w", err)
 		}
-		defer f.Close()
+		defer func() {
+			if cerr := f.Close(); cerr != nil {
+				fmt.Fprintln(os.Stderr, "locklab: the recording was not saved:", cerr)
+			}
+		}()
 		w, h := fullW, fullH
 		if t, ok := out.(interface{ Fd() uintptr }); ok {
 			if cw, ch, err := term.GetSize(t.Fd()); err == nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
+	"github.com/locklab/locklab/files"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -27,7 +27,7 @@ type session struct {
 	log     *scenario.Log
 	run     *scenario.Run
 	store   *store.Store
-	events  *os.File
+	events  *files.Output
 	summary *scenario.Summary
 	replay  string            // the file, when replaying
 	loading *scenario.Loading // a replay still being read, until it is done
@@ -53,7 +53,7 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
 		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: true}
 	if opts.Events != "" {
-		f, err := os.Create(opts.Events)
+		f, err := files.Create(opts.Events)
 		if err != nil {
 			st.Close()
 			return nil, fmt.Errorf("cannot write the event log: %w", err)
@@ -163,18 +163,17 @@ func (s *session) stop() {
 
 // save writes the session's event log to path.
 func (s *session) save(path string) error {
-	f, err := os.Create(path)
+	f, err := files.Create(path)
 	if err != nil {
 		return err
 	}
+	defer f.Discard() // unless closed complete
 	w, err := scenario.NewWriter(f, s.header)
 	if err != nil {
-		f.Close()
 		return err
 	}
 	evs, _ := s.log.Read(0, nil)
 	if err := w.Write(evs); err != nil {
-		f.Close()
 		return err
 	}
 	var sum *scenario.Summary
@@ -182,7 +181,6 @@ func (s *session) save(path string) error {
 		sum = s.summary
 	}
 	if err := w.Close(sum); err != nil {
-		f.Close()
 		return err
 	}
 	return f.Close()
