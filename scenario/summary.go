@@ -177,7 +177,9 @@ func (z *Summarizer) Add(ev Event) {
 	case KindLockLost:
 		s.LocksLost++
 	case KindReleaseFailed:
-		s.ReleaseRefused++
+		if !IsUndo(e) { // an undo's refusal refuses no holder
+			s.ReleaseRefused++
+		}
 	case KindInit:
 		if e.Has&HasStock != 0 && z.stockRes == "" {
 			z.stockRes, s.HasStock = e.Res, true

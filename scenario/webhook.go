@@ -29,6 +29,17 @@ var webhook = &Scenario{
 	Uses:  []string{"workers", "delay", "ttl", "retry-base", "max-retries"},
 	run:   runWebhook,
 	beats: webhookBeats,
+	// fail-fast is a safe lock that does not wait; an idempotency key is
+	// no lock.
+	lockOf: func(s string) string {
+		switch s {
+		case "safe", "fail-fast":
+			return "safe"
+		case "none":
+			return "none"
+		}
+		return ""
+	},
 }
 
 func runWebhook(ctx context.Context, env *Env) error {
