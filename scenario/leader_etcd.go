@@ -80,8 +80,11 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 		case leaseGone(err):
 			rel.Kind, rel.Msg = KindReleaseFailed, "expired"
 			w.Emit(rel.WithOK(false))
-		case ctx.Err() == nil:
-			w.OpError("release", Event{Res: leaderLock, Token: tok}, call, err)
+		default:
+			// Unanswered: the lease lapses at its TTL if the revoke did not
+			// land. The term is over either way.
+			rel.Kind, rel.Msg, rel.Code, rel.Outcome = KindReleaseFailed, oneLine(err), "release", OutcomeIndeterminate
+			w.Emit(rel.WithOK(false))
 		}
 	}
 	return rev, stop, resign, nil
