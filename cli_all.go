@@ -36,7 +36,7 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 		err      error
 	}
 	var jobs []*job
-	skipped := 0
+	skipped, quorum := 0, 0
 	var needs []string // the strategies left out for want of their server
 	for _, sc := range scenario.Catalogue() {
 		for _, st := range sc.Strategies {
@@ -46,15 +46,15 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 				}
 				continue
 			}
-			if st == "redlock" && len(urls) > 0 && len(urls) < minRedlockNodes {
-				skipped++
+			if least, _ := quorumOf(st); multiNode(st) && len(urls) > 0 && len(urls) < least {
+				skipped, quorum = skipped+1, least
 				continue
 			}
 			jobs = append(jobs, &job{sc: sc, strategy: st})
 		}
 	}
 	if skipped > 0 {
-		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, minRedlockNodes, len(urls))
+		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, quorum, len(urls))
 	}
 	if len(urls) > 0 {
 		// One look at the server before fifty runs: a server that cannot
@@ -156,8 +156,8 @@ func dashed(names []string) []string {
 // runQuiet runs one scenario with its defaults and returns its summary.
 func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (_ *scenario.Summary, err error) {
 	p := sc.Defaults
-	if strategy == "redlock" && len(urls) == 0 {
-		p.Nodes = 5
+	if multiNode(strategy) && len(urls) == 0 {
+		_, p.Nodes = quorumOf(strategy)
 	}
 	if len(urls) > 0 {
 		p.Nodes = len(urls)

@@ -132,8 +132,10 @@ func (f *benchFlags) check() ([]string, error) {
 			return nil, usageError{err}
 		}
 	}
-	if n := len(urls); n > 0 && n < minRedlockNodes && slices.Contains(f.locks, "redlock") {
-		return nil, usagef("--lock redlock needs at least %d independent Redis nodes: give --redis once per node (%d given), or leave out --redis for 5 embedded nodes", minRedlockNodes, n)
+	for _, l := range f.locks {
+		if least, def := quorumOf(l); multiNode(l) && len(urls) > 0 && len(urls) < least {
+			return nil, usagef("--lock %s needs at least %d independent Redis nodes: give --redis once per node (%d given), or leave out --redis for %d embedded nodes", l, least, len(urls), def)
+		}
 	}
 	return urls, nil
 }

@@ -17,9 +17,6 @@ import (
 const (
 	minSlowmo = 0.1
 	maxSlowmo = 1000
-	// minRedlockNodes is the fewest nodes whose majority survives one
-	// failure: with one or two, Redlock is a single lock with extra steps.
-	minRedlockNodes = 3
 )
 
 // inRange reports whether v is a finite number from lo to hi: NaN and the

@@ -128,14 +128,14 @@ func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy st
 		p.Nodes = len(urls)
 	case set("nodes"):
 		p.Nodes = f.nodes
-	case strategy == "redlock":
-		p.Nodes = 5
+	case multiNode(strategy):
+		_, p.Nodes = quorumOf(strategy)
 	}
-	if strategy == "redlock" && p.Nodes < minRedlockNodes {
+	if least, def := quorumOf(strategy); multiNode(strategy) && p.Nodes < least {
 		if len(urls) > 0 {
-			return p, usagef("redlock needs at least %d independent Redis nodes for a quorum, got %d URL(s): give --redis once per node, or leave it out for 5 embedded nodes", minRedlockNodes, len(urls))
+			return p, usagef("%s needs at least %d independent Redis nodes for a quorum, got %d URL(s): give --redis once per node, or leave it out for %d embedded nodes", strategy, least, len(urls), def)
 		}
-		return p, usagef("--nodes %d: redlock needs at least %d nodes for a quorum (default 5)", p.Nodes, minRedlockNodes)
+		return p, usagef("--nodes %d: %s needs at least %d nodes for a quorum (default %d)", p.Nodes, strategy, least, def)
 	}
 	if err := p.Validate(); err != nil {
 		return p, usageError{err}

@@ -58,7 +58,10 @@ func (f *Flock) try(ctx context.Context, key string, ttl time.Duration, attempt 
 	if err != nil {
 		return nil, err
 	}
-	f.emit(Step{Kind: StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	// No TTL and no token: the open file is the lock, and its holder's
+	// process the only one that can let it go.
+	call := f.clock.Now()
+	f.emit(Step{Kind: StepAttempt, Key: key, Attempt: attempt, Node: -1})
 	// Each attempt opens the file anew: flock belongs to an open file, so
 	// two opens in one process exclude each other as two processes do.
 	fh, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -68,25 +71,21 @@ func (f *Flock) try(ctx context.Context, key string, ttl time.Duration, attempt 
 	if err := unix.Flock(int(fh.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		fh.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			f.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held"})
+			f.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
 			return nil, ErrNotObtained
 		}
 		return nil, err
 	}
-	tok, err := f.token()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	f.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
-	l := newLease(ctx, key, tok, ttl, attempt)
+	f.emit(Step{Kind: StepAcquired, Key: key, Attempt: attempt, Node: -1, Call: call})
+	l := newLease(ctx, key, "", ttl, attempt)
 	l.release = func(context.Context) error {
+		call := f.clock.Now()
 		err := errors.Join(unix.Flock(int(fh.Fd()), unix.LOCK_UN), fh.Close())
 		if err != nil {
-			f.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error()})
+			f.emit(Step{Kind: StepReleaseFailed, Key: key, Node: -1, Msg: err.Error(), Call: call})
 			return err
 		}
-		f.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: -1, OK: true})
+		f.emit(Step{Kind: StepRelease, Key: key, Node: -1, OK: true, Call: call})
 		return nil
 	}
 	// A process that dies closes its files: the lock is free at once.

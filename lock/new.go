@@ -3,6 +3,8 @@ package lock
 import (
 	"fmt"
 	"strings"
+
+	"github.com/locklab/locklab/lock/trait"
 )
 
 // Strategies lists every strategy with a one-line explanation, in order.
@@ -16,6 +18,30 @@ var Strategies = []struct {
 	{"watchdog", "safe + renewal every ttl/3; a failed renewal cancels the holder"},
 	{"fenced-watchdog", "watchdog renewals + a fencing token"},
 	{"redlock", "quorum of N independent nodes, validity = ttl − elapsed − drift"},
+}
+
+// One Redis node, or Redlock's quorum of them (at least 3, whose majority
+// survives one node's loss; 5 unless told).
+var (
+	oneNode = trait.Nodes{Min: 1, Default: 1}
+	quorum  = trait.Nodes{Min: 3, Default: 5}
+)
+
+// redisTraits are what the Redis strategies' locks are.
+var redisTraits = map[string]trait.Traits{
+	"none": {Server: ServerRedis, Expiry: trait.ExpiryNone, Token: trait.TokenNone, Renewal: trait.RenewalNone, Nodes: oneNode},
+	"naive": {Server: ServerRedis, Expiry: trait.ExpiryTTL, ExpiryApart: true, Token: trait.TokenRandom,
+		Renewal: trait.RenewalNone, Unit: 1, Nodes: oneNode, Excludes: true},
+	"safe": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
+		Unit: 1, Nodes: oneNode, Excludes: true},
+	"fenced": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenFence, Renewal: trait.RenewalNone,
+		Unit: 1, Nodes: oneNode, Excludes: true},
+	"watchdog": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalWatchdog,
+		Unit: 1, Nodes: oneNode, Excludes: true},
+	"fenced-watchdog": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenFence, Renewal: trait.RenewalWatchdog,
+		Unit: 1, Nodes: oneNode, Excludes: true},
+	"redlock": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
+		Unit: 1, Nodes: quorum, Excludes: true},
 }
 
 // StrategyNames lists the strategies, comma-separated.

@@ -49,11 +49,17 @@ type Step struct {
 	// Call is the clock's time when the command this step answers was
 	// sent (zero for steps that answer none: attempt, backoff, lock_lost).
 	Call time.Duration
-	// Op names the operation of an error step: acquire, release, renew, vote.
+	// Op names the operation of an error step: acquire, release, renew,
+	// vote; and of a release step that undoes a partial acquire, OpUndo.
 	Op string
 	// Outcome of the command: OK unless the server failed it or did not answer.
 	Outcome Outcome
 }
+
+// OpUndo is the Op of the release steps that undo a Redlock acquire that
+// did not reach its quorum: each node that may have set the token is
+// asked to delete it, as a release would.
+const OpUndo = "undo"
 
 // Observer sees each step. It is called on the lock's goroutine, and for
 // watchdog renewals on the renewal goroutine; it must be cheap and must not

@@ -156,15 +156,16 @@ func (r *Redlock) try(ctx context.Context, key string, ttl time.Duration, attemp
 			Msg: fmt.Sprintf("%d/%d nodes", granted, len(r.nodes)), Call: start})
 		l := newLease(ctx, key, tok, ttl, attempt)
 		l.Validity, l.Fence = validity, fence
-		l.release = func(ctx context.Context) error { return r.release(ctx, key, tok, nil) }
+		l.release = func(ctx context.Context) error { return r.release(ctx, key, tok, "", nil) }
 		return l, nil
 	}
-	// Undo the partial acquire, quietly: it was never held. A node that
-	// answered "taken" never set this token; every other one may have
-	// (an answer lost on its way back still set the key), so it is asked.
-	quiet := *r
-	quiet.observer = nil
-	_ = quiet.release(context.WithoutCancel(ctx), key, tok, func(i int) bool { return errs[i] != errTaken })
+	// Undo the partial acquire: it was never held, but the nodes that
+	// granted it keep the key until they are told. A node that answered
+	// "taken" never set this token; every other one may have (an answer
+	// lost on its way back still set the key), so it is asked. Each node's
+	// answer is a step (Op OpUndo), so a view's nodes are freed when they
+	// were.
+	_ = r.release(context.WithoutCancel(ctx), key, tok, OpUndo, func(i int) bool { return errs[i] != errTaken })
 	qe := &QuorumError{Granted: granted, Quorum: r.Quorum(), Validity: validity, Nodes: failed}
 	if !qe.Is(ErrNotObtained) {
 		// No node said "taken": every refusal was a server's failure.
@@ -203,7 +204,7 @@ func (r *Redlock) vote(ctx context.Context, c Client, key, tok string, ttl time.
 // raise returns the fence of a granted fenced acquire — the highest that
 // a granting node counted — and raises the counters of the granting nodes
 // that counted less to it (0 and nothing to do when not fenced). It is part
-// of the acquire, as the undoing of a partial one is: not observed.
+// of the acquire itself: not observed (the undoing of a partial one is).
 func (r *Redlock) raise(ctx context.Context, key string, fences []int64, errs []error) int64 {
 	var top int64
 	lagging := false
@@ -226,13 +227,14 @@ func (r *Redlock) raise(ctx context.Context, key string, fences []int64, errs []
 }
 
 // release runs compare-and-delete on every node that may hold tok (all
-// when may is nil). It succeeds when a quorum of nodes still held the lock.
-func (r *Redlock) release(ctx context.Context, key, tok string, may func(i int) bool) error {
+// when may is nil); op is OpUndo for the undoing of a partial acquire. It
+// succeeds when a quorum of nodes still held the lock.
+func (r *Redlock) release(ctx context.Context, key, tok, op string, may func(i int) bool) error {
 	errs := r.each(ctx, time.Second, time.Second, func(ctx context.Context, i int, c Client) error {
 		if may != nil && !may(i) {
 			return ErrNotHeld
 		}
-		return compareAndDelete(ctx, &r.base, c, key, tok, i)
+		return compareAndDelete(ctx, &r.base, c, key, tok, i, op)
 	})
 	released := 0
 	var failed []error

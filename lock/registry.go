@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/locklab/locklab/lock/trait"
 )
 
 // Server names the kind of server a strategy runs on.
-type Server string
+type Server = trait.Server
 
 // The servers strategies run on. Redis, File and IPC need no setup: the
 // run's Redis (embedded by default), its temp directory, this machine's
@@ -26,18 +28,14 @@ const (
 	ServerEtcd      Server = "etcd"
 )
 
-// Info describes a strategy.
+// Info describes a strategy: its name, a line about it, and what its lock
+// is (its traits: the server, the expiry, the token, the renewal…). With
+// Cell, its leases carry a Cell and a caller keeps its counter there; with
+// Optimistic, its leases exclude nobody and a conflicting write is refused
+// (Cell.Store returns false).
 type Info struct {
 	Name, Doc string
-	Server    Server
-	// Cell says the strategy keeps the protected value itself: its leases
-	// carry a Cell (a row read FOR UPDATE, a value under optimistic
-	// concurrency), and a caller keeps its counter there.
-	Cell bool
-	// Optimistic says the strategy takes no lock at all: it reads a value
-	// and writes it back only if nobody wrote it since. Its leases exclude
-	// nobody; a conflicting write is refused (Cell.Store returns false).
-	Optimistic bool
+	trait.Traits
 }
 
 // Servers are the connections a run offers to the strategies.
@@ -84,7 +82,7 @@ func Register(info Info, f Factory) {
 func All() []Info {
 	var out []Info
 	for _, s := range Strategies {
-		out = append(out, Info{Name: s.Name, Doc: s.Doc, Server: ServerRedis})
+		out = append(out, Info{Name: s.Name, Doc: s.Doc, Traits: redisTraits[s.Name]})
 	}
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()
@@ -172,6 +170,16 @@ func (k *Kit) Token() (string, error) { return k.b.token() }
 // own time (Postgres, memcached, etcd): at the clock's current speed, or
 // scaled by --slowmo on real servers.
 func (k *Kit) Real(d time.Duration) time.Duration { return k.b.clock.Real(d) }
+
+// Virtual is how much of the run's time a duration of real time on a
+// server takes at the clock's current speed: the inverse of Real, for a
+// TTL a server counts in its own units.
+func (k *Kit) Virtual(d time.Duration) time.Duration {
+	if s := k.b.clock.Speed(); s > 0 {
+		return time.Duration(float64(d) * s)
+	}
+	return d
+}
 
 // Now is the run's time: when a command is sent, for its answer's Call.
 func (k *Kit) Now() time.Duration { return k.b.clock.Now() }

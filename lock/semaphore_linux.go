@@ -107,30 +107,29 @@ func (s *Semaphore) try(ctx context.Context, key string, ttl time.Duration, atte
 	if err != nil {
 		return nil, err
 	}
-	s.emit(Step{Kind: StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	// No TTL and no token: the count is the lock, given back by the
+	// holder or by the kernel when the holder's process exits.
+	call := s.clock.Now()
+	s.emit(Step{Kind: StepAttempt, Key: key, Attempt: attempt, Node: -1})
 	// Wait for zero and take it to one, as one atomic operation.
 	err = semop(id, []sembuf{{0, 0, unix.IPC_NOWAIT}, {0, 1, unix.IPC_NOWAIT | semUndo}})
 	if errors.Is(err, unix.EAGAIN) {
-		s.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held"})
+		s.emit(Step{Kind: StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
 		return nil, ErrNotObtained
 	}
 	if err != nil {
 		return nil, os.NewSyscallError("semop", err)
 	}
-	tok, err := s.token()
-	if err != nil {
-		_ = semop(id, []sembuf{{0, -1, semUndo}})
-		return nil, err
-	}
-	s.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
-	l := newLease(ctx, key, tok, ttl, attempt)
+	s.emit(Step{Kind: StepAcquired, Key: key, Attempt: attempt, Node: -1, Call: call})
+	l := newLease(ctx, key, "", ttl, attempt)
 	l.release = func(context.Context) error {
+		call := s.clock.Now()
 		if err := semop(id, []sembuf{{0, -1, unix.IPC_NOWAIT | semUndo}}); err != nil {
 			err = os.NewSyscallError("semop", err)
-			s.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error()})
+			s.emit(Step{Kind: StepReleaseFailed, Key: key, Node: -1, Msg: err.Error(), Call: call})
 			return err
 		}
-		s.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: -1, OK: true})
+		s.emit(Step{Kind: StepRelease, Key: key, Node: -1, OK: true, Call: call})
 		return nil
 	}
 	return l, nil

@@ -1,6 +1,7 @@
 package lock
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"time"
@@ -172,29 +173,31 @@ func (s *Safe) try(ctx context.Context, key string, ttl time.Duration, attempt i
 	}
 	s.emit(Step{Kind: StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Call: call})
 	l := newLease(ctx, key, tok, ttl, attempt)
-	l.release = func(ctx context.Context) error { return compareAndDelete(ctx, &s.base, s.c, key, tok, -1) }
+	l.release = func(ctx context.Context) error { return compareAndDelete(ctx, &s.base, s.c, key, tok, -1, "") }
 	return l, nil
 }
 
-// compareAndDelete releases key if it still holds tok, and says what happened.
-func compareAndDelete(ctx context.Context, b *base, c redis.Scripter, key, tok string, node int) error {
+// compareAndDelete releases key if it still holds tok, and says what
+// happened. op is OpUndo when it undoes a partial Redlock acquire (the
+// steps say so), else "".
+func compareAndDelete(ctx context.Context, b *base, c redis.Scripter, key, tok string, node int, op string) error {
 	call := b.clock.Now()
 	n, err := releaseScript.Run(ctx, c, []string{key}, tok).Int64()
 	switch {
 	case err != nil && node >= 0:
 		// One Redlock node out of several: the quorum decides, not this error.
 		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: err.Error(), Call: call,
-			Op: "release", Outcome: classify(err)})
+			Op: cmp.Or(op, "release"), Outcome: classify(err)})
 		return opError("release", key, err)
 	case err != nil:
 		return b.fail("release", key, 0, node, call, err)
 	case n == 1:
-		b.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: node, OK: true, Call: call})
+		b.emit(Step{Kind: StepRelease, Key: key, Token: tok, Node: node, OK: true, Call: call, Op: op})
 		return nil
 	case n == 0:
-		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "held by another owner", Call: call})
+		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "held by another owner", Call: call, Op: op})
 	default:
-		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "expired", Call: call})
+		b.emit(Step{Kind: StepReleaseFailed, Key: key, Token: tok, Node: node, Msg: "expired", Call: call, Op: op})
 	}
 	return ErrNotHeld
 }
@@ -245,7 +248,7 @@ func (f *Fenced) try(ctx context.Context, key string, ttl time.Duration, attempt
 	f.emit(Step{Kind: StepAcquired, Key: key, Token: tok, Fence: fence, TTL: ttl, Attempt: attempt, Node: -1, Call: call})
 	l := newLease(ctx, key, tok, ttl, attempt)
 	l.Fence = fence
-	l.release = func(ctx context.Context) error { return compareAndDelete(ctx, &f.base, f.c, key, tok, -1) }
+	l.release = func(ctx context.Context) error { return compareAndDelete(ctx, &f.base, f.c, key, tok, -1, "") }
 	return l, nil
 }
 

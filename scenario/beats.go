@@ -226,8 +226,8 @@ func oversellBeats(strategy string, p Params) []Beat {
 
 func staleBeats(mode staleMode) func(string, Params) []Beat {
 	return func(strategy string, p Params) []Beat {
-		fenced := strings.HasPrefix(strategy, "fenced")
-		watchdog := strings.HasSuffix(strategy, "watchdog")
+		t := lockInfo(strategy)
+		fenced, watchdog := t.Fenced(), t.Renews()
 		bs := []Beat{{"acquired", by(KindAcquired, 0), func(e Event) string {
 			s := fmt.Sprintf("w00 holds the lock for %s; its work takes %s.", ms(p.TTL.D()), ms(p.Work.D()))
 			if e.Has&HasFence != 0 {
@@ -295,21 +295,22 @@ func deadlockBeats(strategy string, p Params) []Beat {
 	bs := []Beat{{"deadlock", is(KindDeadlock), func(e Event) string {
 		return "A wait-for cycle closed: " + e.Msg + ". Nobody can move."
 	}}}
-	if strategy == "watchdog" {
-		return bs
+	if lockInfo(strategy).Renews() {
+		return bs // renewed, no TTL lapses to break the cycle
 	}
 	return append(bs, Beat{"broken", violation(CodeOverlap),
 		said("The TTL broke the deadlock — by letting a second holder in: two workers inside one critical section.")})
 }
 
 func naiveBeats(strategy string, p Params) []Beat {
+	gap := lockInfo(strategy).ExpiryApart // SETNX, then EXPIRE: a crash between leaves no TTL
 	crash := Beat{"crash", is(KindCrash), func(e Event) string {
-		if strategy == "naive" {
+		if gap {
 			return fmt.Sprintf("%s crashes between SETNX and EXPIRE: its lock has no TTL.", wn(e))
 		}
 		return fmt.Sprintf("%s crashes right after SET NX PX: its lock still has a TTL.", wn(e))
 	}}
-	if strategy == "naive" {
+	if gap {
 		return []Beat{crash, {"foreign-del", violation(CodeOverlap), checkerSays("A late DEL removed the next holder's lock. The checker: ")}}
 	}
 	return []Beat{crash, {"refused", is(KindReleaseFailed), func(e Event) string {

@@ -30,6 +30,13 @@ var cron = &Scenario{
 	Cast:  3,
 	run:   runCron,
 	beats: cronBeats,
+	// Every way but none takes a safe lock on the period.
+	lockOf: func(s string) string {
+		if s == "none" {
+			return "none"
+		}
+		return "safe"
+	},
 }
 
 // The job and its period, as the log names them.

@@ -18,7 +18,7 @@ const (
 	KindWrite              // wrote the protected resource (Stock, OK)
 	KindWorkStart          // entered the critical section on Res
 	KindWorkEnd            // left the critical section on Res
-	KindRelease            // lock released
+	KindRelease            // lock released (Code CodeUndo: a partial Redlock acquire undone on Node)
 	KindReleaseFailed      // release refused: expired or not owner (Msg)
 	KindExpired            // a lock's TTL lapsed while its holder still works
 	KindRenewed            // watchdog renewal

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/locklab/locklab/lock/trait"
 )
 
 // Format and Version identify a locklab event log.
@@ -33,6 +35,13 @@ type Header struct {
 	Lanes     []string  `json:"lanes"`
 	Tool      string    `json:"tool"`
 	StartedAt time.Time `json:"started_at"`
+	// Traits are what the run's lock is: its expiry, token, renewal,
+	// server and nodes (absent when the strategy takes no lock, and in
+	// logs written before they were recorded: see TraitsOf).
+	Traits *trait.Traits `json:"traits,omitempty"`
+	// KeyTraits are the traits of the lock keys whose lock differs from
+	// the run's (trade-offs' one store per key).
+	KeyTraits map[string]trait.Traits `json:"key_traits,omitempty"`
 }
 
 // AppendJSON appends e as one JSON object (no newline) to b.

@@ -42,6 +42,10 @@ func leaderStrategies() []string {
 	return ss
 }
 
+// electsOnEtcd reports whether the strategy's lock lives on etcd: the
+// candidates then campaign in an etcd election.
+func electsOnEtcd(strategy string) bool { return lockInfo(strategy).Server == lock.ServerEtcd }
+
 // The names the log uses.
 const (
 	leaderLock   = "lock:leader"
@@ -86,9 +90,6 @@ func runLeader(ctx context.Context, env *Env) error {
 				renewed.give()
 			}
 		}
-		if env.Strategy == "etcd" {
-			renewed.give() // its keep-alives are etcd's, not in the log
-		}
 		term, err := campaign(ctx, env, w)
 		if err != nil {
 			w.Fail(ctx, err, "not elected")
@@ -110,7 +111,7 @@ func runLeader(ctx context.Context, env *Env) error {
 
 // campaign runs w's campaign until it is elected.
 func campaign(ctx context.Context, env *Env, w *Worker) (*leaderTerm, error) {
-	if env.Strategy == "etcd" {
+	if electsOnEtcd(env.Strategy) {
 		rev, orphan, resign, err := leaderElection(ctx, env, w)
 		if err != nil {
 			return nil, err
@@ -212,20 +213,17 @@ func stepDown(ctx context.Context, w *Worker, term *leaderTerm, err error, ok bo
 
 // leaderBeats: elected, renewing, paused, new leader, the stale action.
 func leaderBeats(strategy string, p Params) []Beat {
-	etcd := strategy == "etcd"
 	how := "takes lock:leader and renews it every " + ms(p.TTL.D()/3)
-	if etcd {
+	renews := "%s renews its lock while it leads; w01 campaigns and is denied."
+	if electsOnEtcd(strategy) {
 		how = "wins the etcd election on a lease of " + ms(p.TTL.D())
+		renews = "%s keeps its lease alive while it leads; w01 campaigns and waits."
 	}
 	bs := []Beat{
 		{"elected", by(KindWorkStart, 0), func(e Event) string {
 			return fmt.Sprintf("%s %s: it is the leader, and writes its term to the ledger.", wn(e), how)
 		}},
-	}
-	if !etcd {
-		bs = append(bs, Beat{"renewing", by(KindRenewed, 0), func(e Event) string {
-			return fmt.Sprintf("%s renews its lock while it leads; w01 campaigns and is denied.", wn(e))
-		}})
+		{"renewing", by(KindRenewed, 0), func(e Event) string { return fmt.Sprintf(renews, wn(e)) }},
 	}
 	bs = append(bs,
 		Beat{"paused", by(KindPause, 0), func(e Event) string {

@@ -5,16 +5,23 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/store"
+	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // leaderElection campaigns as w in the run's etcd election until elected,
-// on a lease of --ttl that the client keeps alive. It returns the leader's
-// revision (its fence), a function that stops the keep-alives as the
-// holder's pause would, and one that resigns.
+// on a lease of --ttl. While it campaigns the client keeps the lease
+// alive; once elected, w keeps it alive itself, every third of the TTL,
+// and each keep-alive is in the log (renewed), so a view draws the lease
+// etcd kept. It returns the leader's revision (its fence), a function that
+// stops the keep-alives as the holder's pause would, and one that resigns.
 func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan func(), resign func(), err error) {
 	v, err := env.Store.Server(store.ServerEtcd)
 	if err != nil {
@@ -47,17 +54,125 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 		s.Orphan()
 		return fail(call, err)
 	}
+	s.Orphan() // elected: the keep-alives are w's from here on, in the log
 	rev = el.Rev()
-	w.Emit(Event{Kind: KindAcquired, Res: leaderLock, Token: strconv.FormatInt(int64(g.ID), 16), TTL: ttl, Has: HasTTL,
+	tok := strconv.FormatInt(int64(g.ID), 16)
+	// The lease etcd granted, in its whole seconds (its leader may round a
+	// short TTL up to its minimum), as the run counts time.
+	w.Emit(Event{Kind: KindAcquired, Res: leaderLock, Token: tok, TTL: leaseTTL(env, g.TTL), Has: HasTTL,
 		Msg: "elected"}.WithFence(rev).WithCall(call))
+	ka := &keepAlive{env: env, w: w, c: e.Client, id: g.ID, tok: tok, rev: rev, lastOK: call}
+	stop := ka.start(ctx)
 	resign = func() {
+		stop()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
-		s.Orphan()
 		_ = el.Resign(rctx)
-		// Revoked, or lapsed already: either way etcd has forgotten it.
-		_, _ = e.Client.Revoke(rctx, g.ID)
+		// Revoking the lease deletes the leader's key: the release. A
+		// lease already gone had lapsed.
+		call := w.Now()
+		_, err := e.Client.Revoke(rctx, g.ID)
 		e.Revoked(g.ID)
+		rel := Event{Kind: KindRelease, Res: leaderLock, Token: tok}.WithFence(rev).WithCall(call)
+		switch {
+		case err == nil:
+			w.Emit(rel.WithOK(true))
+		case leaseGone(err):
+			rel.Kind, rel.Msg = KindReleaseFailed, "expired"
+			w.Emit(rel.WithOK(false))
+		default:
+			// Unanswered: the lease lapses at its TTL if the revoke did not
+			// land. The term is over either way.
+			rel.Kind, rel.Msg, rel.Code, rel.Outcome = KindReleaseFailed, oneLine(err), "release", OutcomeIndeterminate
+			w.Emit(rel.WithOK(false))
+		}
 	}
-	return rev, s.Orphan, resign, nil
+	return rev, stop, resign, nil
+}
+
+// leaseTTL is a lease of secs whole seconds of etcd's time, in the run's.
+func leaseTTL(env *Env, secs int64) time.Duration {
+	d := time.Duration(secs) * time.Second
+	if s := env.Clock().Speed(); s > 0 {
+		return time.Duration(float64(d) * s)
+	}
+	return d
+}
+
+// keepAlive keeps a leader's lease alive every third of the TTL until
+// stopped (the holder's pause, its resignation), logging each keep-alive;
+// when etcd no longer knows the lease, the lock is lost.
+type keepAlive struct {
+	env    *Env
+	w      *Worker
+	c      *clientv3.Client
+	id     clientv3.LeaseID
+	tok    string
+	rev    int64
+	lastOK time.Duration
+}
+
+// start runs the keep-alives; the function it returns stops them and
+// waits until they have.
+func (k *keepAlive) start(ctx context.Context) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		k.run(ctx)
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+}
+
+func (k *keepAlive) run(ctx context.Context) {
+	ttl := k.env.Params.TTL.D()
+	every := max(ttl/3, time.Millisecond)
+	ev := Event{Res: leaderLock, Token: k.tok}.WithFence(k.rev)
+	for {
+		if k.env.Clock().Sleep(ctx, every) != nil {
+			return
+		}
+		sent := k.w.Now()
+		rctx, cancel := context.WithTimeout(ctx, max(k.env.Clock().Real(ttl), time.Second))
+		r, err := k.c.KeepAliveOnce(rctx, k.id)
+		cancel()
+		if ctx.Err() != nil {
+			return
+		}
+		e := ev.WithCall(sent)
+		switch {
+		case err == nil && r.TTL > 0:
+			k.lastOK = sent
+			e.Kind, e.TTL, e.Has = KindRenewed, leaseTTL(k.env, r.TTL), e.Has|HasTTL
+			k.w.Emit(e)
+			continue
+		case err == nil || leaseGone(err):
+			e.Kind, e.Msg = KindRenewFailed, "lease expired"
+			k.w.Emit(e)
+			k.w.Emit(Event{Kind: KindLockLost, Res: leaderLock, Token: k.tok, Msg: "lease expired"}.WithFence(k.rev))
+			return
+		}
+		e.Kind, e.Msg, e.Code, e.Outcome = KindRenewFailed, oneLine(err), "renew", OutcomeIndeterminate
+		k.w.Emit(e)
+		if k.w.Now()-k.lastOK >= ttl {
+			k.w.Emit(Event{Kind: KindLockLost, Res: leaderLock, Token: k.tok, Msg: "no keep-alive for a whole TTL"}.WithFence(k.rev))
+			return
+		}
+	}
+}
+
+// leaseGone reports etcd's answer for a lease it no longer knows.
+func leaseGone(err error) bool {
+	return status.Code(err) == codes.NotFound || strings.Contains(err.Error(), "requested lease not found")
+}
+
+func oneLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/themes"
 )
 
 var naiveFlaws = &Scenario{
@@ -15,7 +16,7 @@ var naiveFlaws = &Scenario{
 	Speed:    0.2,                                                                                          // 2 s: 10 s
 	speedFor: func(strategy string, _ Params) float64 { return map[string]float64{"safe": 0.1}[strategy] }, // 1.1 s
 	Title:    "Why SETNX + EXPIRE is unsafe",
-	Watch:    "lock A with no TTL after the crash; on lock B, w02's late DEL (⊘) freeing w03's lock and w04 walking in",
+	Watch:    "lock A with no TTL after the crash; on lock B, w02's late DEL (" + glyph(themes.SymForeign) + ") freeing w03's lock and w04 walking in",
 	Explain: "Two beats at once, on two locks. A: w00 crashes between SETNX and EXPIRE — the lock has no TTL " +
 		"and w01 waits for it forever (until the run gives up). B: w02's lock lapses while it dawdles after its " +
 		"work; w03 takes the lock; then w02 releases with an unconditional DEL — deleting w03's lock — and w04 " +

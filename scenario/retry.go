@@ -31,6 +31,8 @@ var retryScenario = &Scenario{
 	beats: retryBeats,
 	Slow:  []string{"exponential"}, // synchronised retries: ~46 s at the defaults
 	notes: retryNotes,
+	// Every policy retries on a safe lock.
+	lockOf: func(string) string { return "safe" },
 }
 
 func runRetry(ctx context.Context, env *Env) error {

@@ -108,6 +108,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 		h.Lanes[i] = WorkerName(int32(i))
 	}
 	copy(h.Lanes, mode.lanes)
+	h.Traits, h.KeyTraits = lockTraits(sc, cfg.Strategy)
 	rt, why := simulation(st, sc, cfg, mode)
 	h.Time = why
 	ctx, cancel := context.WithCancel(ctx)
@@ -475,10 +476,10 @@ func (w *Worker) observe(s lock.Step) {
 	if int(s.Outcome) < len(stepOutcomes) {
 		e.Outcome = stepOutcomes[s.Outcome]
 	}
-	if s.Kind == lock.StepError {
-		e.Code = s.Op
+	if s.Kind == lock.StepError || s.Op == lock.OpUndo {
+		e.Code = s.Op // an undo's releases say so: they free votes, not a held lock
 	}
-	if s.Kind == lock.StepAcquired {
+	if s.Kind == lock.StepAcquired && s.Token != "" {
 		w.env.run.holders.set(s.Token, w.ID)
 	}
 	w.Emit(e)

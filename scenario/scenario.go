@@ -64,6 +64,12 @@ type Scenario struct {
 	// headings, if set, are the IDs of every beat a run tells, in order,
 	// where the run says some (a part's heading) itself besides beats.
 	headings func(strategy string, p Params) []string
+	// lockOf, if set, names the lock strategy a run of the scenario's
+	// strategy takes ("" for none), where its strategies are not locks
+	// (retry policies, cron's ways); keyLocks names it per lock key, where
+	// each key is a lock of its own kind.
+	lockOf   func(strategy string) string
+	keyLocks map[string]string
 }
 
 // Strategy is a way to protect the critical section.

@@ -3,11 +3,11 @@ package scenario
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/themes"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -20,7 +20,7 @@ var ttlExpiry = &Scenario{
 	Name:  "ttl-expiry",
 	Speed: 0.2, // 3 s: 15 s
 	Title: "TTL expiry: the lock lapses while its holder works",
-	Watch: "the ✖ on the lock lane while w00 still works, w01 walking in, and w00's stale write",
+	Watch: "the " + glyph(themes.SymLapse) + " on the lock lane while w00 still works, w01 walking in, and w00's stale write",
 	Explain: "w00 takes the lock with a TTL shorter than its work (--ttl 1s, --work 3s). The TTL lapses while " +
 		"it is still inside; w01, polling, takes the lock and sells; then w00 wakes up and writes the stock it read " +
 		"3 seconds ago — a lost update, and two workers were inside at once. With fenced the resource rejects " +
@@ -60,7 +60,7 @@ var renewal = &Scenario{
 	Name:  "renewal",
 	Speed: 0.5, // 4 s: 8 s
 	Title: "Lock renewal: a watchdog keeps long work safe — until the holder stops",
-	Watch: "the ┿ renewal ticks, then the pause: no ticks, the lock lapses, w01 gets in, w00 learns lock_lost too late",
+	Watch: "the " + glyph(themes.SymRenewal) + " renewal ticks, then the pause: no ticks, the lock lapses, w01 gets in, w00 learns lock_lost too late",
 	Explain: "w00 holds a short lock (--ttl 1s) through long work; its watchdog renews every ttl/3. Then w00 " +
 		"stops the world for longer than the TTL — and its watchdog stops with it. The lock lapses, w01 takes " +
 		"it, and w00 resumes to write the stock it read before the pause: the write lands before the watchdog " +
@@ -147,7 +147,7 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holdi
 		// Work, holding the lease's context: a watchdog that loses the lock
 		// stops the work. A lock nothing renews has lapsed by got+TTL.
 		err = w.Sleep(lease.Context(), work)
-		if err == nil && !strings.Contains(env.Strategy, "watchdog") && env.Clock().Now() >= got+env.Params.TTL.D() {
+		if err == nil && !lockInfo(env.Strategy).Renews() && env.Clock().Now() >= got+env.Params.TTL.D() {
 			_, _, err = recv(ctx, another)
 		}
 	case stalePause:

@@ -202,7 +202,9 @@ func (f *TallyFold) primary(e *Event) {
 	case KindLockLost:
 		f.add(NLocksLost, 1)
 	case KindReleaseFailed:
-		f.add(NReleaseRefused, 1)
+		if !IsUndo(e) { // an undo's refusal refuses no holder
+			f.add(NReleaseRefused, 1)
+		}
 	case KindExpired:
 		f.add(NExpired, 1)
 	case KindRead:

@@ -39,6 +39,13 @@ var tradeOffs = &Scenario{
 	beats:   func(strategy string, p Params) []Beat { return tradeBeats(strategy, p, nil) },
 	beatsOn: tradeBeats,
 	notes:   tradeNotes,
+	keyLocks: func() map[string]string {
+		m := map[string]string{}
+		for _, t := range tradeStores {
+			m[t.lockKey()] = t.lock
+		}
+		return m
+	}(),
 }
 
 // tradeStore is one column of the table: a store and the lock it offers.
@@ -46,20 +53,20 @@ type tradeStore struct {
 	name  string // in resource and key names
 	title string // in captions
 	lock  string // the strategy
-	ttl   bool   // whether its lock lapses: Postgres' session lock lasts as long as the session
 }
 
 var tradeStores = []tradeStore{
-	{"redis", "Redis", "safe", true},
-	{"postgres", "Postgres", "pg-advisory", false},
-	{"etcd", "etcd", "etcd", true},
+	{"redis", "Redis", "safe"},
+	{"postgres", "Postgres", "pg-advisory"},
+	{"etcd", "etcd", "etcd"},
 }
 
 func (t tradeStore) res() string { return "data@" + t.name }
 
-// lease is the TTL to ask t's lock for: none when it has none.
+// lease is the TTL to ask t's lock for: none when it has none (Postgres'
+// session lock lasts as long as the session).
 func (t tradeStore) lease(p Params) time.Duration {
-	if !t.ttl {
+	if !lockInfo(t.lock).HasTTL() {
 		return 0
 	}
 	return p.TTL.D()

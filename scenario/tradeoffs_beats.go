@@ -69,7 +69,7 @@ func tradePauseBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
 		{"pause-" + t.name, by(KindPause, holder), func(e Event) string {
 			paused = e.T
 			ttl := "no TTL"
-			if t.ttl {
+			if lockInfo(t.lock).HasTTL() {
 				ttl = "TTL " + ms(p.TTL.D())
 			}
 			return fmt.Sprintf("%s: %s holds %s (%s), reads %s and stops the world for %s. %s wants the lock.",

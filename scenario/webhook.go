@@ -32,6 +32,17 @@ var webhook = &Scenario{
 	noRetry: []string{"none", "idempotency", "fail-fast"},
 	run:     runWebhook,
 	beats:   webhookBeats,
+	// fail-fast is a safe lock that does not wait; an idempotency key is
+	// no lock.
+	lockOf: func(s string) string {
+		switch s {
+		case "safe", "fail-fast":
+			return "safe"
+		case "none":
+			return "none"
+		}
+		return ""
+	},
 }
 
 func runWebhook(ctx context.Context, env *Env) error {

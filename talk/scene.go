@@ -66,8 +66,8 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 		s.Title = sc.Title
 	}
 	s.Params = sc.Defaults
-	if s.Strategy == "redlock" && s.Params.Nodes < 3 {
-		s.Params.Nodes = 5
+	if info, _ := lock.Lookup(s.Strategy); info.MultiNode() && s.Params.Nodes < info.Nodes.Min {
+		s.Params.Nodes = info.Nodes.Default
 	}
 	if params != nil {
 		if err := p.params(params, sc, &s.Params); err != nil {

@@ -162,8 +162,8 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 	if opts.Params != nil {
 		p = *opts.Params
 	}
-	if strategy == "redlock" && p.Nodes < 3 && len(opts.URLs) == 0 {
-		p.Nodes = 5
+	if info, _ := lock.Lookup(strategy); info.MultiNode() && p.Nodes < info.Nodes.Min && len(opts.URLs) == 0 {
+		p.Nodes = info.Nodes.Default
 	}
 	if len(opts.URLs) > 0 {
 		p.Nodes = len(opts.URLs)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
@@ -42,7 +43,7 @@ func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock
 		}
 		spans, _ := tl.LockAt(l, k)
 		holders := make([]int32, cols)
-		forever := make([]bool, cols) // held with no TTL
+		forever := make([]bool, cols) // held with no TTL where the lock's keys have one
 		for c := range holders {
 			holders[c] = -1
 		}
@@ -75,7 +76,7 @@ func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock
 			// a few steps back find it).
 			for i := i1 - 1; i >= max(i0-1, 0, i1-32); i-- {
 				if sp := spans[i]; heldIn(sp, t0) {
-					holders[c], forever[c] = sp.Holder, sp.TTL <= 0
+					holders[c], forever[c] = sp.Holder, sp.Forever
 					break
 				}
 			}
@@ -94,7 +95,7 @@ func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock
 		}
 		info := th.Muted.Render("free")
 		if cur.Holder != -1 {
-			info = holderInfo(th, tl, k, cur, now, sc, markAt)
+			info = holderInfo(th, tl, k, l, cur, now, sc, markAt)
 		}
 		var b strings.Builder
 		b.WriteString(th.Text.Render(fmt.Sprintf("%-*s", labelW, shortLock(l.Name, labelW))) + " ")
@@ -152,7 +153,7 @@ var markSyms = map[timeline.MarkKind]themes.Symbol{
 }
 
 // holderInfo is "w03 ▕████░░░░▏ 1.20s", or the lapse under a working holder.
-func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, sp timeline.LockSpan, now time.Duration, sc scale, markAt []timeline.MarkKind) string {
+func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock, sp timeline.LockSpan, now time.Duration, sc scale, markAt []timeline.MarkKind) string {
 	if sp.Holder == timeline.Unknown {
 		return th.Warn.Render("held — no acquire in the log says by whom")
 	}
@@ -160,8 +161,11 @@ func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, sp timeline.Lock
 	if int(sp.Holder) < len(tl.Workers) && tl.StateAt(int(sp.Holder), k) == themes.Crashed {
 		who += th.Muted.Render(" (crashed)")
 	}
-	if sp.TTL <= 0 {
+	switch {
+	case sp.Forever:
 		return who + " " + th.Alarm.Render("∞ no TTL: never expires")
+	case sp.TTL <= 0:
+		return who + " " + th.Muted.Render(noTTL(tl, l.Name))
 	}
 	left := sp.Deadline - now
 	if left <= 0 {
@@ -180,6 +184,20 @@ func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, sp timeline.Lock
 		fence = th.Muted.Render(fmt.Sprintf(" #%d", sp.Fence))
 	}
 	return who + " " + bar + " " + dur(left) + fence
+}
+
+// noTTL says what ends a holding without a TTL bar, from what the lock is.
+func noTTL(tl *timeline.Timeline, name string) string {
+	t, ok := tl.TraitsOf(name)
+	switch {
+	case ok && t.Expiry == trait.ExpirySession:
+		return "no TTL: freed at release or when its session ends"
+	case ok && t.Expiry == trait.ExpiryProcess:
+		return "no TTL: freed at release or when its process exits"
+	case ok && t.HasTTL():
+		return "TTL not in the log"
+	}
+	return "no TTL"
 }
 
 // shortLock trims a lock key for the label column: lock:stock → stock.

@@ -45,6 +45,7 @@ func newRunView(s *session, speed float64) *runView {
 	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
 	v.tl.Strategy = s.header.Strategy
+	v.tl.SetTraits(s.header.LockTraits())
 	if v.speed == 0 {
 		v.speed = openingSpeed(s.header.Scenario, s.header.Strategy, s.header.Params)
 	}

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -46,8 +47,9 @@ import (
 const Name = "etcd"
 
 func init() {
-	lock.Register(lock.Info{Name: Name, Server: lock.ServerEtcd,
-		Doc: "etcd mutex over a lease of the TTL, renewed while held; fence = the key's create revision"},
+	lock.Register(lock.Info{Name: Name, Doc: "etcd mutex over a lease of the TTL, renewed while held; fence = the key's create revision",
+		Traits: trait.Traits{Server: lock.ServerEtcd, Expiry: trait.ExpiryLease, Token: trait.TokenRevision, Renewal: trait.RenewalKeepAlive,
+			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			if s.Conn == nil {
 				return nil, &store.NotConfiguredError{Kind: store.ServerEtcd}
@@ -135,7 +137,10 @@ func (m *Mutex) try(ctx context.Context, key string, ttl time.Duration, attempt 
 	// the lock, and its revision is the key's create revision.
 	fence := mu.Header().Revision
 	tok := strconv.FormatInt(int64(g.ID), 16)
-	m.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, Fence: fence, TTL: ttl, Attempt: attempt, Node: -1, Call: call})
+	// The lease etcd granted, in its whole seconds (its leader may round a
+	// short TTL up to its minimum), as the run counts time.
+	granted := m.kit.Virtual(time.Duration(g.TTL) * time.Second)
+	m.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, Fence: fence, TTL: granted, Attempt: attempt, Node: -1, Call: call})
 	stop, done := make(chan struct{}), make(chan struct{})
 	var l *lock.Lease
 	halt := func() {
@@ -210,7 +215,8 @@ func (m *Mutex) renew(l *lock.Lease, id clientv3.LeaseID, lastOK time.Duration, 
 		switch {
 		case err == nil && r.TTL > 0:
 			lastOK = sent
-			m.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: l.Key, Token: l.Token, Fence: l.Fence, TTL: l.TTL, Node: -1, Call: sent})
+			m.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: l.Key, Token: l.Token, Fence: l.Fence,
+				TTL: m.kit.Virtual(time.Duration(r.TTL) * time.Second), Node: -1, Call: sent})
 			continue
 		case err == nil || isLeaseGone(err):
 			m.e.Revoked(id)

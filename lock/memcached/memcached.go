@@ -11,12 +11,14 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
 )
 
 func init() {
-	lock.Register(lock.Info{Name: "memcached-add", Server: lock.ServerMemcached,
-		Doc: "memcached add key token (only if absent), expiry in whole seconds; release checks then deletes"},
+	lock.Register(lock.Info{Name: "memcached-add", Doc: "memcached add key token (only if absent), expiry in whole seconds; release checks then deletes",
+		Traits: trait.Traits{Server: lock.ServerMemcached, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
+			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			if s.Conn == nil {
 				return nil, &store.NotConfiguredError{Kind: store.ServerMemcached}
@@ -78,19 +80,24 @@ func (a *Add) try(ctx context.Context, key string, ttl time.Duration, attempt in
 	if err != nil {
 		return nil, err
 	}
-	a.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	// The TTL memcached keeps: whole seconds, as the run counts time.
+	secs := seconds(a.kit.Real(ttl))
+	kept := a.kit.Virtual(time.Duration(secs) * time.Second)
+	a.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: kept, Attempt: attempt, Node: -1})
 	a.m.Created(key)
-	err = a.m.Client.Add(&memcache.Item{Key: key, Value: []byte(tok), Expiration: seconds(a.kit.Real(ttl))})
+	call := a.kit.Now()
+	err = a.m.Client.Add(&memcache.Item{Key: key, Value: []byte(tok), Expiration: secs})
 	if errors.Is(err, memcache.ErrNotStored) {
-		a.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held"})
+		a.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
 		return nil, lock.ErrNotObtained
 	}
 	if err != nil {
 		return nil, err
 	}
-	a.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
+	a.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: kept, Attempt: attempt, Node: -1, Call: call})
 	return lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
 		Release: func(context.Context) error {
+			call := a.kit.Now()
 			it, err := a.m.Client.Get(key)
 			why := ""
 			switch {
@@ -107,13 +114,13 @@ func (a *Add) try(ctx context.Context, key string, ttl time.Duration, attempt in
 			}
 			switch {
 			case err != nil:
-				a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error()})
+				a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error(), Call: call})
 				return err
 			case why != "":
-				a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: why})
+				a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: why, Call: call})
 				return lock.ErrNotHeld
 			}
-			a.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true})
+			a.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true, Call: call})
 			return nil
 		},
 	}), nil

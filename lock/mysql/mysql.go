@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
 )
 
 func init() {
-	lock.Register(lock.Info{Name: "mysql-get-lock", Server: lock.ServerMySQL,
-		Doc: "MySQL GET_LOCK(name, 0) on its own session: freed by RELEASE_LOCK or the session's end"},
+	lock.Register(lock.Info{Name: "mysql-get-lock", Doc: "MySQL GET_LOCK(name, 0) on its own session: freed by RELEASE_LOCK or the session's end",
+		Traits: trait.Traits{Server: lock.ServerMySQL, Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone,
+			Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			if s.Conn == nil {
 				return nil, &store.NotConfiguredError{Kind: store.ServerMySQL}
@@ -84,7 +86,9 @@ func (g *GetLock) try(ctx context.Context, key string, ttl time.Duration, attemp
 		return nil, err
 	}
 	name := lockName(key)
-	g.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	// No TTL and no token: the session holds the lock.
+	g.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, Attempt: attempt, Node: -1})
+	call := g.kit.Now()
 	var got sql.NullInt64
 	if err := c.QueryRowContext(ctx, "SELECT GET_LOCK(?, 0)", name).Scan(&got); err != nil {
 		drop(c)
@@ -92,30 +96,26 @@ func (g *GetLock) try(ctx context.Context, key string, ttl time.Duration, attemp
 	}
 	if !got.Valid || got.Int64 != 1 {
 		c.Close()
-		g.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held"})
+		g.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
 		return nil, lock.ErrNotObtained
 	}
-	tok, err := g.kit.Token()
-	if err != nil {
-		drop(c)
-		return nil, err
-	}
-	g.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1})
-	return lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
+	g.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Attempt: attempt, Node: -1, Call: call})
+	return lock.NewLease(ctx, key, "", ttl, attempt, lock.LeaseFuncs{
 		Release: func(ctx context.Context) error {
+			call := g.kit.Now()
 			var freed sql.NullInt64
 			err := c.QueryRowContext(ctx, "SELECT RELEASE_LOCK(?)", name).Scan(&freed)
 			if err != nil {
 				drop(c) // the session's end frees the lock
-				g.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error()})
+				g.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Node: -1, Msg: err.Error(), Call: call})
 				return err
 			}
 			c.Close()
 			if !freed.Valid || freed.Int64 != 1 {
-				g.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "not held by this session"})
+				g.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Node: -1, Msg: "not held by this session", Call: call})
 				return lock.ErrNotHeld
 			}
-			g.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true})
+			g.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Node: -1, OK: true, Call: call})
 			return nil
 		},
 		Abandon: func() { drop(c) },

@@ -17,12 +17,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
 )
 
 func init() {
-	reg := func(name, doc string, cell, optimistic bool, mk func(*db, lock.Options) lock.Locker) {
-		lock.Register(lock.Info{Name: name, Doc: doc, Server: lock.ServerPostgres, Cell: cell, Optimistic: optimistic},
+	one := trait.Nodes{Min: 1, Default: 1}
+	session := trait.Traits{Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone, Nodes: one, Excludes: true}
+	reg := func(name, doc string, t trait.Traits, mk func(*db, lock.Options) lock.Locker) {
+		t.Server = lock.ServerPostgres
+		lock.Register(lock.Info{Name: name, Doc: doc, Traits: t},
 			func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 				d, err := open(s)
 				if err != nil {
@@ -31,15 +35,19 @@ func init() {
 				return mk(d, o), nil
 			})
 	}
-	reg("pg-advisory", "pg_try_advisory_lock on its own session: freed when the session ends", false, false,
+	reg("pg-advisory", "pg_try_advisory_lock on its own session: freed when the session ends", session,
 		func(d *db, o lock.Options) lock.Locker { return &Advisory{strategy{kit: lock.NewKit(o), db: d}} })
-	reg("pg-advisory-xact", "pg_try_advisory_xact_lock in a transaction: freed at COMMIT", false, false,
+	reg("pg-advisory-xact", "pg_try_advisory_xact_lock in a transaction: freed at COMMIT", session,
 		func(d *db, o lock.Options) lock.Locker { return &AdvisoryXact{strategy{kit: lock.NewKit(o), db: d}} })
-	reg("pg-row", "SELECT … FOR UPDATE NOWAIT on the stock row; the stock lives in Postgres", true, false,
+	row := session
+	row.Cell = true
+	reg("pg-row", "SELECT … FOR UPDATE NOWAIT on the stock row; the stock lives in Postgres", row,
 		func(d *db, o lock.Options) lock.Locker { return &Row{strategy{kit: lock.NewKit(o), db: d}} })
-	reg("pg-optimistic", "no lock: UPDATE … WHERE version = $n refuses a write after another", true, true,
+	reg("pg-optimistic", "no lock: UPDATE … WHERE version = $n refuses a write after another",
+		trait.Traits{Expiry: trait.ExpiryNone, Token: trait.TokenNone, Renewal: trait.RenewalNone, Nodes: one, Cell: true, Optimistic: true},
 		func(d *db, o lock.Options) lock.Locker { return &Optimistic{strategy{kit: lock.NewKit(o), db: d}} })
-	reg("pg-table", "a lock row with owner and expiry; an upsert wins only over an expired row", false, false,
+	reg("pg-table", "a lock row with owner and expiry; an upsert wins only over an expired row",
+		trait.Traits{Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone, Unit: 1, Nodes: one, Excludes: true},
 		func(d *db, o lock.Options) lock.Locker { return &Table{strategy{kit: lock.NewKit(o), db: d}} })
 }
 
@@ -131,7 +139,8 @@ func drop(c *pgxpool.Conn) {
 	_ = pc.Close(ctx)
 }
 
-// attempt runs the common start of an attempt.
+// attempt runs the common start of an attempt (ttl 0: a lock with none,
+// held as long as its session).
 func (s *strategy) attempt(key string, ttl time.Duration, attempt int) {
 	s.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	s.call = s.kit.Now()
@@ -142,25 +151,23 @@ func (s *strategy) denied(key string, attempt int, why string) error {
 	return lock.ErrNotObtained
 }
 
-func (s *strategy) acquired(key string, ttl time.Duration, attempt int) (string, error) {
-	tok, err := s.kit.Token()
-	if err != nil {
-		return "", err
-	}
-	s.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Call: s.call})
-	return tok, nil
+// sessionAcquired records a lock held by its session: no TTL, no token.
+func (s *strategy) sessionAcquired(key string, attempt int) {
+	s.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Attempt: attempt, Node: -1, Call: s.call})
 }
 
-func (s *strategy) released(key, tok string, err error, notHeld string) error {
+// released records the answer to a release sent at call (tok: the lock's
+// token, "" for a session's lock).
+func (s *strategy) released(key, tok string, call time.Duration, err error, notHeld string) error {
 	switch {
 	case err != nil:
-		s.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error()})
+		s.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error(), Call: call})
 		return err
 	case notHeld != "":
-		s.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: notHeld})
+		s.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: notHeld, Call: call})
 		return lock.ErrNotHeld
 	}
-	s.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true})
+	s.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true, Call: call})
 	return nil
 }
 

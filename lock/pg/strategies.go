@@ -44,7 +44,7 @@ func (a *Advisory) try(ctx context.Context, key string, ttl time.Duration, attem
 		return nil, err
 	}
 	id := advisoryID(key)
-	a.attempt(key, ttl, attempt)
+	a.attempt(key, 0, attempt)
 	var ok bool
 	if err := c.QueryRow(ctx, "SELECT pg_try_advisory_lock($1)", id).Scan(&ok); err != nil {
 		drop(c)
@@ -54,13 +54,10 @@ func (a *Advisory) try(ctx context.Context, key string, ttl time.Duration, attem
 		c.Release()
 		return nil, a.denied(key, attempt, "held")
 	}
-	tok, err := a.acquired(key, ttl, attempt)
-	if err != nil {
-		drop(c)
-		return nil, err
-	}
-	return lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
+	a.sessionAcquired(key, attempt)
+	return lock.NewLease(ctx, key, "", ttl, attempt, lock.LeaseFuncs{
 		Release: func(ctx context.Context) error {
+			call := a.kit.Now()
 			var held bool
 			err := c.QueryRow(ctx, "SELECT pg_advisory_unlock($1)", id).Scan(&held)
 			if err != nil {
@@ -72,7 +69,7 @@ func (a *Advisory) try(ctx context.Context, key string, ttl time.Duration, attem
 			if err == nil && !held {
 				why = "not held by this session"
 			}
-			return a.released(key, tok, err, why)
+			return a.released(key, "", call, err, why)
 		},
 		Abandon: func() { drop(c) },
 	}), nil
@@ -100,7 +97,7 @@ func (a *AdvisoryXact) try(ctx context.Context, key string, ttl time.Duration, a
 	if err != nil {
 		return nil, err
 	}
-	a.attempt(key, ttl, attempt)
+	a.attempt(key, 0, attempt)
 	tx, err := c.Begin(ctx)
 	if err != nil {
 		drop(c)
@@ -120,13 +117,12 @@ func (a *AdvisoryXact) try(ctx context.Context, key string, ttl time.Duration, a
 		}
 		return nil, a.denied(key, attempt, "held")
 	}
-	tok, err := a.acquired(key, ttl, attempt)
-	if err != nil {
-		drop(c)
-		return nil, err
-	}
-	return lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
-		Release: func(ctx context.Context) error { return a.released(key, tok, commit(ctx, tx, c), "") },
+	a.sessionAcquired(key, attempt)
+	return lock.NewLease(ctx, key, "", ttl, attempt, lock.LeaseFuncs{
+		Release: func(ctx context.Context) error {
+			call := a.kit.Now()
+			return a.released(key, "", call, commit(ctx, tx, c), "")
+		},
 		Abandon: func() { drop(c) },
 	}), nil
 }
@@ -174,7 +170,7 @@ func (r *Row) try(ctx context.Context, key string, ttl time.Duration, attempt in
 	if err != nil {
 		return nil, err
 	}
-	r.attempt(key, ttl, attempt)
+	r.attempt(key, 0, attempt)
 	tx, err := c.Begin(ctx)
 	if err != nil {
 		drop(c)
@@ -194,13 +190,12 @@ func (r *Row) try(ctx context.Context, key string, ttl time.Duration, attempt in
 		drop(c)
 		return nil, err
 	}
-	tok, err := r.acquired(key, ttl, attempt)
-	if err != nil {
-		drop(c)
-		return nil, err
-	}
-	l := lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
-		Release: func(ctx context.Context) error { return r.released(key, tok, commit(ctx, tx, c), "") },
+	r.sessionAcquired(key, attempt)
+	l := lock.NewLease(ctx, key, "", ttl, attempt, lock.LeaseFuncs{
+		Release: func(ctx context.Context) error {
+			call := r.kit.Now()
+			return r.released(key, "", call, commit(ctx, tx, c), "")
+		},
 		Abandon: func() { drop(c) },
 	})
 	l.Cell = &txCell{tx: tx, db: r.db, key: key}
@@ -312,12 +307,13 @@ RETURNING owner`, key, tok, us)
 	t.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Call: t.call})
 	return lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
 		Release: func(ctx context.Context) error {
+			call := t.kit.Now()
 			tag, err := t.db.Pool.Exec(ctx, `DELETE FROM `+t.db.locks+` WHERE k = $1 AND owner = $2`, key, tok)
 			why := ""
 			if err == nil && tag.RowsAffected() == 0 {
 				why = "expired"
 			}
-			return t.released(key, tok, err, why)
+			return t.released(key, tok, call, err, why)
 		},
 	}), nil
 }

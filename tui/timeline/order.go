@@ -70,8 +70,15 @@ func (tl *Timeline) inferHolder(l *Lock, seq int64, t time.Duration) {
 	}
 	sp := LockSpan{Seq: seq, T: t, Holder: Unknown, Inferred: true}
 	if l.crashed >= 0 {
+		// The crashed worker's key: with the TTL it asked for, unless the
+		// lock sets its TTL apart from taking it (naive's crash point:
+		// after SETNX, before EXPIRE) — then it never expires.
 		sp.Holder, sp.T = l.crashed, l.crashedAt
-		if tl.Strategy != "naive" {
+		t, known := tl.TraitsOf(l.Name)
+		switch {
+		case known && t.ExpiryApart:
+			sp.Forever = true
+		case !known || t.HasTTL():
 			sp.TTL = l.crashedTTL
 			sp.Deadline = sp.T + sp.TTL
 		}

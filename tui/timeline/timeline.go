@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 )
@@ -61,13 +62,16 @@ func (w *Worker) state() themes.State {
 }
 
 // LockSpan is who holds a lock from T on (Holder −1: free, Unknown: held
-// by someone the log does not name). TTL 0: the key has no TTL.
+// by someone the log does not name). TTL 0: the holding has no TTL —
+// Forever when the lock's keys should have had one and this one never
+// expires, else a lock without one (a session's) or a TTL not known.
 type LockSpan struct {
 	Seq      int64
 	T        time.Duration
 	Holder   int32
 	TTL      time.Duration
 	Deadline time.Duration
+	Forever  bool
 	Fence    int64
 	// Inferred: no acquired event said so; a denial showed the key exists.
 	Inferred bool
@@ -114,6 +118,7 @@ type Lock struct {
 	sums  summaries // of Marks
 
 	crashed    int32 // a worker that crashed with an attempt on this lock unanswered
+	lapsed     int32 // the holder whose TTL ran out, until anyone else holds it (−1: none)
 	crashedAt  time.Duration
 	crashedTTL time.Duration
 }
@@ -218,8 +223,11 @@ type Timeline struct {
 	Nodes []Node
 	nodes []Node // each node's latest
 
-	// Strategy is the run's lock strategy, for what the log implies.
-	Strategy string
+	// Strategy is the run's lock strategy, by name (what its lock is
+	// comes from the traits: SetTraits).
+	Strategy  string
+	traits    *trait.Traits
+	keyTraits map[string]trait.Traits
 
 	inside map[string][]int32 // who is in each resource's critical section
 	open   map[string]int     // the open overlap of each resource
@@ -275,7 +283,7 @@ func (tl *Timeline) lock(name string) (*Lock, int) {
 	if i, ok := tl.lockIdx[name]; ok {
 		return tl.Locks[i], i
 	}
-	l := &Lock{Name: name, crashed: -1}
+	l := &Lock{Name: name, crashed: -1, lapsed: -1}
 	tl.lockIdx[name] = len(tl.Locks)
 	tl.Locks = append(tl.Locks, l)
 	return l, len(tl.Locks) - 1
@@ -338,14 +346,26 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		l, i := tl.lock(e.Res)
 		at := ranAt(l, &e)
 		tl.takeOver(l, e.Worker, at)
-		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: e.TTL, Deadline: at + e.TTL, Fence: e.Fence})
+		ttl := tl.ttlOf(e.Res, &e)
+		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: e.Fence,
+			Forever: ttl == 0 && tl.forever(e.Res)})
+		l.lapsed = -1
 		tl.arm(i)
 		tl.handOver(seq, e.Res, e.Worker)
 	case scenario.KindRenewed:
 		l, i := tl.lock(e.Res)
 		at := ranAt(l, &e)
-		if cur := l.current(); cur != nil && cur.Holder == e.Worker {
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: e.TTL, Deadline: at + e.TTL, Fence: cur.Fence})
+		// A renewal that answers after the TTL ran out by the run's clock
+		// (a late keep-alive on a busy machine) says the server still kept
+		// the lock: its holder holds it again.
+		if cur := l.current(); cur != nil && (cur.Holder == e.Worker || cur.Holder == -1 && l.lapsed == e.Worker) {
+			ttl := tl.ttlOf(e.Res, &e)
+			fence := cur.Fence
+			if e.Has&scenario.HasFence != 0 {
+				fence = e.Fence
+			}
+			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: fence,
+				Forever: ttl == 0 && tl.forever(e.Res)})
 			tl.arm(i)
 		}
 		l.addMark(Mark{seq, at, MarkRenewal, e.Worker})
@@ -354,7 +374,18 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			l, _ := tl.lock(e.Res)
 			l.Votes = append(l.Votes, Vote{seq, e.Worker, e.Node, e.OK})
 		}
-	case scenario.KindRelease:
+	case scenario.KindRelease, scenario.KindReleaseFailed:
+		if scenario.IsUndo(&e) {
+			break // a partial acquire's votes freed on a node: nothing was held
+		}
+		if e.Kind == scenario.KindReleaseFailed {
+			if w != nil && w.holds > 0 {
+				w.holds--
+			}
+			l, _ := tl.lock(e.Res)
+			l.addMark(Mark{seq, e.T, MarkReleaseFailed, e.Worker})
+			break
+		}
 		if w != nil && w.holds > 0 {
 			w.holds--
 		}
@@ -371,12 +402,6 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
 			tl.handOver(seq, e.Res, -1)
 		}
-	case scenario.KindReleaseFailed:
-		if w != nil && w.holds > 0 {
-			w.holds--
-		}
-		l, _ := tl.lock(e.Res)
-		l.addMark(Mark{seq, e.T, MarkReleaseFailed, e.Worker})
 	case scenario.KindLockLost:
 		if w != nil && w.holds > 0 {
 			w.holds--
@@ -424,6 +449,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			}
 		}
 		tl.leave(seq, e.T, e.Worker, "")
+		tl.endSessions(seq, e.T, e.Worker)
 		tl.addMarker(Marker{seq, e.T, MarkerCrash})
 	case scenario.KindResume:
 		if w != nil {
@@ -575,5 +601,6 @@ func (tl *Timeline) expire(l *Lock, seq int64, at time.Duration) {
 	}
 	l.addMark(Mark{seq, at, kind, holder})
 	l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
+	l.lapsed = holder
 	tl.handOver(seq, l.Name, -1)
 }
