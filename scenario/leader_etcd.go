@@ -65,7 +65,9 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 	stop := ka.start(ctx)
 	resign = func() {
 		stop()
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		// Generous: an answer that comes late is still an answer, and a
+		// resignation left unanswered makes the run's end unknown.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resignWithin)
 		defer cancel()
 		_ = el.Resign(rctx)
 		// Revoking the lease deletes the leader's key: the release. A
@@ -89,6 +91,9 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 	}
 	return rev, stop, resign, nil
 }
+
+// resignWithin bounds a leader's resignation and the revoke of its lease.
+const resignWithin = 10 * time.Second
 
 // leaseTTL is a lease of secs whole seconds of etcd's time, in the run's.
 func leaseTTL(env *Env, secs int64) time.Duration {
