@@ -20,6 +20,10 @@ type TallyFold struct {
 	// server's words.
 	firstFailed, firstUnanswered string
 	seq                          int64
+	// Unanswered renewals by the token they renewed: a later renewal or
+	// release of that token that the server took proves the lock was
+	// still that holder's, so they no longer leave anything unknown.
+	moot map[string]int64
 }
 
 // workerState is what the fold remembers of a worker between events.
@@ -116,6 +120,7 @@ func (f *TallyFold) lost(e *Event) {
 // whatever kind of event answers it.
 func (f *TallyFold) outcome(e *Event) {
 	if e.Outcome == OutcomeOK {
+		f.settle(e)
 		return
 	}
 	op := e.Code
@@ -151,7 +156,26 @@ func (f *TallyFold) outcome(e *Event) {
 		}
 		f.add(unknownOps+k, 1)
 		f.addW(e.Worker, WUnanswered, 1)
+		if e.Kind == KindRenewFailed && e.Token != "" {
+			if f.moot == nil {
+				f.moot = map[string]int64{}
+			}
+			f.moot[e.Token]++
+		}
 	}
+}
+
+// settle takes back the unanswered renewals of e's token when e shows the
+// server still kept that token's lock: a renewal it granted, or a release
+// it took. (A lease or a PX key that lapsed cannot be renewed again.)
+func (f *TallyFold) settle(e *Event) {
+	n := f.moot[e.Token]
+	if n == 0 || !(e.Kind == KindRenewed || (e.Kind == KindRelease && e.OK)) {
+		return
+	}
+	delete(f.moot, e.Token)
+	f.add(unknownOps+Counter(OpKind("renew")), -n)
+	f.addW(e.Worker, WUnanswered, -n)
 }
 
 // primary counts what the event itself says.

@@ -87,3 +87,43 @@ func TestUnansweredVotesAndRenewalsInALog(t *testing.T) {
 		t.Errorf("verdict %q, want %q", s.Verdict, want)
 	}
 }
+
+// A renewal left unanswered is settled by a later one the server granted
+// for the same token (a lapsed lock cannot be renewed again): the run is
+// then known. Without that later answer it stays unknown.
+func TestALaterRenewalSettlesAnUnansweredOne(t *testing.T) {
+	h := scenario.Header{Scenario: "oversell", Strategy: "watchdog", Params: scenario.Params{Workers: 1, Stock: 1}}
+	ev := func(k scenario.Kind, f func(*scenario.Event)) scenario.Event {
+		e := scenario.Event{Worker: 0, Kind: k, Res: "lock:stock", Token: "t1"}
+		if f != nil {
+			f(&e)
+		}
+		return e
+	}
+	story := func(settled bool) scenario.Slice {
+		evs := scenario.Slice{
+			{Worker: scenario.System, Kind: scenario.KindInit, Res: "stock", Stock: 1, Has: scenario.HasStock},
+			ev(scenario.KindAttempt, nil),
+			ev(scenario.KindAcquired, nil),
+			ev(scenario.KindRenewFailed, func(e *scenario.Event) { e.Outcome, e.Msg = scenario.OutcomeIndeterminate, "i/o timeout" }),
+		}
+		if settled {
+			evs = append(evs, ev(scenario.KindRenewed, nil))
+		}
+		return append(evs,
+			ev(scenario.KindRead, func(e *scenario.Event) { e.Res, e.Stock, e.Has = "stock", 1, scenario.HasStock }),
+			ev(scenario.KindWrite, func(e *scenario.Event) {
+				e.Res, e.Stock, e.Has, e.OK = "stock", 0, scenario.HasStock|scenario.HasOK, true
+			}),
+			ev(scenario.KindRelease, func(e *scenario.Event) { e.OK, e.Has = false, scenario.HasOK }),
+			ev(scenario.KindDone, func(e *scenario.Event) { e.OK, e.Has = true, scenario.HasOK }),
+			scenario.Event{Worker: scenario.System, Kind: scenario.KindRead, Res: "stock", Stock: 0, Has: scenario.HasStock},
+		)
+	}
+	if s := scenario.Summarize(h, story(false)); !strings.HasPrefix(s.Verdict, "INDETERMINATE") {
+		t.Errorf("unsettled: verdict %q, want INDETERMINATE", s.Verdict)
+	}
+	if s := scenario.Summarize(h, story(true)); strings.HasPrefix(s.Verdict, "INDETERMINATE") || s.UnansweredOps != 0 {
+		t.Errorf("settled: verdict %q with %d unanswered, want it known", s.Verdict, s.UnansweredOps)
+	}
+}
