@@ -208,14 +208,6 @@ func TestSpeedLadder(t *testing.T) {
 
 var headerTimes = regexp.MustCompile(`│ t ([0-9.]+[µm]?s) │`)
 
-func atoi(b []byte) int {
-	n := 0
-	for _, c := range b {
-		n = n*10 + int(c-'0')
-	}
-	return n
-}
-
 // waitForLong is waitFor for a whole run at a human pace.
 func (s *terminal) waitForLong(t *testing.T, what string, cond func([]byte) bool) []byte {
 	t.Helper()
