@@ -40,6 +40,8 @@ type logCheck struct {
 	end      *Summary        // the end record
 	lockLine int             // the first lock event's line, 0 if none
 	gap      *IntegrityError // a jump in seq, until the next event tells
+	votes    int             // Redlock's votes, and the highest node one went to
+	maxNode  int16
 	final    finalReads
 }
 
@@ -82,6 +84,10 @@ func (c *logCheck) event(n int, e *Event) error {
 	case KindInit, KindRead, KindWrite:
 		c.final.add(n, int64(c.events), e)
 	}
+	if e.Kind == KindVote && e.Has&HasNode != 0 {
+		c.votes++
+		c.maxNode = max(c.maxNode, e.Node)
+	}
 	return nil
 }
 
@@ -116,6 +122,10 @@ func (c *logCheck) finish() error {
 	h := c.h
 	if w := h.Params.Workers; w > 0 && len(h.Lanes) > 0 && len(h.Lanes) != w {
 		return &IntegrityError{1, "INCONSISTENT", fmt.Sprintf("the header says %d workers but names %d lanes", w, len(h.Lanes))}
+	}
+	if n := h.Params.Nodes; c.votes > 0 && n > 0 && int(c.maxNode)+1 != n {
+		// Every Redlock attempt asks every node: its votes name them all.
+		return &IntegrityError{1, "INCONSISTENT", fmt.Sprintf("the header says %d nodes, the votes went to %d (node 0 to %d)", n, c.maxNode+1, c.maxNode)}
 	}
 	if h.Strategy == "none" && c.lockLine != 0 {
 		return &IntegrityError{c.lockLine, "INCONSISTENT", "the header says strategy none (no lock), yet this line is a lock's: was the header edited?"}

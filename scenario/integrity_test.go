@@ -1,7 +1,9 @@
 package scenario_test
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -105,5 +107,25 @@ func TestStreamLogOfACutLogHasNoVerdict(t *testing.T) {
 		if e := ld.Log.At(i); e.Kind == scenario.KindBeat && e.Code == scenario.BeatVerdict {
 			t.Fatalf("a verdict beat in a cut log: %s", e.Msg)
 		}
+	}
+}
+
+// A header whose node count is not the one the votes went to is named.
+func TestLogIntegrityNodes(t *testing.T) {
+	t.Parallel()
+	sc, _ := scenario.Lookup("redlock")
+	p := sc.Defaults
+	p.Part = "quorum"
+	var buf bytes.Buffer
+	run(t, nil, scenario.Config{Scenario: "redlock", Strategy: "redlock", Params: p, Seed: 1, Events: &buf})
+	text := buf.String()
+	if _, err := scenario.ReadRecording(strings.NewReader(text)); err != nil {
+		t.Fatalf("the untouched log: %v", err)
+	}
+	edited := strings.Replace(text, fmt.Sprintf(`"nodes":%d`, p.Nodes), fmt.Sprintf(`"nodes":%d`, p.Nodes+2), 1)
+	_, err := scenario.ReadRecording(strings.NewReader(edited))
+	var ie *scenario.IntegrityError
+	if !errors.As(err, &ie) || ie.What != "INCONSISTENT" || !strings.Contains(ie.Msg, fmt.Sprintf("the header says %d nodes, the votes went to %d", p.Nodes+2, p.Nodes)) {
+		t.Fatalf("got %v", err)
 	}
 }
