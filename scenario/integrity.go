@@ -82,7 +82,7 @@ func (c *logCheck) event(n int, e *Event) error {
 			c.lockLine = n
 		}
 	case KindInit, KindRead, KindWrite:
-		c.final.add(n, int64(c.events), e)
+		c.final.add(n, int64(c.events), e, c.h.Time == "simulated")
 	}
 	if e.Kind == KindVote && e.Has&HasNode != 0 {
 		c.votes++
@@ -162,7 +162,11 @@ type read1 struct {
 	possible []write1
 }
 
-func (f *finalReads) add(line int, pos int64, e *Event) {
+// add takes a read or write. oneClock says every stamp in the log is of
+// one clock (a simulation's): otherwise a write is only known to be
+// overwritten by its own worker's next one (a worker on another machine
+// stamps by a clock that may be seconds apart).
+func (f *finalReads) add(line int, pos int64, e *Event, oneClock bool) {
 	if e.Has&HasStock == 0 {
 		return
 	}
@@ -185,11 +189,16 @@ func (f *finalReads) add(line int, pos int64, e *Event) {
 		return // refused: it wrote nothing
 	}
 	w := write1{s: s, v: e.Stock, line: line, w: e.Worker, unknown: e.Outcome == OutcomeIndeterminate}
-	if rd := r.read; rd != nil && w.s.lo.before(rd.s.hi) {
-		rd.possible = append(rd.possible, w) // sent before the read returned: it may be what it saw
+	if rd := r.read; rd != nil {
+		// Logged after the read, it may still have landed before it: sent
+		// before the read returned, or stamped by another machine's clock
+		// and relayed late (a guest's worker in a shared race).
+		rd.possible = append(rd.possible, w)
 	}
 	if !w.unknown {
-		r.last = slices.DeleteFunc(r.last, func(x write1) bool { return !x.unknown && x.s.hi.before(w.s.lo) })
+		r.last = slices.DeleteFunc(r.last, func(x write1) bool {
+			return !x.unknown && x.s.hi.before(w.s.lo) && (oneClock || x.w == w.w)
+		})
 	}
 	r.last = append(r.last, w)
 }
