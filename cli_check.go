@@ -20,7 +20,8 @@ func newCheckCmd() *cobra.Command {
 		Use:   "check FILE",
 		Short: "A second opinion on an event log: is its history linearizable (porcupine)?",
 		Long: "check reads an event log and asks porcupine, a linearizability checker, about each resource:\n" +
-			"  lock keys    against a lease (SET NX PX, compare-and-delete, renewal, expiry with the clock's slack)\n" +
+			"  lock keys    against a lease (SET NX PX, compare-and-delete, renewal; a TTL runs from somewhere\n" +
+			"               inside its acquire, with the clock's slack; what the strategy's lock is, from the header)\n" +
 			"  stock        against a register (reads return the last write)\n" +
 			"  sections     against a mutex (one worker inside at a time)\n" +
 			"and prints linearizable / not per resource, beside locklab's own checker.",
@@ -49,7 +50,7 @@ func newCheckCmd() *cobra.Command {
 			if err != nil {
 				return runtimeError{fmt.Errorf("%s: %w", args[0], err)}
 			}
-			rep := checkHistoryWith(scenario.Slice(rec.Events), timeout, html != "")
+			rep := checkLog(rec.Header, scenario.Slice(rec.Events), timeout, html != "")
 			rep.print(cmd.OutOrStdout())
 			if html != "" {
 				if err := rep.visualize(html); err != nil {
@@ -147,17 +148,18 @@ func (r *checkReport) visualize(path string) error {
 }
 
 // checkHistory builds the histories of events and checks each resource,
-// each bounded by timeout.
+// each bounded by timeout, its locks taken for Redis's.
 func checkHistory(events scenario.Events, timeout time.Duration) *checkReport {
-	return checkHistoryWith(events, timeout, false)
+	return checkLog(scenario.Header{}, events, timeout, false)
 }
 
-// checkHistoryWith is checkHistory; draw asks porcupine even where a
-// witness was found, for the visualization it draws from.
-func checkHistoryWith(events scenario.Events, timeout time.Duration, draw bool) *checkReport {
+// checkLog is checkHistory of a log whose header says what its locks are;
+// draw asks porcupine even where a witness was found, for the
+// visualization it draws from.
+func checkLog(header scenario.Header, events scenario.Events, timeout time.Duration, draw bool) *checkReport {
 	c, _ := scenario.Check(events)
 	rep := &checkReport{overlaps: c.Overlaps}
-	h := buildHistories(events)
+	h := buildHistories(header, events)
 	for _, g := range []struct {
 		model string
 		m     porcupine.Model
@@ -226,41 +228,16 @@ type histories struct {
 // buildHistories turns a log into operations with their call and return
 // times (µs; a critical section's entries and exits at their place in the
 // log, where the checker sees them).
-func buildHistories(events scenario.Events) histories {
-	h := histories{lease: map[string][]porcupine.Operation{}, register: map[string][]porcupine.Operation{},
-		section: map[string][]porcupine.Operation{}}
+func buildHistories(header scenario.Header, events scenario.Events) histories {
+	h := histories{register: map[string][]porcupine.Operation{}, section: map[string][]porcupine.Operation{}}
+	lb := newLeaseBuilder(header, events)
 	inside := map[int32][]string{}
 	for i := range events.Len() {
 		e := events.At(i)
-		call, ret := e.Start().Microseconds(), e.T.Microseconds()
+		call, ret := lb.span(&e) // an invoke the log does not stamp: after the worker's previous event
 		client := int(max(e.Worker, -1) + 1)
-		key := e.Res
-		if e.Has&scenario.HasNode != 0 {
-			key = fmt.Sprintf("%s@node%d", e.Res, e.Node)
-		}
-		lease := func(in leaseIn, ok bool) {
-			in.call, in.ret = call, ret
-			h.lease[key] = append(h.lease[key], porcupine.Operation{ClientId: client, Input: in, Call: call, Output: ok, Return: ret})
-		}
+		lb.event(e)
 		switch e.Kind {
-		case scenario.KindAcquired:
-			lease(leaseIn{op: "acquire", token: e.Token, ttl: e.TTL.Microseconds()}, true)
-		case scenario.KindVote:
-			if e.Outcome == scenario.OutcomeOK { // a node that answered; errors are not the node's state
-				lease(leaseIn{op: "acquire", token: e.Token, ttl: e.TTL.Microseconds()}, e.OK)
-			}
-		case scenario.KindDenied:
-			if e.Has&scenario.HasCall != 0 {
-				lease(leaseIn{op: "acquire"}, false)
-			}
-		case scenario.KindRelease:
-			lease(leaseIn{op: "release", token: e.Token}, true)
-		case scenario.KindReleaseFailed:
-			if e.Outcome == scenario.OutcomeOK {
-				lease(leaseIn{op: "release", token: e.Token}, false)
-			}
-		case scenario.KindRenewed:
-			lease(leaseIn{op: "renew", token: e.Token, ttl: e.TTL.Microseconds()}, true)
 		case scenario.KindInit, scenario.KindRead, scenario.KindWrite:
 			if e.Has&scenario.HasStock == 0 || (e.Kind == scenario.KindWrite && e.Has&scenario.HasOK != 0 && !e.OK) {
 				break
@@ -288,5 +265,6 @@ func buildHistories(events scenario.Events) histories {
 			}
 		}
 	}
+	h.lease = lb.done()
 	return h
 }

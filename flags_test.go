@@ -55,7 +55,7 @@ func TestFlagsThatCannotWork(t *testing.T) {
 // A flag that changes nothing gets a one-line note, and the command runs.
 func TestHarmlessFlagsGetANote(t *testing.T) {
 	t.Parallel()
-	log := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`)
+	log := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, endRecord)
 	code, out, stderr := cli(t, "replay", "--summary", "--theme", "mono", log)
 	if code != 0 || !strings.Contains(out, "SIMULATION RESULTS") {
 		t.Fatalf("exit %d: %s", code, out)

@@ -12,6 +12,9 @@ import (
 
 const logHeader = `{"format":"locklab-events","version":1,"scenario":"oversell","strategy":"none","params":{"workers":2,"stock":1,"nodes":1},"seed":1,"store":"embedded","lanes":["w00","w01"]}`
 
+// endRecord is the line that ends a whole log (its summary).
+const endRecord = `{"summary":{}}`
+
 // writeLog writes a header and lines as an event log and returns its path.
 func writeLog(t *testing.T, header string, lines ...string) string {
 	t.Helper()
@@ -91,7 +94,7 @@ func TestReplaySummaryOfDevZero(t *testing.T) {
 // nothing is left behind.
 func TestRecordRefusesALongLog(t *testing.T) {
 	t.Parallel()
-	path := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, `{"seq":2,"t":7200000000,"worker":0,"kind":"done","ok":true}`)
+	path := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, `{"seq":2,"t":7200000000,"worker":0,"kind":"done","ok":true}`, endRecord)
 	out := filepath.Join(t.TempDir(), "out.cast")
 	code, _, stderr := cli(t, "record", "--from", path, "--cast", out, "--play-speed", "1")
 	if code != 1 {
@@ -106,7 +109,7 @@ func TestRecordRefusesALongLog(t *testing.T) {
 // Ctrl-C during a long recording ends it and leaves no file.
 func TestRecordStopsOnInterrupt(t *testing.T) {
 	t.Parallel()
-	path := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, `{"seq":2,"t":3000000000,"worker":0,"kind":"done","ok":true}`)
+	path := writeLog(t, logHeader, `{"seq":1,"t":5,"worker":0,"kind":"attempt"}`, `{"seq":2,"t":3000000000,"worker":0,"kind":"done","ok":true}`, endRecord)
 	out := filepath.Join(t.TempDir(), "out.cast")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -30,6 +31,26 @@ func (r *endless) Read(p []byte) (int, error) {
 // prefixed is head, then an endless repetition of unit.
 func prefixed(head, unit string) io.Reader {
 	return io.MultiReader(strings.NewReader(head), &endless{unit: []byte(unit)})
+}
+
+// numbered is head, then events numbered from 1 on, without end.
+type numbered struct {
+	head string
+	seq  int
+	buf  []byte
+}
+
+func (r *numbered) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		if r.seq == 0 {
+			r.buf = []byte(r.head)
+		}
+		r.seq++
+		r.buf = fmt.Appendf(r.buf, `{"seq":%d,"t":5,"worker":0,"kind":"attempt","res":"lock:stock"}`+"\n", r.seq)
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
 }
 
 // allocated is how many bytes f allocates, in total.
@@ -79,7 +100,7 @@ func TestHostileLogs(t *testing.T) {
 			"line 1: longer than 1024 KiB; a line of an event log is at most 1024 KiB"},
 		"endless line": {func() io.Reader { return prefixed(header+"\n"+`{"seq":1,"msg":"`, "ab") },
 			"line 2: longer than 1024 KiB"},
-		"endless events": {func() io.Reader { return prefixed(header+"\n", event) },
+		"endless events": {func() io.Reader { return &numbered{head: header + "\n"} },
 			"line 10002: more than 10000 events; an event log holds at most 10000"},
 		"truncated": {func() io.Reader { return strings.NewReader(header + "\n" + event + `{"seq":2,"t":9,"wor`) },
 			"line 3: truncated: the file ends in the middle of an event"},
@@ -120,8 +141,8 @@ func TestRealLogWithinBounds(t *testing.T) {
 	w, _ := scenario.NewWriter(&buf, scenario.Header{Params: scenario.Params{Workers: 3, Nodes: 5}, Lanes: []string{"w00", "w01", "w02"}})
 	e := scenario.Event{T: 2 * time.Hour, Worker: 2, Kind: scenario.KindVote}.WithPeer(0)
 	e.Node, e.Has = 4, e.Has|scenario.HasNode
-	w.Write([]scenario.Event{e, {T: 3 * time.Hour, Worker: scenario.System, Kind: scenario.KindNodeDown}})
-	w.Close(nil)
+	w.Write([]scenario.Event{e, {Seq: 1, T: 3 * time.Hour, Worker: scenario.System, Kind: scenario.KindNodeDown}})
+	w.Close(&scenario.Summary{})
 	if _, err := scenario.LoadLog(&buf); err != nil {
 		t.Fatal(err)
 	}
@@ -169,10 +190,10 @@ func benchLog(n int) []byte {
 	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff}
 	evs := make([]scenario.Event, n)
 	for i := range evs {
-		evs[i] = scenario.Event{T: time.Duration(i) * 10 * time.Microsecond, Worker: int32(i / 3 % 100), Kind: kinds[i%3], Res: "lock:stock"}
+		evs[i] = scenario.Event{Seq: int64(i), T: time.Duration(i) * 10 * time.Microsecond, Worker: int32(i / 3 % 100), Kind: kinds[i%3], Res: "lock:stock"}
 	}
 	w.Write(evs)
-	w.Close(nil)
+	w.Close(&scenario.Summary{})
 	return buf.Bytes()
 }
 

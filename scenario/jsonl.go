@@ -193,7 +193,9 @@ var ErrNotEventLog = errors.New("not a locklab event log (line 1 has no \"format
 
 // ReadRecording reads an event log. On a bad line it returns what it read
 // before that line together with a *LineError naming it; unknown kinds and
-// fields are skipped.
+// fields are skipped. A log that is not a run's whole, consistent record
+// (no end record, events missing, a header or final read that disagrees
+// with the events) is read whole and returned with an *IntegrityError.
 func ReadRecording(r io.Reader) (*Recording, error) {
 	rec := &Recording{}
 	err := readLog(r, rec, nil, func(e Event) { rec.Events = append(rec.Events, e) })
@@ -209,6 +211,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
 	dec := decoder{strs: map[string]string{}}
 	events := 0
+	chk := logCheck{h: &rec.Header}
 	for line := 1; ; line++ {
 		raw, complete, err := lr.next()
 		switch {
@@ -216,7 +219,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 			if line == 1 || rec.Header.Format == "" { // nothing, or only blank lines
 				return ErrNotEventLog
 			}
-			return nil
+			return chk.finish()
 		case err == errLineTooLong:
 			return &LineError{line, fmt.Sprintf("longer than %d KiB; a line of an event log is at most %d KiB", MaxLineBytes>>10, MaxLineBytes>>10)}
 		case err != nil:
@@ -261,12 +264,18 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 			if w.Summary != nil {
 				cleanSummary(w.Summary)
 				rec.Summary = w.Summary
+				if err := chk.endRecord(line, w.Summary); err != nil {
+					return err
+				}
 				continue
 			}
 			if w.T == nil || w.Worker == nil {
 				return &LineError{line, `an event needs "t" and "worker"`}
 			}
 			e = w.event()
+		}
+		if err := chk.event(line, &e); err != nil {
+			return err
 		}
 		if e.Kind == KindUnknown {
 			continue

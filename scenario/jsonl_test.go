@@ -47,7 +47,8 @@ func TestReadRecordingReportsBadLines(t *testing.T) {
 func TestReadRecordingSkipsUnknown(t *testing.T) {
 	in := header + "\n" +
 		`{"seq":0,"t":1,"worker":0,"kind":"teleport","extra":[1,2]}` + "\n" +
-		`{"seq":1,"t":2,"worker":0,"kind":"read","res":"stock","stock":1,"future_field":{"a":1}}` + "\n"
+		`{"seq":1,"t":2,"worker":0,"kind":"read","res":"stock","stock":1,"future_field":{"a":1}}` + "\n" +
+		`{"summary":{}}` + "\n"
 	rec, err := scenario.ReadRecording(strings.NewReader(in))
 	if err != nil || len(rec.Events) != 1 || rec.Events[0].Stock != 1 {
 		t.Fatalf("rec %+v, err %v", rec, err)
@@ -63,7 +64,7 @@ func TestEventJSONRoundTrip(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := scenario.NewWriter(&buf, scenario.Header{})
 	w.Write([]scenario.Event{e})
-	w.Close(nil)
+	w.Close(&scenario.Summary{})
 	rec, err := scenario.ReadRecording(&buf)
 	if err != nil {
 		t.Fatal(err)

@@ -81,7 +81,7 @@ func StreamLog(r io.Reader) (*Loading, error) {
 		}
 		ld.Log.mismatch = rd.Mismatch()
 		ld.summary, ld.recorded = Summarize(rec.Header, ld.Log), rec.Summary
-		if verdict != nil {
+		if verdict != nil && err == nil { // a log that is not whole has no verdict to say
 			verdict.Msg = ld.summary.Verdict + ". " + ld.summary.Detail
 			ld.Log.Append(*verdict)
 		}

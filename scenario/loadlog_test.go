@@ -47,6 +47,7 @@ func TestStreamLogShowsEventsBeforeTheEnd(t *testing.T) {
 		t.Fatal("a summary before the file ended")
 	}
 	fmt.Fprint(pw, `{"seq":4,"t":4000,"worker":1,"kind":"write","res":"stock","stock":0,"ok":true}`+"\n")
+	fmt.Fprint(pw, `{"summary":{}}`+"\n")
 	pw.Close()
 	<-ld.Done()
 	if ld.Err() != nil {

@@ -2,6 +2,9 @@ package scenario_test
 
 import (
 	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,6 +45,9 @@ func TestReplayDerivesTheVerdictAgain(t *testing.T) {
 	}
 	moved = append(append([]string{removed[0]}, vs...), removed[1:]...) // right after the header
 	forged := append([]string{correct[0], `{"seq":0,"t":1,"worker":1,"kind":"violation","res":"stock","peer":0,"code":"overlap","msg":"w01 entered stock while w00 is inside"}`}, correct[1:]...)
+	// Each forgery is numbered again and keeps time in order, as a careful
+	// forger would: a reader refuses lines out of order or missing.
+	removed, moved, forged = renumber(removed), renumber(moved), renumber(forged)
 	for _, c := range []struct {
 		name  string
 		lines []string
@@ -89,4 +95,27 @@ func slicesContainsFunc(ls []string, f func(string) bool) bool {
 		}
 	}
 	return false
+}
+
+var (
+	seqField = regexp.MustCompile(`^\{"seq":\d+,"t":\d+`)
+	tField   = regexp.MustCompile(`"t":(\d+)`)
+)
+
+// renumber numbers the events of a log's lines from 0 again, and moves an
+// event's time up to the last one's where it went back.
+func renumber(lines []string) []string {
+	out := make([]string, len(lines))
+	var seq, t int64
+	for i, l := range lines {
+		if i == 0 || !seqField.MatchString(l) {
+			out[i] = l
+			continue
+		}
+		at, _ := strconv.ParseInt(tField.FindStringSubmatch(l)[1], 10, 64)
+		t = max(t, at)
+		out[i] = seqField.ReplaceAllString(l, fmt.Sprintf(`{"seq":%d,"t":%d`, seq, t))
+		seq++
+	}
+	return out
 }

@@ -245,7 +245,7 @@ func writeSynth(path string, n int) error {
 		}
 	}
 	w.Write(batch)
-	w.Close(nil)
+	w.Close(&scenario.Summary{}) // a whole log ends with its end record
 	bw.Flush()
 	return f.Close()
 }
