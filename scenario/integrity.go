@@ -117,7 +117,7 @@ func (c *logCheck) finish() error {
 		return c.gap
 	}
 	if c.endLine == 0 {
-		return &IntegrityError{c.lastLine, "INCOMPLETE", fmt.Sprintf("the log stops here, with no end record (the summary line a run writes last): cut short, or saved mid-run")}
+		return &IntegrityError{c.lastLine, "INCOMPLETE", "the log stops here, with no end record (the summary line a run writes last): cut short, or saved mid-run"}
 	}
 	h := c.h
 	if w := h.Params.Workers; w > 0 && len(h.Lanes) > 0 && len(h.Lanes) != w {
