@@ -179,7 +179,7 @@ func TestWriteErrorsFail(t *testing.T) {
 		t.Skip("no /dev/full here")
 	}
 	defer full.Close()
-	for _, args := range [][]string{{"run", "-q", "oversell"}, {"list"}, {"replay", "--summary", writeLog(t, logHeader)}} {
+	for _, args := range [][]string{{"run", "-q", "oversell"}, {"list"}, {"replay", "--summary", writeLog(t, logHeader, endRecord)}} {
 		var errb bytes.Buffer
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = append(os.Environ(), "LOCKLAB_TEST_MAIN=1")

@@ -51,7 +51,7 @@ func uncleanAt(s string) string {
 // its header and of its events, and a beat and an error that say s.
 func hostileLog(t *testing.T, base []byte, dir, s string) string {
 	lines := bytes.Split(bytes.TrimSpace(base), []byte("\n"))
-	var out bytes.Buffer
+	var ms []map[string]any
 	for i, l := range lines {
 		var m map[string]any
 		if err := json.Unmarshal(l, &m); err != nil {
@@ -71,12 +71,24 @@ func hostileLog(t *testing.T, base []byte, dir, s string) string {
 				}
 			}
 		}
+		ms = append(ms, m)
+		if i == 2 {
+			ms = append(ms,
+				map[string]any{"t": m["t"], "worker": -1, "kind": "beat", "code": "race", "msg": s},
+				map[string]any{"t": m["t"], "worker": 0, "kind": "error", "outcome": "failed", "code": "SET", "res": s, "msg": "OOM " + s})
+		}
+	}
+	// The log stays whole: its events numbered in order, as a run writes
+	// them; only its words are hostile.
+	var out bytes.Buffer
+	seq := 0
+	for i, m := range ms {
+		if i > 0 && m["summary"] == nil {
+			m["seq"] = seq
+			seq++
+		}
 		b, _ := json.Marshal(m)
 		out.Write(append(b, '\n'))
-		if i == 2 {
-			out.WriteString(`{"seq":0,"t":1,"worker":-1,"kind":"beat","code":"race","msg":` + quote(s) + "}\n")
-			out.WriteString(`{"seq":0,"t":2,"worker":0,"kind":"error","outcome":"failed","code":"SET","res":` + quote(s) + `,"msg":` + quote("OOM "+s) + "}\n")
-		}
 	}
 	path := filepath.Join(dir, "hostile.jsonl")
 	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
