@@ -97,11 +97,6 @@ func hostileLog(t *testing.T, base []byte, dir, s string) string {
 	return path
 }
 
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
 // hostileTalk writes a talk with s in its title, its scene's title and
 // notes, and a beat's caption and notes; the scene plays log.
 func hostileTalk(t *testing.T, dir, log, s string) string {
