@@ -17,8 +17,8 @@ func TestLeader(t *testing.T) {
 	sc, _ := scenario.Lookup("leader")
 	var fs []func()
 	for _, st := range sc.Strategies {
-		if raceEnabled && scenario.ServerOf(st) != "redis" {
-			continue // etcd keeps real time: see skipRealTimeUnderRace
+		if scenario.ServerOf(st) != "redis" && (raceEnabled || !deep()) {
+			continue // etcd keeps real time: see realTimeStory
 		}
 		fs = append(fs, func() {
 			each(t, "leader", st, 8, nil, func(t *testing.T, o outcome) {

@@ -28,6 +28,9 @@ func hostile(t *testing.T, url, room string, before func(rc *redis.Client), duri
 	}
 	p := def.Defaults
 	p.Stock, p.Retry, p.MaxRetries = 2, "full-jitter", 200
+	// Each sale holds the lock a while: the round lasts long enough for
+	// what a test writes into its stream meanwhile to be read by the host.
+	p.Delay = scenario.Millis(300 * time.Millisecond)
 	h, err := OpenHost(ctx, HostConfig{URL: url, Room: room, Scenario: "oversell", Strategy: "safe", Params: p, Seed: 3, Lead: 400 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
