@@ -78,6 +78,7 @@ func runAllBy(t testing.TB, urls []string, speed float64, n, limit int, cfg func
 	t.Helper()
 	runs, err := runMany(urls, speed, n, limit, cfg)
 	if err != nil {
+		unansweredOnARealServer(t, urls, err)
 		t.Fatal(err)
 	}
 	return runs
