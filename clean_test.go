@@ -262,8 +262,17 @@ func TestKilledRunsKeysExpireAndCleanRemovesExactlyThem(t *testing.T) {
 			t.Errorf("clean left run %s: %v", id, after[id])
 		}
 	}
-	if len(after[live]) < len(liveKeys) {
-		t.Errorf("clean touched the live run: %v before, %v after", liveKeys, after[live])
+	// The live run's lock comes and goes as its workers take and release
+	// it; every other key of it must still be there.
+	kept := map[string]bool{}
+	for _, k := range after[live] {
+		kept[k] = true
+	}
+	for _, k := range liveKeys {
+		if !kept[k] && !strings.Contains(k, ":lock:") {
+			t.Errorf("clean touched the live run: %v before, %v after", liveKeys, after[live])
+			break
+		}
 	}
 	now := foreign(t, c)
 	for k, b := range before {
