@@ -64,8 +64,12 @@ const (
 	NNodeFailed                      // one node's refusal among several (a vote, a release): the quorum decides
 	NUnansweredWrites                // writes never answered
 	NLandedWrites                    // … that the final read shows landed
+	NHolds                           // holds of a lock that ended: acquired, then released, refused or lost
+	NHoldMicros                      // their total length, µs
+	NLapses                          // locks (or reservations) whose TTL lapsed while held (see tallyholds.go)
 	retryBins                        // RetryBinCount counts, one per delay bin
-	failedOps         = retryBins + RetryBinCount
+	holdBins          = retryBins + RetryBinCount
+	failedOps         = holdBins + HoldBinCount
 	unknownOps        = failedOps + Counter(len(OpKinds))
 	numCounters       = unknownOps + Counter(len(OpKinds))
 )
@@ -85,6 +89,7 @@ const (
 	WDoneOK                          // 1 if that outcome is success
 	WFailed                          // operations the server refused
 	WUnanswered                      // operations never answered
+	WEffects                         // successful writes to a once-only effect (a credit, a charge)
 	numWorkerCounters
 )
 

@@ -1,6 +1,9 @@
 package scenario
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // TallyFold makes a run's tally from its events, one at a time: the
 // checker derives the violations again from the primary events (the
@@ -13,7 +16,8 @@ type TallyFold struct {
 	rd       *Rederiver
 	upd      Updates
 	stockRes string
-	final    bool // the run's final read of the stock is in
+	onceRes  []string // the resources of once-only effects
+	final    bool     // the run's final read of the stock is in
 	ws       []workerState
 	sink     func(tallyDelta)
 	// The first refused and the first unanswered operation, in the
@@ -28,11 +32,12 @@ type TallyFold struct {
 
 // workerState is what the fold remembers of a worker between events.
 type workerState struct {
-	held         bool // it has held a lock
-	fenced       bool // its last write was refused for a stale fence
-	refused      bool // a resource has refused its stale fence
-	votesTaken   int  // in its current Redlock attempt: nodes that said "taken"
-	votesTrouble int  // … nodes that failed or did not answer
+	held         bool       // it has held a lock
+	fenced       bool       // its last write was refused for a stale fence
+	refused      bool       // a resource has refused its stale fence
+	votesTaken   int        // in its current Redlock attempt: nodes that said "taken"
+	votesTrouble int        // … nodes that failed or did not answer
+	open         []openHold // its holds not ended yet (tallyholds.go)
 }
 
 // NewTallyFold returns an empty fold.
@@ -89,6 +94,7 @@ func (f *TallyFold) Add(e Event) {
 		return
 	}
 	f.primary(&e)
+	f.holds(&e)
 	f.outcome(&e)
 	f.lost(&e)
 	c := f.rd.Checker
@@ -189,6 +195,9 @@ func (f *TallyFold) primary(e *Event) {
 			f.add(NInitialStock, e.Stock)
 			f.add(NCurrentStock, e.Stock)
 		}
+		if e.Code == LimitOnce && len(f.onceRes) < 8 && !slices.Contains(f.onceRes, e.Res) {
+			f.onceRes = append(f.onceRes, e.Res)
+		}
 	case KindAttempt:
 		f.add(NLockCalls, 1)
 		w.votesTaken, w.votesTrouble = 0, 0
@@ -252,6 +261,9 @@ func (f *TallyFold) write(e *Event, w *workerState) {
 		return
 	}
 	w.fenced = false
+	if e.Worker != System && slices.Contains(f.onceRes, e.Res) {
+		f.addW(e.Worker, WEffects, 1)
+	}
 	if e.Res != f.stockRes || f.stockRes == "" || e.Worker == System {
 		return
 	}

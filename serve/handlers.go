@@ -250,6 +250,7 @@ type state struct {
 	LanesLimit int                `json:"lanes_limit"`
 	Events     int                `json:"events"`
 	Summary    *scenario.Summary  `json:"summary"`
+	Locks      lockState          `json:"locks"`
 	Live       bool               `json:"live"`
 	Clock      map[string]float64 `json:"clock"`
 }
@@ -264,9 +265,11 @@ func (s *Server) state(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	c := rd.out.Clock()
+	n := run.Log.Len()
+	sum, locks := roundState(run.Header, run.Log, n)
 	writeJSON(w, http.StatusOK, state{Round: rd.n, Scenario: run.Header.Scenario, Strategy: run.Header.Strategy,
 		Params: run.Header.Params, Store: run.Header.Store, Lanes: rd.out.Lanes(), LanesLimit: run.Header.Params.Workers,
-		Events: run.Log.Len(), Summary: run.Summary(), Live: live,
+		Events: n, Summary: sum, Locks: locks, Live: live,
 		Clock: map[string]float64{"t_ms": float64(c.Now().Microseconds()) / 1000, "speed": c.Speed()}})
 }
 

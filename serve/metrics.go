@@ -3,7 +3,6 @@ package serve
 import (
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,7 +17,7 @@ type metrics struct {
 	reg *prometheus.Registry
 
 	lockCalls, denials, retries, lapses, events, rounds prometheus.Counter
-	hold                                                prometheus.Histogram
+	hold                                                *holdHistogram
 	violations, workers, refused                        *prometheus.CounterVec
 	round                                               prometheus.Gauge
 	lost                                                *prometheus.GaugeVec
@@ -27,17 +26,12 @@ type metrics struct {
 	folds map[*scenario.Log]*logFold
 }
 
-// logFold is how far one log has been counted, its tally, what of the
-// tally the counters already hold, and its open holds.
+// logFold is how far one log has been counted, its tally, and what of
+// the tally the counters already hold.
 type logFold struct {
 	cursor int
 	tally  *scenario.TallyFold
 	seen   scenario.Tally
-	holds  map[int32]hold // by worker
-}
-
-type hold struct {
-	since, ttl time.Duration
 }
 
 func newMetrics() *metrics {
@@ -49,13 +43,12 @@ func newMetrics() *metrics {
 		lockCalls: counter("lock_calls_total", "Lock acquire attempts (one per try, retries included)."),
 		denials:   counter("lock_denials_total", "Lock attempts denied because another worker held the lock."),
 		retries:   counter("lock_retries_total", "Backoffs before a retry of a denied lock attempt."),
-		lapses: counter("lock_ttl_lapses_total", "Locks (or reservations) whose TTL lapsed while held: a hold longer "+
-			"than its TTL, a release the server refused, or a reservation the queue took back."),
+		lapses: counter("lock_ttl_lapses_total", "Locks (or reservations) whose TTL lapsed while held, each once: a release "+
+			"later than its TTL (from the acquire or the last renewal), a release the server refused, a lock its watchdog "+
+			"lost, or an expiry the log records."),
 		events: counter("events_total", "Events appended to the rounds' logs, derived ones included."),
 		rounds: counter("rounds_ended_total", "Rounds ended by POST /reset."),
-		hold: prometheus.NewHistogram(prometheus.HistogramOpts{Namespace: "locklab", Name: "lock_hold_seconds",
-			Help:    "Time from acquiring a lock to releasing it (virtual time of the run).",
-			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}),
+		hold:   newHoldHistogram(),
 		violations: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "locklab", Name: "violations_total",
 			Help: "Safety violations the checker found, by kind (overlap, oversold, lost_update, duplicate)."}, []string{"code"}),
 		workers: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "locklab", Name: "workers_total",
@@ -99,14 +92,12 @@ func (m *metrics) catchUp(l *scenario.Log) {
 	defer m.mu.Unlock()
 	f := m.folds[l]
 	if f == nil {
-		f = &logFold{holds: map[int32]hold{}, tally: scenario.NewTallyFold()}
+		f = &logFold{tally: scenario.NewTallyFold()}
 		m.folds[l] = f
 	}
 	n := l.Len()
 	for i := f.cursor; i < n; i++ {
-		e := l.At(i)
-		f.tally.Add(e)
-		m.fold(f, e)
+		f.tally.Add(l.At(i))
 	}
 	m.count(f)
 	m.events.Add(float64(n - f.cursor))
@@ -128,6 +119,8 @@ func (m *metrics) count(f *logFold) {
 	m.lockCalls.Add(gain(scenario.NLockCalls))
 	m.denials.Add(float64(now.Denied() - f.seen.Denied()))
 	m.retries.Add(gain(scenario.NRetries))
+	m.lapses.Add(gain(scenario.NLapses))
+	m.hold.add(now, &f.seen)
 	for code, c := range map[string]scenario.Counter{scenario.CodeOverlap: scenario.NOverlaps, scenario.CodeOversold: scenario.NOversold,
 		scenario.CodeLostUpdate: scenario.NStaleLanded, scenario.CodeDuplicate: scenario.NDuplicates} {
 		m.violations.WithLabelValues(code).Add(gain(c))
@@ -140,26 +133,4 @@ func (m *metrics) count(f *logFold) {
 	m.lost.WithLabelValues("lost_updates").Set(float64(now.Get(scenario.NLostUpdates)))
 	m.lost.WithLabelValues("stale_writes_landed").Set(float64(now.Get(scenario.NStaleLanded)))
 	f.seen = now.Clone()
-}
-
-func (m *metrics) fold(f *logFold, e scenario.Event) {
-	switch e.Kind {
-	case scenario.KindExpired:
-		m.lapses.Inc()
-	case scenario.KindAcquired:
-		f.holds[e.Worker] = hold{since: e.T, ttl: e.TTL}
-	case scenario.KindRelease, scenario.KindReleaseFailed, scenario.KindLockLost:
-		h, ok := f.holds[e.Worker]
-		if !ok {
-			break
-		}
-		delete(f.holds, e.Worker)
-		d := e.T - h.since
-		m.hold.Observe(d.Seconds())
-		if e.Kind != scenario.KindRelease || (h.ttl > 0 && d > h.ttl) {
-			m.lapses.Inc()
-		}
-	case scenario.KindDone:
-		delete(f.holds, e.Worker)
-	}
 }

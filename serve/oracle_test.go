@@ -13,11 +13,13 @@ import (
 )
 
 // The oracle's serve half: scraped at 20 playheads while a run's log
-// grows, /metrics' counters and the summary /state serves equal the
-// tally folded afresh from the events up to the playhead.
+// grows, /metrics' counters and histogram and what /state serves (its
+// summary and its locks) equal the tally folded afresh from the events up
+// to the playhead, and each other.
 func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
 	for _, c := range []struct{ sc, strategy string }{{"oversell", "none"}, {"oversell", "redis-optimistic"},
-		{"ttl-expiry", "fenced"}, {"retry", "fixed"}, {"webhook", "none"}, {"redlock", "redlock"}} {
+		{"ttl-expiry", "fenced"}, {"retry", "fixed"}, {"webhook", "none"}, {"redlock", "redlock"},
+		{"queue-double", "plain"}, {"renewal", "watchdog"}, {"crash", "safe"}, {"naive-flaws", "safe"}} {
 		sc, err := scenario.Lookup(c.sc)
 		if err != nil {
 			t.Fatal(err)
@@ -42,14 +44,27 @@ func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
 				"violations_total{code=duplicate}": want.Get(scenario.NDuplicates), "workers_total{outcome=ok}": want.Get(scenario.NDoneOK),
 				"workers_total{outcome=lock}": want.Get(scenario.NDoneLock), "workers_total{outcome=stale}": want.Get(scenario.NDoneStale),
 				"round_lost_writes{definition=lost_updates}":        want.Get(scenario.NLostUpdates),
-				"round_lost_writes{definition=stale_writes_landed}": want.Get(scenario.NStaleLanded)} {
+				"round_lost_writes{definition=stale_writes_landed}": want.Get(scenario.NStaleLanded),
+				"lock_ttl_lapses_total": want.Get(scenario.NLapses), "lock_hold_seconds": want.Get(scenario.NHolds)} {
 				if got[name] != n {
 					t.Errorf("%s/%s at event %d: /metrics %s = %d, the tally %d", c.sc, c.strategy, k, name, got[name], n)
 				}
 			}
+			if d := holdSum(t, m) - want.HoldTotal().Seconds(); d > 1e-9 || d < -1e-9 {
+				t.Errorf("%s/%s at event %d: /metrics hold seconds %v, the tally %v", c.sc, c.strategy, k, holdSum(t, m), want.HoldTotal().Seconds())
+			}
 			var st map[string]any
-			b, _ := json.Marshal(state{Summary: scenario.Summarize(h, l)})
+			summary, locks := roundState(h, l, l.Len())
+			b, _ := json.Marshal(state{Summary: summary, Locks: locks})
 			_ = json.Unmarshal(b, &st)
+			for field, name := range map[string]string{"holds": "lock_hold_seconds", "ttl_lapses": "lock_ttl_lapses_total"} {
+				if f, _ := st["locks"].(map[string]any)[field].(float64); int(f) != got[name] {
+					t.Errorf("%s/%s at event %d: /state locks.%s = %v, /metrics %s = %d", c.sc, c.strategy, k, field, f, name, got[name])
+				}
+			}
+			if f, _ := st["locks"].(map[string]any)["hold_seconds_sum"].(float64); f != holdSum(t, m) {
+				t.Errorf("%s/%s at event %d: /state hold seconds %v, /metrics %v", c.sc, c.strategy, k, f, holdSum(t, m))
+			}
 			sum, _ := st["summary"].(map[string]any)
 			for field, n := range map[string]int{"lost_updates": want.Get(scenario.NLostUpdates), "stale_writes_landed": want.Get(scenario.NStaleLanded),
 				"violations": want.Get(scenario.NViolations), "lock_calls_denied": want.Denied(), "overlaps": want.Get(scenario.NOverlaps)} {
@@ -114,6 +129,24 @@ func value(m *dto.Metric) int {
 		return int(m.Counter.GetValue())
 	case m.Gauge != nil:
 		return int(m.Gauge.GetValue())
+	case m.Histogram != nil:
+		return int(m.Histogram.GetSampleCount())
 	}
+	return 0
+}
+
+// holdSum is the sum of /metrics' lock hold times, in seconds.
+func holdSum(t *testing.T, m *metrics) float64 {
+	t.Helper()
+	fams, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() == "locklab_lock_hold_seconds" {
+			return f.GetMetric()[0].GetHistogram().GetSampleSum()
+		}
+	}
+	t.Fatal("no locklab_lock_hold_seconds")
 	return 0
 }
