@@ -22,26 +22,22 @@ func AttendeeOf(lane string) string {
 	return name
 }
 
-// deed is what a scoreboard counts of a scenario's workers.
+// deed is what a scoreboard counts of a scenario's workers: a count of
+// the tally's, per worker.
 type deed struct {
 	term  string
-	count func(e *Event) bool
+	count WorkerCounter
 }
 
-func doneOK(e *Event) bool { return e.Kind == KindDone && e.OK }
-
-// deeds are the scenarios' own terms: a buy is oversell's, a credit the
-// webhook's, a run of the job the queue's.
+// deeds are the scenarios' own terms: a buy is oversell's, a credit (a
+// write of the once-only effect) the webhook's, a run of the job (an
+// entry into its critical section) the queue's.
 var deeds = map[string]deed{
-	"oversell": {"buys", doneOK},
-	"retry":    {"buys", doneOK},
-	"deadlock": {"completed", doneOK},
-	"webhook": {"credits", func(e *Event) bool {
-		return e.Kind == KindWrite && e.OK && (e.Res == "credit" || strings.HasPrefix(e.Res, "credit:"))
-	}},
-	"queue-double": {"jobs run", func(e *Event) bool {
-		return e.Kind == KindWorkStart && strings.HasPrefix(e.Res, "job:")
-	}},
+	"oversell":     {"buys", WDoneOK},
+	"retry":        {"buys", WDoneOK},
+	"deadlock":     {"completed", WDoneOK},
+	"webhook":      {"credits", WEffects},
+	"queue-double": {"jobs run", WEntries},
 }
 
 // ScoreTerm names what Score.Did counts in scenario sc, in its own terms.
@@ -52,14 +48,24 @@ func ScoreTerm(sc string) string {
 	return "succeeded"
 }
 
-// Scores folds a round's events into one score per attendee, in lane
-// order. It is a pure function of the log, like every verdict. Did counts
-// what ScoreTerm(h.Scenario) names.
-func Scores(h Header, evs []Event) []Score {
-	did := doneOK
-	if d, ok := deeds[h.Scenario]; ok {
-		did = d.count
+// ScoreCount is the tally's per-worker count that Score.Did is in
+// scenario sc.
+func ScoreCount(sc string) WorkerCounter {
+	if d, ok := deeds[sc]; ok {
+		return d.count
 	}
+	return WDoneOK
+}
+
+// Scores folds a round's events into one score per attendee, in lane
+// order. It is a pure function of the log, like every verdict, and every
+// number in it is the tally's per-participant count: what ScoreTerm names,
+// denials, outcomes and violations. A violation is the lane's whose entry,
+// write or sale it was — an overlap between alice's and bob's workers is
+// the one who walked in second's — so the lines add up to the header's
+// count.
+func Scores(h Header, evs []Event) []Score {
+	did := ScoreCount(h.Scenario)
 	var out []Score
 	idx := map[string]int{}
 	of := make([]int, len(h.Lanes))
@@ -74,31 +80,18 @@ func Scores(h Header, evs []Event) []Score {
 		out[k].Workers++
 		of[i] = k
 	}
-	who := func(w int32) *Score {
-		if w < 0 || int(w) >= len(of) {
-			return nil
-		}
-		return &out[of[w]]
-	}
 	for _, e := range evs {
-		if s := who(e.Worker); s != nil && did(&e) {
-			s.Did++
-		}
-		if e.Kind == KindCrash && strings.HasSuffix(e.Msg, " disconnected") {
-			if s := who(e.Worker); s != nil {
-				s.Gone = true
-			}
+		if e.Kind == KindCrash && strings.HasSuffix(e.Msg, " disconnected") && e.Worker >= 0 && int(e.Worker) < len(of) {
+			out[of[e.Worker]].Gone = true
 		}
 	}
-	// Denials, outcomes and violations are the tally's: a violation is the
-	// lane's whose entry, write or sale it was, so the lines add up to the
-	// header's count.
 	t := TallyOf(Slice(evs))
-	for i := range of {
-		s := &out[of[i]]
-		s.Denials += t.Worker(i, WDenied)
-		s.Done += t.Worker(i, WDone)
-		s.Violations += t.Worker(i, WViolations)
+	for k := range out {
+		s := &out[k]
+		s.Did = t.Participant(h.Lanes, s.Name, did)
+		s.Denials = t.Participant(h.Lanes, s.Name, WDenied)
+		s.Done = t.Participant(h.Lanes, s.Name, WDone)
+		s.Violations = t.Participant(h.Lanes, s.Name, WViolations)
 	}
 	return out
 }

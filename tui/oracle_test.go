@@ -155,6 +155,9 @@ func oracleCheck(v *runView, h scenario.Header, prefix []scenario.Event, k int, 
 	var viol, denied, done int
 	for _, sc := range scores {
 		viol, denied, done = viol+sc.Violations, denied+sc.Denials, done+sc.Done
+		if n := want.Participant(h.Lanes, sc.Name, scenario.ScoreCount(h.Scenario)); sc.Did != n {
+			bad("scoreboard: %s %s %d, the tally %d", sc.Name, scenario.ScoreTerm(h.Scenario), sc.Did, n)
+		}
 	}
 	if len(scores) > 0 && (viol != want.Get(scenario.NViolations) || denied != want.Denied() || done != want.Get(scenario.NFinished)) {
 		bad("scoreboard sums violations %d, denied %d, done %d; tally %d, %d, %d", viol, denied, done,
