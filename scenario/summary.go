@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/lock"
 	"github.com/mattn/go-runewidth"
 )
 
@@ -105,6 +104,9 @@ type Summary struct {
 	Notes [][2]string `json:"notes,omitempty"`
 	// nodesDown are what the faults that took a node away said.
 	nodesDown []string
+	// takesLock: by its header's traits, the run takes a lock that keeps
+	// the others out somewhere (not none, not optimistic concurrency).
+	takesLock bool
 }
 
 type workerFold struct {
@@ -156,7 +158,8 @@ type Summarizer struct {
 
 // NewSummarizer returns a summarizer for a run with header h.
 func NewSummarizer(h Header) *Summarizer {
-	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry}, fold: NewTallyFold()}
+	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry,
+		takesLock: takesLock(&h)}, fold: NewTallyFold()}
 	z.fold.Checker().Names = h.Lanes
 	n := h.Params.Workers
 	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
@@ -479,9 +482,22 @@ func (s *Summary) ViolationWords() string {
 }
 
 // NoLock reports whether the run's strategy takes no lock at all.
-func (s *Summary) NoLock() bool {
-	info, ok := lock.Lookup(s.Strategy)
-	return s.Strategy == "none" || !ok || info.Optimistic
+func (s *Summary) NoLock() bool { return !s.takesLock }
+
+// takesLock reports whether h's run takes a lock that keeps the others out,
+// by the traits of its locks: cron's and trade-offs' ways and the retry
+// policies take one, none and optimistic concurrency do not.
+func takesLock(h *Header) bool {
+	run, keys := h.LockTraits()
+	if run != nil && run.Excludes {
+		return true
+	}
+	for _, t := range keys {
+		if t.Excludes {
+			return true
+		}
+	}
+	return false
 }
 
 func strategyNote(name string) string {
