@@ -71,6 +71,31 @@ func (e *QuorumError) Error() string {
 	if e.Granted >= e.Quorum {
 		fmt.Fprintf(&b, ", but validity %v ran out", e.Validity)
 	}
+	// Nodes that did not answer, or refused with their own error, are not
+	// a held lock: they are named, so no one reads the denial as contention.
+	var taken, refused, unanswered int
+	for _, n := range e.Nodes {
+		switch {
+		case errors.Is(n.Err, errTaken):
+			taken++
+		case classify(n.Err) == Indeterminate:
+			unanswered++
+		default:
+			refused++
+		}
+	}
+	if refused+unanswered > 0 {
+		var p []string
+		for _, c := range []struct {
+			n    int
+			what string
+		}{{taken, "said taken"}, {unanswered, "did not answer"}, {refused, "failed"}} {
+			if c.n > 0 {
+				p = append(p, fmt.Sprintf("%d %s", c.n, c.what))
+			}
+		}
+		b.WriteString(": " + strings.Join(p, ", "))
+	}
 	return b.String()
 }
 

@@ -55,8 +55,9 @@ type Summary struct {
 	// LockDenied is how many lock calls were denied; DenialRate, locklab's
 	// contention, is LockDenied ÷ LockCalls.
 	LockDenied int `json:"lock_calls_denied"`
-	// DeniedNoQuorum are the denials of a quorum where no node said the
-	// lock was held: its nodes refused or did not answer.
+	// DeniedNoQuorum are the denials of a quorum that the nodes saying
+	// the lock was held could not have caused alone: the others refused
+	// or did not answer.
 	DeniedNoQuorum int `json:"lock_calls_denied_no_quorum,omitempty"`
 	// WritesRefused are writes refused because the value changed since
 	// their read: an optimistic strategy's contention.
@@ -356,8 +357,11 @@ func (s *Summary) verdict() {
 		}
 		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix)
 		if s.DeniedNoQuorum > 0 {
-			s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up without the lock while stock was left; %d of %d denial(s) were no quorum with no node saying the lock was held (its nodes refused or did not answer).",
+			s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up without the lock while stock was left; %d of %d denial(s) fell short of a quorum because nodes refused or did not answer, not because the lock was held.",
 				s.FailedLock, s.DeniedNoQuorum, s.LockDenied)
+			if s.UnansweredKinds != "" {
+				s.Detail += " Unanswered: " + s.UnansweredKinds + "."
+			}
 		}
 	default:
 		s.Verdict = "CORRECT"

@@ -45,7 +45,7 @@ const (
 	NLockCalls                       // lock attempts
 	NAcquired                        // locks granted
 	NDeniedBusy                      // denials: the lock is held by another
-	NDeniedNoQuorum                  // denials: too few nodes answered yes, none because it was held
+	NDeniedNoQuorum                  // denials: short of a quorum through nodes that refused or did not answer, not through those that said it was held
 	NRetries                         // backoffs before a retry
 	NRetryMicros                     // their total delay, µs
 	NFinished                        // workers with an outcome

@@ -30,6 +30,15 @@ type TallyFold struct {
 	moot map[string]int64
 }
 
+// noQuorum reports whether the worker's Redlock attempt fell short of its
+// quorum through nodes that refused or did not answer: the nodes that said
+// the lock was taken could not have denied it alone (had the others
+// granted, there was a quorum).
+func (w *workerState) noQuorum() bool {
+	nodes := w.votesGranted + w.votesTaken + w.votesTrouble
+	return w.votesTrouble > 0 && w.votesTaken <= nodes-(nodes/2+1)
+}
+
 // workerState is what the fold remembers of a worker between events.
 type workerState struct {
 	held         bool       // it has held a lock
@@ -37,6 +46,7 @@ type workerState struct {
 	refused      bool       // a resource has refused its stale fence
 	votesTaken   int        // in its current Redlock attempt: nodes that said "taken"
 	votesTrouble int        // … nodes that failed or did not answer
+	votesGranted int        // … nodes that granted it
 	open         []openHold // its holds not ended yet (tallyholds.go)
 }
 
@@ -200,17 +210,18 @@ func (f *TallyFold) primary(e *Event) {
 		}
 	case KindAttempt:
 		f.add(NLockCalls, 1)
-		w.votesTaken, w.votesTrouble = 0, 0
+		w.votesTaken, w.votesTrouble, w.votesGranted = 0, 0, 0
 	case KindVote:
 		switch {
 		case e.OK:
+			w.votesGranted++
 		case e.Outcome != OutcomeOK:
 			w.votesTrouble++
 		default:
 			w.votesTaken++
 		}
 	case KindDenied:
-		if strings.HasPrefix(e.Msg, "lock: not obtained") && w.votesTaken == 0 && w.votesTrouble > 0 {
+		if strings.HasPrefix(e.Msg, "lock: not obtained") && w.noQuorum() {
 			f.add(NDeniedNoQuorum, 1)
 		} else {
 			f.add(NDeniedBusy, 1)
