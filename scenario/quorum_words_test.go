@@ -33,7 +33,9 @@ func quorumLog(trouble scenario.Outcome) scenario.Slice {
 	}
 	evs = append(evs, ev(0, scenario.KindAcquired, nil),
 		ev(0, scenario.KindRead, func(e *scenario.Event) { e.Res, e.Stock, e.Has = "stock", 3, scenario.HasStock }),
-		ev(0, scenario.KindWrite, func(e *scenario.Event) { e.Res, e.Stock, e.Has, e.OK = "stock", 2, scenario.HasStock|scenario.HasOK, true }),
+		ev(0, scenario.KindWrite, func(e *scenario.Event) {
+			e.Res, e.Stock, e.Has, e.OK = "stock", 2, scenario.HasStock|scenario.HasOK, true
+		}),
 		ev(0, scenario.KindRelease, func(e *scenario.Event) { e.OK, e.Has = true, scenario.HasOK }),
 		ev(0, scenario.KindDone, func(e *scenario.Event) { e.OK, e.Has = true, scenario.HasOK }),
 		ev(1, scenario.KindAttempt, nil), vote(1, 0, false, scenario.OutcomeOK))

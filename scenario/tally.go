@@ -90,6 +90,7 @@ const (
 	WFailed                          // operations the server refused
 	WUnanswered                      // operations never answered
 	WEffects                         // successful writes to a once-only effect (a credit, a charge)
+	WOverlaps                        // its entries into an occupied critical section
 	numWorkerCounters
 )
 

@@ -119,6 +119,7 @@ func (f *TallyFold) Add(e Event) {
 	v := (after[0] - before[0]) + (after[2] - before[2]) + (after[3] - before[3]) + (after[4] - before[4])
 	f.add(NViolations, int64(v))
 	f.addW(e.Worker, WViolations, int64(v))
+	f.addW(e.Worker, WOverlaps, int64(after[0]-before[0]))
 }
 
 // lost brings the lost updates (by arithmetic) up to e.

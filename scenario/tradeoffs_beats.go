@@ -115,10 +115,12 @@ func tradeNotes(h Header) noteFold { return NewTradeTable(h) }
 // TradeTable folds a trade-offs run, one event at a time, into the lab's
 // table: per store, the holder's acquire latency, how long the waiter was
 // kept out after the crash or pause, overlaps, stale writes landed and
-// rejected. It is the run's summary notes and its panel.
+// rejected. It is the run's summary notes and its panel. Its counts are
+// the tally's, per worker: a column's overlaps are its two workers'.
 type TradeTable struct {
 	fault string
 	cols  []TradeRow
+	tally *TallyFold
 }
 
 // TradeRow is one store's column of the table.
@@ -139,7 +141,7 @@ type TradeRow struct {
 
 // NewTradeTable is an empty table for a run with header h.
 func NewTradeTable(h Header) *TradeTable {
-	f := &TradeTable{fault: h.Strategy, cols: make([]TradeRow, len(tradeStores))}
+	f := &TradeTable{fault: h.Strategy, cols: make([]TradeRow, len(tradeStores)), tally: NewTallyFold()}
 	for i, t := range tradeStores {
 		f.cols[i] = TradeRow{Store: t.title, Lock: t.lock, Fault: -1, In: -1}
 	}
@@ -147,7 +149,13 @@ func NewTradeTable(h Header) *TradeTable {
 }
 
 // Rows are the table's columns so far, one per store.
-func (f *TradeTable) Rows() []TradeRow { return f.cols }
+func (f *TradeTable) Rows() []TradeRow {
+	t := f.tally.Tally()
+	for i := range f.cols {
+		f.cols[i].Overlaps = t.Worker(2*i, WOverlaps) + t.Worker(2*i+1, WOverlaps)
+	}
+	return f.cols
+}
 
 func tradeColOf(res string) int {
 	for i, t := range tradeStores {
@@ -162,6 +170,7 @@ func tradeColOf(res string) int {
 func (f *TradeTable) Add(e *Event) { f.add(e) }
 
 func (f *TradeTable) add(e *Event) {
+	f.tally.Add(*e)
 	i := -1
 	switch {
 	case e.Worker >= 0 && int(e.Worker) < 2*len(tradeStores):
@@ -184,8 +193,6 @@ func (f *TradeTable) add(e *Event) {
 		c.Fault = e.T
 	case e.Kind == KindAcquired && !holder && c.In < 0:
 		c.In = e.T
-	case e.Kind == KindViolation && e.Code == CodeOverlap:
-		c.Overlaps++
 	case e.Kind == KindFenceRejected && holder:
 		c.Rejected++
 	case e.Kind == KindWrite && holder && e.OK && c.In >= 0:
@@ -195,7 +202,7 @@ func (f *TradeTable) add(e *Event) {
 
 func (f *TradeTable) notes() [][2]string {
 	var out [][2]string
-	for _, c := range f.cols {
+	for _, c := range f.Rows() {
 		if c.Missing != "" {
 			_, why, _ := strings.Cut(c.Missing, " is ")
 			out = append(out, [2]string{c.Store, strings.TrimSuffix(why, " to fill its column")})

@@ -1,0 +1,55 @@
+package scenario_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+)
+
+// The trade-offs table's overlaps are the tally's, at every playhead: a
+// column's are its two workers' entries into an occupied section, as the
+// checker finds them — a violation event the log carries but the checker
+// does not derive (a forged one) counts nowhere.
+func TestTradeTableOverlapsAreTheTallys(t *testing.T) {
+	st, err := store.Open(context.Background(), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sc, _ := scenario.Lookup("trade-offs")
+	r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "trade-offs", Strategy: "pause", Seed: 1, Params: sc.Defaults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	evs := r.Log.Events()
+	forged := scenario.Event{Worker: 0, Kind: scenario.KindViolation, Code: scenario.CodeOverlap, Res: "data@redis", Msg: "forged"}
+	evs = append(evs[:len(evs):len(evs)], forged)
+	table, total := scenario.NewTradeTable(r.Header), 0
+	for k := range evs {
+		table.Add(&evs[k])
+		if k%16 != 0 && k != len(evs)-1 {
+			continue
+		}
+		tl := scenario.TallyOf(scenario.Slice(evs[:k+1]))
+		sum := 0
+		for i, row := range table.Rows() {
+			want := tl.Worker(2*i, scenario.WOverlaps) + tl.Worker(2*i+1, scenario.WOverlaps)
+			if row.Overlaps != want {
+				t.Errorf("event %d: %s shows %d overlap(s), the tally %d", k, row.Store, row.Overlaps, want)
+			}
+			sum += row.Overlaps
+		}
+		if sum != tl.Get(scenario.NOverlaps) {
+			t.Errorf("event %d: the columns' overlaps add up to %d, the tally's to %d", k, sum, tl.Get(scenario.NOverlaps))
+		}
+		total = sum
+	}
+	if total == 0 {
+		t.Fatal("the pause let no one in: the table was never tested on an overlap")
+	}
+}
