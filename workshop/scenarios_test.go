@@ -3,6 +3,7 @@ package workshop
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -139,12 +140,23 @@ func scored(t *testing.T, run *scenario.Run, term string, n int) {
 	if got := scenario.ScoreTerm(run.Header.Scenario); got != term {
 		t.Fatalf("%s's scoreboard counts %q, want %q", run.Header.Scenario, got, term)
 	}
-	sum := 0
+	sum, viol := 0, 0
 	for _, s := range scenario.Scores(run.Header, run.Log.Events()) {
-		sum += s.Did
+		sum, viol = sum+s.Did, viol+s.Violations
 	}
 	if sum != n {
 		t.Fatalf("%s: the scoreboard's %s add up to %d, want %d", run.Header.Scenario, term, sum, n)
+	}
+	if s := run.Summary(); viol != s.Violations {
+		t.Fatalf("%s: the scoreboard's violations add up to %d, the round's %d", run.Header.Scenario, viol, s.Violations)
+	}
+	// What the checker says of a worker names its lane as the room sees
+	// it (alice/2), never its index (w01).
+	bare := regexp.MustCompile(`\bw\d\d\b`)
+	for _, e := range run.Log.Events() {
+		if (e.Kind == scenario.KindViolation || e.Kind == scenario.KindDeadlock) && bare.MatchString(e.Msg) {
+			t.Fatalf("%s: %s names a worker by its index: %q", run.Header.Scenario, e.Kind, e.Msg)
+		}
 	}
 }
 
