@@ -45,7 +45,7 @@ func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
 				"workers_total{outcome=lock}": want.Get(scenario.NDoneLock), "workers_total{outcome=stale}": want.Get(scenario.NDoneStale),
 				"round_lost_writes{definition=lost_updates}":        want.Get(scenario.NLostUpdates),
 				"round_lost_writes{definition=stale_writes_landed}": want.Get(scenario.NStaleLanded),
-				"lock_ttl_lapses_total": want.Get(scenario.NLapses), "lock_hold_seconds": want.Get(scenario.NHolds)} {
+				"lock_ttl_lapses_total":                             want.Get(scenario.NLapses), "lock_hold_seconds": want.Get(scenario.NHolds)} {
 				if got[name] != n {
 					t.Errorf("%s/%s at event %d: /metrics %s = %d, the tally %d", c.sc, c.strategy, k, name, got[name], n)
 				}
