@@ -20,8 +20,8 @@ type exploreFlags struct {
 	runFlags
 	seeds int
 	jobs  int
-	out    string
-	json   bool
+	out   string
+	json  bool
 }
 
 // maxSeeds bounds one sweep: ten million seeds is hours already.
