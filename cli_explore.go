@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/explore"
+	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
 	"github.com/spf13/cobra"
@@ -125,6 +126,9 @@ func (f *exploreFlags) config(cmd *cobra.Command, name string) (scenario.Config,
 		}
 		strategy = f.lock
 	}
+	if sc.RealTime != "" || scenario.ServerOf(strategy) != string(lock.ServerRedis) {
+		return scenario.Config{}, usagef("explore is simulation-only: %s with %s keeps real time (its server, or its workers, keep their own), so its seeds do not fix its interleavings", sc.Name, strategy)
+	}
 	p, err := f.params(cmd, sc, strategy, nil)
 	if err != nil {
 		return scenario.Config{}, err
@@ -171,7 +175,7 @@ func (f *exploreFlags) shrinkAll(ctx context.Context, cmd *cobra.Command, base s
 		if !f.json {
 			fmt.Fprintf(out, "\n  %s: shrinking seed %d (%s) …\n", row.Class, cfg.Seed, sizeWords(row.First))
 		}
-		s, err := explore.Shrink(ctx, cfg, row.Class, f.jobs)
+		s, err := explore.Shrink(ctx, cfg, row.Class, f.jobs, 0)
 		if err != nil && ctx.Err() == nil {
 			return runtimeError{err}
 		}

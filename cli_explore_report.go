@@ -43,6 +43,7 @@ type exploreRow struct {
 	Share     float64 `json:"share"`
 	FirstSeed uint64  `json:"first_seed"`
 	Violation bool    `json:"violation"`
+	Seen      int     `json:"with_overlaps_or_lost_updates"`
 }
 
 // exploreFound is one violation shrunk.
@@ -77,7 +78,7 @@ func newExploreReport(base scenario.Config, res *explore.Result, elapsed time.Du
 	}
 	for _, row := range res.Rows {
 		r.Verdicts = append(r.Verdicts, exploreRow{Verdict: row.Class, Example: row.First.Verdict, Count: row.Count,
-			Share: float64(row.Count) / float64(max(res.Done, 1)), FirstSeed: row.First.Seed, Violation: row.Violation})
+			Share: float64(row.Count) / float64(max(res.Done, 1)), FirstSeed: row.First.Seed, Violation: row.Violation, Seen: row.Seen})
 	}
 	return r
 }
@@ -125,8 +126,11 @@ func printSweep(w io.Writer, r *exploreReport, res *explore.Result) {
 	fmt.Fprintln(tw, "  VERDICT\tSEEDS\tSHARE\tFIRST SEED\tFIRST SEED'S VERDICT")
 	for _, v := range r.Verdicts {
 		mark := ""
-		if v.Violation {
+		switch {
+		case v.Violation:
 			mark = "  ← the lock broke"
+		case v.Seen > 0:
+			mark = fmt.Sprintf("  (%d of them with overlaps or lost updates all the same)", v.Seen)
 		}
 		fmt.Fprintf(tw, "  %s\t%d\t%.1f%%\t%d\t%s%s\n", v.Verdict, v.Count, 100*v.Share, v.FirstSeed, v.Example, mark)
 	}

@@ -25,3 +25,14 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkRedlock(b *testing.B) {
+	cfg := oversell("redlock", 10)
+	cfg.Params.Nodes = 5
+	for i := range b.N {
+		cfg.Seed = uint64(i)
+		if _, err := explore.Run(context.Background(), cfg, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,10 +15,12 @@ import (
 // seeds is fixed, not the number of jobs, so the result is the same on
 // any machine.
 const (
-	trySeeds   = 64   // seeds tried on a smaller case, batch by batch
-	batch      = 8    // seeds run together; the first batch that breaks decides
-	polishWith = 32   // seeds tried on the smallest case for the shortest log
-	maxTrials  = 4000 // runs a shrink may take before it settles for what it has
+	trySeeds   = 64 // seeds tried on a smaller case, batch by batch
+	batch      = 8  // seeds run together; the first batch that breaks decides
+	polishWith = 32 // seeds tried on the smallest case for the shortest log
+	// Budget is the runs a shrink takes, unless told, before it settles
+	// for what it has.
+	Budget = 4000
 )
 
 // Shrunk is the smallest case found that still breaks the same way.
@@ -32,14 +34,19 @@ type Shrunk struct {
 // run still comes to class: fewer workers, less stock, fewer and shorter
 // faults, shorter delays and work, fewer retries — greedily, one change
 // at a time, keeping each that still breaks. Last, among a few seeds of
-// the smallest case, it keeps the one with the shortest log.
-func Shrink(ctx context.Context, cfg scenario.Config, class string, jobs int) (Shrunk, error) {
+// the smallest case, it keeps the one with the shortest log. It makes
+// about budget runs at most (0: Budget); stopped by ctx, it returns the
+// smallest case so far.
+func Shrink(ctx context.Context, cfg scenario.Config, class string, jobs, budget int) (Shrunk, error) {
+	if budget <= 0 {
+		budget = Budget
+	}
 	cur, err := Run(ctx, cfg, nil)
 	if err != nil {
 		return Shrunk{}, err
 	}
 	s := Shrunk{Config: cfg, Outcome: cur, Trials: 1}
-	for s.Trials < maxTrials && ctx.Err() == nil {
+	for s.Trials < budget && ctx.Err() == nil {
 		moved := false
 		for _, cand := range smaller(s.Config, s.Outcome) {
 			got, ok, n, err := tryBatches(ctx, seedsFor(cand, s.Config.Seed, trySeeds), class, jobs)
@@ -51,7 +58,7 @@ func Shrink(ctx context.Context, cfg scenario.Config, class string, jobs int) (S
 				s.Config, s.Outcome, moved = got.cfg, got.o, true
 				break
 			}
-			if s.Trials >= maxTrials {
+			if s.Trials >= budget {
 				break
 			}
 		}

@@ -17,6 +17,10 @@ type Row struct {
 	Count     int
 	Violation bool
 	First     Outcome // the lowest seed that came to it
+	// Seen counts its seeds whose tally shows overlaps or lost updates:
+	// of a verdict that is no violation (a server's doubt, fencing) they
+	// say what the checker saw all the same.
+	Seen int
 }
 
 // Dist counts how many seeds came to each value of a count.
@@ -64,16 +68,21 @@ func (r *Result) add(o Outcome) {
 		r.HasStock = true
 		r.Sold[o.Sold]++
 	}
+	seen := 0
+	if o.Overlaps > 0 || o.Lost > 0 {
+		seen = 1
+	}
 	for i := range r.Rows {
 		if r.Rows[i].Class == o.Class {
 			r.Rows[i].Count++
+			r.Rows[i].Seen += seen
 			if o.Seed < r.Rows[i].First.Seed {
 				r.Rows[i].First = o
 			}
 			return
 		}
 	}
-	r.Rows = append(r.Rows, Row{Class: o.Class, Count: 1, Violation: o.Violation, First: o})
+	r.Rows = append(r.Rows, Row{Class: o.Class, Count: 1, Violation: o.Violation, First: o, Seen: seen})
 }
 
 // Sweep runs base with n seeds from first on, jobs at a time, and calls

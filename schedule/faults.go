@@ -1,7 +1,9 @@
 package schedule
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -81,6 +83,9 @@ func ParseFaults(spec string, p scenario.Params) ([]scenario.Timed, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no fault given: want %s", SpecHelp)
 	}
+	// In time order, as a schedule lists them; faults at one instant keep
+	// the order given, which is the order they land in.
+	slices.SortStableFunc(out, func(a, b scenario.Timed) int { return cmp.Compare(a.At, b.At) })
 	return out, nil
 }
 
