@@ -100,10 +100,8 @@ func (f *exploreFlags) explore(cmd *cobra.Command, name string) error {
 	if !f.json {
 		printSweep(cmd.OutOrStdout(), rep, res)
 	}
-	if ctx.Err() == nil {
-		if err := f.shrinkAll(ctx, cmd, base, res, rep); err != nil {
-			return err
-		}
+	if err := f.shrinkAll(ctx, cmd, base, res, rep); err != nil {
+		return err
 	}
 	if f.json {
 		if err := rep.write(cmd.OutOrStdout()); err != nil {
@@ -172,12 +170,20 @@ func (f *exploreFlags) shrinkAll(ctx context.Context, cmd *cobra.Command, base s
 	for _, row := range rows {
 		cfg := base
 		cfg.Seed = row.First.Seed
-		if !f.json {
+		if !f.json && ctx.Err() == nil {
 			fmt.Fprintf(out, "\n  %s: shrinking seed %d (%s) …\n", row.Class, cfg.Seed, sizeWords(row.First))
 		}
-		s, err := explore.Shrink(ctx, cfg, row.Class, f.jobs, 0)
-		if err != nil && ctx.Err() == nil {
-			return runtimeError{err}
+		// Interrupted before or while shrinking, the case so far is kept:
+		// at worst the first seed that broke, as the sweep ran it.
+		s := explore.Shrunk{Config: cfg, Outcome: row.First}
+		if ctx.Err() == nil {
+			got, err := explore.Shrink(ctx, cfg, row.Class, f.jobs, 0)
+			if err != nil && ctx.Err() == nil {
+				return runtimeError{err}
+			}
+			if got.Outcome.Class == row.Class {
+				s = got
+			}
 		}
 		found, err := writeFound(f.out, s)
 		if err != nil {
@@ -187,9 +193,6 @@ func (f *exploreFlags) shrinkAll(ctx context.Context, cmd *cobra.Command, base s
 		rep.Shrunk = append(rep.Shrunk, found)
 		if !f.json {
 			printFound(out, found)
-		}
-		if ctx.Err() != nil {
-			break
 		}
 	}
 	return nil

@@ -169,11 +169,18 @@ func printFound(w io.Writer, f exploreFound) {
 		faults = fmt.Sprintf(", %d fault(s)", f.Faults)
 	}
 	lead := "the shortest way this lock breaks"
-	if f.Interrupted {
+	switch {
+	case f.Interrupted && f.Trials == 0:
+		lead = "\n  interrupted before shrinking; the first seed that broke it"
+	case f.Interrupted:
 		lead = "interrupted while shrinking; the shortest way found so far"
 	}
-	fmt.Fprintf(w, "  %s (%s): %d workers%s, %d events (%d scheduler steps), seed %d — found in %d runs\n",
-		lead, f.Class, f.Workers, faults, f.Events, f.Steps, f.Seed, f.Trials)
+	found := ""
+	if f.Trials > 0 {
+		found = fmt.Sprintf(" — found in %d runs", f.Trials)
+	}
+	fmt.Fprintf(w, "  %s (%s): %d workers%s, %d events (%d scheduler steps), seed %d%s\n",
+		lead, f.Class, f.Workers, faults, f.Events, f.Steps, f.Seed, found)
 	fmt.Fprintf(w, "    %s\n", f.Verdict)
 	fmt.Fprintf(w, "    schedule: %s\n    events:   %s\n", f.Schedule, f.Log)
 	fmt.Fprintf(w, "    open it:  locklab run --schedule %s   (or locklab replay %s)\n", f.Schedule, f.Log)
