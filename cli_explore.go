@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/locklab/locklab/explore"
@@ -72,6 +73,12 @@ func (f *exploreFlags) explore(cmd *cobra.Command, name string) error {
 	}
 	if f.jobs == 0 {
 		f.jobs = runtime.GOMAXPROCS(0)
+	}
+	if os.Getenv("GOGC") == "" {
+		// Each seed's run is garbage as soon as it is counted: collecting
+		// less often saves a third of a sweep's time, for a heap that
+		// stays a few MB per job.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	base, err := f.config(cmd, name)
 	if err != nil {
