@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/explore"
@@ -16,6 +17,7 @@ import (
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type exploreFlags struct {
@@ -104,6 +106,7 @@ func (f *exploreFlags) explore(cmd *cobra.Command, name string) error {
 		return exploreError(ctx, err)
 	}
 	rep := newExploreReport(base, res, elapsed, f.jobs)
+	rep.args = runArgs(cmd)
 	if !f.json {
 		printSweep(cmd.OutOrStdout(), rep, res)
 	}
@@ -224,4 +227,17 @@ func writeFound(dir string, s explore.Shrunk) (exploreFound, error) {
 		return err
 	})
 	return found, err
+}
+
+// runArgs are the flags that set the run, as given: the sweep's title.
+func runArgs(cmd *cobra.Command) string {
+	var out []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "seeds", "jobs", "out", "json", "seed", "lock":
+			return
+		}
+		out = append(out, "--"+fl.Name+" "+fl.Value.String())
+	})
+	return strings.Join(out, " ")
 }

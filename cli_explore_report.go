@@ -34,6 +34,7 @@ type exploreReport struct {
 	Lost        map[string]int  `json:"lost_updates"`
 	Sold        map[string]int  `json:"sold,omitempty"`
 	Shrunk      []exploreFound  `json:"shrunk"`
+	args        string          // the flags that set the run, as given
 }
 
 type exploreRow struct {
@@ -114,8 +115,8 @@ func (r *exploreReport) exit(ctx context.Context) error {
 
 func printSweep(w io.Writer, r *exploreReport, res *explore.Result) {
 	what := r.Scenario + " --lock " + r.Strategy
-	if r.Faults != "" {
-		what += " --faults " + r.Faults
+	if r.args != "" {
+		what += " " + r.args
 	}
 	fmt.Fprintf(w, "explore %s: %d seeds in %.2f s (%.0f seeds/s, %d jobs)\n", what, r.SeedsRun, r.Seconds, r.SeedsPerSec, r.Jobs)
 	if r.Interrupted {
