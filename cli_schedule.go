@@ -102,6 +102,7 @@ func writeSchedule(out io.Writer, path string, run *scenario.Run, cfg scenario.C
 	if !run.Simulated() {
 		return usagef("--schedule-out: this run kept %s, so it has no schedule to replay", run.Header.Time)
 	}
+	cfg.Faults = run.Faults() // with those pressed meanwhile, where they landed
 	if err := writeOutput("schedule-out", path, "schedule", schedule.Of(cfg).Write); err != nil {
 		return err
 	}

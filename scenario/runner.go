@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	mrand "math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,11 @@ type Run struct {
 	// outside runs a race whose workers come from outside, one per call.
 	outside func(ctx context.Context, env *Env) error
 	stuck   atomic.Pointer[error] // why the simulation had to end the run
+	planned []Timed               // the faults Config planned
+	// pressed are the faults injected during a simulated run, where they
+	// landed.
+	pressed   []Timed
+	pressedMu sync.Mutex
 	lag     *lagWatch             // a real-time run's: steps the machine held up
 }
 
@@ -137,12 +143,17 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if rt == nil && !mode.guest && mode.outside == nil {
 		r.lag = newLagWatch(cfg.Params.TTL.D(), st.Kind() == store.Embedded, st.Clock().Speed)
 	}
+	r.planned = slices.Clone(cfg.Faults)
 	if rt != nil {
 		rt.OnStuck(func(err error) {
 			r.stuck.Store(&err)
 			cancel()
 		})
 		for _, f := range cfg.Faults {
+			if f.Pressed != nil {
+				rt.DoAt(*f.Pressed, f.At, func() { r.scheduled(f) })
+				continue
+			}
 			rt.AfterFunc(f.At, func() { r.scheduled(f) })
 		}
 		rt.Start(ctx, "main", func(ctx context.Context) { r.main(ctx, sc, env) })

@@ -9,6 +9,11 @@
 //	{"format":"locklab-schedule","version":1,"scenario":"oversell","strategy":"naive","seed":42,"params":{…}}
 //	{"at":"12ms","fault":"pause","worker":"w02","for":"600ms"}
 //	{"at":"40ms","fault":"node-pause","node":1}
+//	{"at":"41.2ms","fault":"crash","worker":"w01","landed":{"timers":9,"steps":130}}
+//
+// A fault pressed during the run (in the view) says where it landed:
+// after how many timers fired and steps were scheduled; a replay lands
+// it there again.
 package schedule
 
 import (
@@ -23,6 +28,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/untrusted"
 )
 
@@ -71,11 +77,19 @@ type header struct {
 }
 
 type faultLine struct {
-	At     string `json:"at"`
-	Fault  string `json:"fault"`
-	Worker string `json:"worker,omitempty"`
-	Node   *int   `json:"node,omitempty"`
-	For    string `json:"for,omitempty"`
+	At     string  `json:"at"`
+	Fault  string  `json:"fault"`
+	Worker string  `json:"worker,omitempty"`
+	Node   *int    `json:"node,omitempty"`
+	For    string  `json:"for,omitempty"`
+	Landed *landed `json:"landed,omitempty"`
+}
+
+// landed is where a fault pressed during the run landed: after so many
+// timers fired and steps were scheduled.
+type landed struct {
+	Timers uint64 `json:"timers"`
+	Steps  uint64 `json:"steps"`
 }
 
 // Write writes s as JSON Lines: Go durations ("12.5ms") keep every
@@ -96,6 +110,9 @@ func (s *Schedule) Write(w io.Writer) error {
 		}
 		if f.D > 0 {
 			l.For = f.D.String()
+		}
+		if f.Pressed != nil {
+			l.Landed = &landed{f.Pressed.Timers, f.Pressed.Steps}
 		}
 		if err := enc.Encode(l); err != nil {
 			return err
@@ -193,7 +210,11 @@ func readFault(line []byte, p scenario.Params) (scenario.Timed, error) {
 	if l.For != "" {
 		spec += "+" + l.For
 	}
-	return parseOne(spec, p)
+	f, err := parseOne(spec, p)
+	if err == nil && l.Landed != nil {
+		f.Pressed = &sim.Point{Timers: l.Landed.Timers, Steps: l.Landed.Steps}
+	}
+	return f, err
 }
 
 // strictJSON decodes one object, refusing unknown fields and trailing data.

@@ -43,7 +43,7 @@ func TestAScheduleReadsBackAsWritten(t *testing.T) {
 	if f := back.Faults[1]; f.Kind != scenario.FaultNodePause || f.Node != 1 || f.At != time.Millisecond+time.Nanosecond {
 		t.Errorf("fault 2 read as %+v: every nanosecond of its instant counts", f)
 	}
-	if got := schedule.Spec(back.Faults); !strings.HasPrefix(got, "pause:w02@12.5ms+600ms,node-pause:n1@") {
+	if got := schedule.Spec(back.Faults); !strings.HasPrefix(got, "clock-jump:n4@1ms,node-pause:n1@1.000001ms,pause:w02@12.5ms+600ms,") {
 		t.Errorf("spec %q", got)
 	}
 }
