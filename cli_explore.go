@@ -187,7 +187,7 @@ func (f *exploreFlags) shrinkAll(ctx context.Context, cmd *cobra.Command, base s
 		// at worst the first seed that broke, as the sweep ran it.
 		s := explore.Shrunk{Config: cfg, Outcome: row.First}
 		if ctx.Err() == nil {
-			got, err := explore.Shrink(ctx, cfg, row.Class, f.jobs, 0)
+			got, err := explore.Shrink(ctx, cfg, row.Class, explore.Options{Jobs: f.jobs, Share: float64(row.Count) / float64(max(res.Done, 1))})
 			if err != nil && ctx.Err() == nil {
 				return runtimeError{err}
 			}

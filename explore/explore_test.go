@@ -39,7 +39,7 @@ func TestSweepFindsNaiveBreakingAndTheShrunkCaseStillBreaks(t *testing.T) {
 	if err != nil || again.Verdict != first.Verdict {
 		t.Fatalf("seed %d again: %q, %v; the sweep saw %q", first.Seed, again.Verdict, err, first.Verdict)
 	}
-	s, err := explore.Shrink(context.Background(), cfg, v[0].Class, 2, 300)
+	s, err := explore.Shrink(context.Background(), cfg, v[0].Class, explore.Options{Jobs: 2, Budget: 300})
 	if err != nil {
 		t.Fatal(err)
 	}

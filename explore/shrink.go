@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -23,6 +24,25 @@ const (
 	Budget = 4000
 )
 
+// Options tune a shrink.
+type Options struct {
+	Jobs   int // runs at a time
+	Budget int // runs in all, about (0: Budget)
+	// Share is how often the sweep's seeds came to the class (0: unknown).
+	// A smaller case is tried with about three times as many seeds as
+	// take to meet it once at that rate, from one batch to trySeeds: a
+	// story every seed tells is not searched for.
+	Share float64
+}
+
+func (o Options) tries() int {
+	if o.Share <= 0 {
+		return trySeeds
+	}
+	n := int(math.Ceil(3/o.Share/batch)) * batch
+	return min(max(n, batch), trySeeds)
+}
+
 // Shrunk is the smallest case found that still breaks the same way.
 type Shrunk struct {
 	Config  scenario.Config
@@ -35,9 +55,10 @@ type Shrunk struct {
 // faults, shorter delays and work, fewer retries — greedily, one change
 // at a time, keeping each that still breaks. Last, among a few seeds of
 // the smallest case, it keeps the one with the shortest log. It makes
-// about budget runs at most (0: Budget); stopped by ctx, it returns the
-// smallest case so far.
-func Shrink(ctx context.Context, cfg scenario.Config, class string, jobs, budget int) (Shrunk, error) {
+// about o.Budget runs at most; stopped by ctx, it returns the smallest
+// case so far.
+func Shrink(ctx context.Context, cfg scenario.Config, class string, o Options) (Shrunk, error) {
+	budget, jobs, tries := o.Budget, o.Jobs, o.tries()
 	if budget <= 0 {
 		budget = Budget
 	}
@@ -49,7 +70,7 @@ func Shrink(ctx context.Context, cfg scenario.Config, class string, jobs, budget
 	for s.Trials < budget && ctx.Err() == nil {
 		moved := false
 		for _, cand := range smaller(s.Config, s.Outcome) {
-			got, ok, n, err := tryBatches(ctx, seedsFor(cand, s.Config.Seed, trySeeds), class, jobs)
+			got, ok, n, err := tryBatches(ctx, seedsFor(cand, s.Config.Seed, tries), class, jobs)
 			s.Trials += n
 			if err != nil {
 				return s, err

@@ -2,10 +2,10 @@ package scenario
 
 import (
 	"cmp"
-	"slices"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/locklab/locklab/lock"

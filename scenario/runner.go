@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,7 +62,7 @@ type Run struct {
 	// landed.
 	pressed   []Timed
 	pressedMu sync.Mutex
-	lag     *lagWatch             // a real-time run's: steps the machine held up
+	lag       *lagWatch // a real-time run's: steps the machine held up
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
