@@ -57,12 +57,13 @@ type Run struct {
 	// outside runs a race whose workers come from outside, one per call.
 	outside func(ctx context.Context, env *Env) error
 	stuck   atomic.Pointer[error] // why the simulation had to end the run
-	planned []Timed               // the faults Config planned
+	lag     *lagWatch             // a real-time run's: steps the machine held up
+
+	planned []Timed // the faults Config planned
 	// pressed are the faults injected during a simulated run, where they
 	// landed.
 	pressed   []Timed
 	pressedMu sync.Mutex
-	lag       *lagWatch // a real-time run's: steps the machine held up
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
