@@ -73,6 +73,9 @@ func (f *exploreFlags) explore(cmd *cobra.Command, name string) error {
 	case cmd.Flags().Changed("jobs") && (f.jobs < 1 || f.jobs > 1024):
 		return usagef("--jobs must be from 1 to 1024 (got %d)", f.jobs)
 	}
+	if fi, err := os.Stat(f.out); err == nil && !fi.IsDir() {
+		return usagef("--out %s is a file: explore writes its findings into a directory", f.out)
+	}
 	if f.jobs == 0 {
 		f.jobs = runtime.GOMAXPROCS(0)
 	}

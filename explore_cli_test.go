@@ -26,6 +26,7 @@ func TestExploreUsageErrorsExit2(t *testing.T) {
 		{[]string{"explore", "oversell", "--jobs", "0"}, "--jobs"},
 		{[]string{"explore", "oversell", "--faults", "nap:w00@1ms"}, "--faults"},
 		{[]string{"explore", "oversell", "--workers", "0"}, "--workers"},
+		{[]string{"explore", "oversell", "--out", "explore_cli_test.go"}, "is a file"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(stderr, "\n") != 1 {
