@@ -76,7 +76,7 @@ func strategyCandidates(cmd *cobra.Command) []string {
 	if f := cmd.Flags().Lookup("scenario"); f != nil {
 		name = f.Value.String()
 	}
-	if args := cmd.Flags().Args(); name == "" && cmd.Name() == "run" && len(args) > 0 {
+	if args := cmd.Flags().Args(); name == "" && (cmd.Name() == "run" || cmd.Name() == "explore") && len(args) > 0 {
 		name = args[0]
 	}
 	short := map[string]string{}
@@ -118,6 +118,13 @@ func addCompletions(root *cobra.Command) {
 					return nil, cobra.ShellCompDirectiveNoFileComp
 				}
 				return append(scenarioCandidates(), "all\tevery scenario with every strategy"), cobra.ShellCompDirectiveNoFileComp
+			}
+		case "explore":
+			c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return scenarioCandidates(), cobra.ShellCompDirectiveNoFileComp
 			}
 		case "record":
 			c.ValidArgsFunction = func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {

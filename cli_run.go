@@ -45,6 +45,10 @@ type runFlags struct {
 	slowmo     float64
 	speed      float64
 	noted      bool // the notes on flags a scenario ignores are out
+	faults     string
+	schedule   string           // --schedule: replay this file's run
+	scheduleTo string           // --schedule-out: write the run's schedule
+	planned    []scenario.Timed // the faults the run injects at their instants
 	serverFlags
 }
 
@@ -61,14 +65,23 @@ func newRunCmdFor(f *runFlags) *cobra.Command {
 			"  locklab run all\n" +
 			"  locklab run oversell --redis redis://localhost:6379 --events run.jsonl",
 		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && cmd.Flags().Changed("schedule") {
+				return nil // the schedule names its scenario
+			}
 			if len(args) != 1 {
 				return usagef("run needs one scenario: locklab run SCENARIO (one of %s, or all)", scenario.Names())
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.schedule != "" {
+				return f.replaySchedule(cmd, args)
+			}
+			return f.run(cmd, args[0])
+		},
 	}
 	addRunFlags(cmd.Flags(), f)
+	addScheduleFlags(cmd.Flags(), f)
 	fl := cmd.Flags()
 	fl.BoolVar(&f.all, "all", false, "run every strategy of the scenario and compare")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print the summary only, not one line per attempt")
@@ -168,7 +181,7 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 		strategies = []string{f.lock}
 	}
 	for _, strategy := range strategies { // before anything runs
-		for _, o := range [][2]string{{"json", f.jsonFile}, {"events", f.events}} {
+		for _, o := range [][2]string{{"json", f.jsonFile}, {"events", f.events}, {"schedule-out", f.scheduleTo}} {
 			if err := checkOutputPath(o[0], fileFor(o[1], strategy, len(strategies) > 1)); err != nil {
 				return err
 			}
@@ -183,6 +196,9 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	for _, strategy := range strategies {
 		p, err := f.params(cmd, sc, strategy, urls)
 		if err != nil {
+			return err
+		}
+		if f.planned, err = f.plannedFaults(cmd, p); err != nil {
 			return err
 		}
 		s, err := f.runOne(cmd.Context(), out, sc, strategy, p, seed, urls, len(strategies) > 1)
@@ -226,7 +242,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 			st.Close()
 		}
 	}()
-	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime, Faults: f.planned}
 	var evFile *files.Output
 	if path := fileFor(f.events, strategy, many); path != "" {
 		if evFile, err = createEventLog(path); err != nil {
@@ -256,6 +272,11 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 			return sum, runtimeError{fmt.Errorf("cannot write the event log: %w", err)}
 		}
 		fmt.Fprintf(out, "  events: %s (%d)\n", evFile.Name(), run.Log.Len())
+	}
+	if path := fileFor(f.scheduleTo, strategy, many); path != "" && ended {
+		if err := writeSchedule(out, path, run, cfg); err != nil {
+			return sum, err
+		}
 	}
 	if path := fileFor(f.jsonFile, strategy, many); path != "" {
 		if err := writeReport(path, scenario.NewReport(run.Header, sum)); err != nil {

@@ -106,7 +106,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newRunCmd(), newListCmd(), newReplayCmd(), newRecordCmd(), newCleanCmd(), newCheckCmd(), newTalkCmd(), newHostCmd(), newJoinCmd(), newServeCmd(), newBenchCmd())
+	root.AddCommand(newRunCmd(), newListCmd(), newReplayCmd(), newExploreCmd(), newRecordCmd(), newCleanCmd(), newCheckCmd(), newTalkCmd(), newHostCmd(), newJoinCmd(), newServeCmd(), newBenchCmd())
 	root.CompletionOptions.HiddenDefaultCmd = false
 	root.InitDefaultCompletionCmd()
 	addCompletions(root)

@@ -1,12 +1,15 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/store"
 )
 
@@ -35,6 +38,9 @@ type Fault struct {
 type Timed struct {
 	At time.Duration
 	Fault
+	// Pressed, for a fault pressed during a simulated run, is where it
+	// landed: a replay lands it there again, not on a timer at At.
+	Pressed *sim.Point
 }
 
 // scheduled injects a planned fault; one that cannot happen then (its
@@ -68,7 +74,13 @@ func (r *Run) Inject(f Fault) (string, error) {
 	}
 	got := make(chan result, 1)
 	r.rt.Do(func() {
+		at, t := r.rt.Landing()
 		msg, err := r.inject(f)
+		if err == nil {
+			r.pressedMu.Lock()
+			r.pressed = append(r.pressed, Timed{At: t, Fault: f, Pressed: &at})
+			r.pressedMu.Unlock()
+		}
 		got <- result{msg, err}
 	})
 	select {
@@ -200,4 +212,15 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 	}
 	env.Emit(ev)
 	return ev, err
+}
+
+// Faults are the run's faults so far, in time order: those planned, and
+// in a simulation those pressed during the run with where they landed —
+// with the seed and the parameters, the run's schedule.
+func (r *Run) Faults() []Timed {
+	r.pressedMu.Lock()
+	defer r.pressedMu.Unlock()
+	out := append(slices.Clone(r.planned), r.pressed...)
+	slices.SortStableFunc(out, func(a, b Timed) int { return cmp.Compare(a.At, b.At) })
+	return out
 }

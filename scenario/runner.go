@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,6 +58,12 @@ type Run struct {
 	outside func(ctx context.Context, env *Env) error
 	stuck   atomic.Pointer[error] // why the simulation had to end the run
 	lag     *lagWatch             // a real-time run's: steps the machine held up
+
+	planned []Timed // the faults Config planned
+	// pressed are the faults injected during a simulated run, where they
+	// landed.
+	pressed   []Timed
+	pressedMu sync.Mutex
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
@@ -137,12 +144,17 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if rt == nil && !mode.guest && mode.outside == nil {
 		r.lag = newLagWatch(cfg.Params.TTL.D(), st.Kind() == store.Embedded, st.Clock().Speed)
 	}
+	r.planned = slices.Clone(cfg.Faults)
 	if rt != nil {
 		rt.OnStuck(func(err error) {
 			r.stuck.Store(&err)
 			cancel()
 		})
 		for _, f := range cfg.Faults {
+			if f.Pressed != nil {
+				rt.DoAt(*f.Pressed, f.At, func() { r.scheduled(f) })
+				continue
+			}
 			rt.AfterFunc(f.At, func() { r.scheduled(f) })
 		}
 		rt.Start(ctx, "main", func(ctx context.Context) { r.main(ctx, sc, env) })

@@ -40,7 +40,9 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 		pace.StartAt(time.Now())
 	}
 	rt := sim.New(cfg.Seed, pace)
-	st.Simulate(rt)
+	// Connections in memory: one per worker at most is held at once (a
+	// WATCH across steps), with room for the run's other actors.
+	st.SimulateWith(rt, 2*cfg.Params.Workers+64)
 	return rt, TimeSimulated
 }
 

@@ -81,6 +81,9 @@ func (rt *Runtime) handoff(from *actor) bool {
 func (rt *Runtime) pick() *actor {
 	for {
 		rt.wake()
+		if len(rt.runnable) == 0 && len(rt.planned) > 0 && rt.landPlanned() {
+			rt.wake()
+		}
 		if len(rt.runnable) == 0 && len(rt.inbox) > 0 {
 			// Inputs from outside land where nobody can go on: at an
 			// instant that the next timer's would not share, so a
@@ -174,6 +177,7 @@ func (rt *Runtime) paced(at time.Duration) bool {
 
 // fire moves time to at and fires every timer set for then. mu is held.
 func (rt *Runtime) fire(at time.Duration) {
+	rt.fired.Add(1)
 	if at > rt.Now() {
 		rt.now.Store(int64(at))
 	}

@@ -40,8 +40,10 @@ type Runtime struct {
 	dirty    bool
 	running  *actor
 	inbox    []func()
+	planned  []planned // inputs to land again where they landed (DoAt)
 	kick     chan struct{}
 	steps    atomic.Uint64
+	fired    atomic.Uint64 // times fire moved time on
 	started  bool
 	finished chan struct{}
 	err      error

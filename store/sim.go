@@ -18,7 +18,13 @@ import (
 // trip to the server and back on rt's network, run at once against the
 // embedded server at the simulated time. It is called before the run
 // starts; it does nothing on real servers.
-func (s *Store) Simulate(rt *sim.Runtime) bool {
+func (s *Store) Simulate(rt *sim.Runtime) bool { return s.SimulateWith(rt, 1<<20) }
+
+// SimulateWith is Simulate with room for conns connections held at once
+// per node: a command holds one only while it runs (atomically), a WATCH
+// across steps, so a run needs about one per worker. Making room costs
+// time at the start of each run, which a sweep of many runs feels.
+func (s *Store) SimulateWith(rt *sim.Runtime, conns int) bool {
 	if s.kind != Embedded {
 		return false
 	}
@@ -33,7 +39,7 @@ func (s *Store) Simulate(rt *sim.Runtime) bool {
 	s.clock.Simulate(rt)
 	for _, n := range s.nodes {
 		n.rt = rt
-		n.simClient()
+		n.simClient(conns)
 		// The simulation's time starts at zero, whenever the store was
 		// opened: so does the server's.
 		n.mu.Lock()
@@ -133,10 +139,10 @@ func (n *Node) startInPlace(keepData bool) {
 // simClient gives the node a client of the simulation's: its connections
 // are in memory, as many as the actors hold at once (a WATCH holds one
 // across steps), so none ever waits for another in the host's time.
-func (n *Node) simClient() {
+func (n *Node) simClient(conns int) {
 	old := n.Client
 	o := *old.Options()
-	o.PoolSize = 1 << 20
+	o.PoolSize = max(conns, 1)
 	o.MaxActiveConns = 0
 	o.Dialer = func(context.Context, string, string) (net.Conn, error) { return n.pipe(), nil }
 	n.Client = redis.NewClient(&o)
