@@ -28,7 +28,7 @@ func newCheckCmd() *cobra.Command {
 			"               inside its acquire, with the clock's slack; what the strategy's lock is, from the header)\n" +
 			"  stock        against a register (reads return the last write)\n" +
 			"  sections     against a mutex (one worker inside at a time)\n" +
-			"and prints linearizable / not per resource, beside locklab's own checker.\n" +
+			"and prints linearizable / not per resource, beside locklab's own checker and its tally.\n" +
 			"The log is read once and not kept: check's memory stays bounded (under 1 GB) whatever its\n" +
 			"length, and --timeout bounds the whole check; what it could not check in time, or hold, it\n" +
 			"names as given up.",
@@ -228,6 +228,7 @@ func (r *checkReport) print(out io.Writer) {
 		agree = "DISAGREES"
 	}
 	fmt.Fprintf(out, "porcupine: %s; locklab's checker: %d overlap(s) — %s\n", broken, r.overlaps, agree)
+	fmt.Fprintf(out, "locklab's tally: %s\n", tallyWords(&r.tally))
 	r.printGaveUp(out)
 }
 
