@@ -18,9 +18,9 @@ import (
 // histories are given up and only the tally goes on.
 
 // maxHeld is how many operations (and builder entries) check holds at
-// once: about 200 bytes each, some 200 MB with the search's own. Tests
-// lower it.
-var maxHeld = 1 << 20
+// once: some 200 bytes each, 450 at most (a token is at most
+// scenario.MaxNameBytes), so under 250 MB. Tests lower it.
+var maxHeld = 1 << 19
 
 // The models, in the order the report lists them.
 var checkModels = []struct {
