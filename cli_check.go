@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"runtime/debug"
 	"slices"
-	"sort"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -24,7 +28,10 @@ func newCheckCmd() *cobra.Command {
 			"               inside its acquire, with the clock's slack; what the strategy's lock is, from the header)\n" +
 			"  stock        against a register (reads return the last write)\n" +
 			"  sections     against a mutex (one worker inside at a time)\n" +
-			"and prints linearizable / not per resource, beside locklab's own checker.",
+			"and prints linearizable / not per resource, beside locklab's own checker and its tally.\n" +
+			"The log is read once and not kept: check's memory stays bounded (under 1 GB) whatever its\n" +
+			"length, and --timeout bounds the whole check; what it could not check in time, or hold, it\n" +
+			"names as given up.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("check needs one event log: locklab check FILE")
@@ -38,21 +45,13 @@ func newCheckCmd() *cobra.Command {
 			if err := checkOutputPath("html", html); err != nil {
 				return err
 			}
-			fh, err := openInput(cmd.Context(), args[0], "event log")
+			defer guardMemory()()
+			rep, err := checkFile(cmd.Context(), args[0], timeout, html != "")
 			if err != nil {
 				return err
 			}
-			defer fh.Close()
-			rec, err := scenario.ReadRecording(fh)
-			if cmd.Context().Err() != nil {
-				return runtimeError{errors.New("interrupted")}
-			}
-			if err != nil {
-				return runtimeError{fmt.Errorf("%s: %w", args[0], err)}
-			}
-			rep := checkLog(rec.Header, scenario.Slice(rec.Events), timeout, html != "")
 			rep.print(cmd.OutOrStdout())
-			if html != "" {
+			if html != "" && rep.readUpTo < 0 {
 				if err := rep.visualize(html); err != nil {
 					return err
 				}
@@ -62,8 +61,88 @@ func newCheckCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&html, "html", "", "write porcupine's visualization of the history to FILE")
-	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "give up on a resource after this long")
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "give up after this long, reading and checking included; what was not checked is named")
 	return cmd
+}
+
+// checkMemoryLimit is the soft memory limit check runs under: a guard
+// under the design's bound (the GC works harder before the process would
+// pass it), not the bound itself.
+const checkMemoryLimit = 768 << 20
+
+var memoryGuard struct {
+	sync.Mutex
+	users int
+	old   int64
+}
+
+// guardMemory sets the soft memory limit while a check runs, and returns
+// what puts it back once the last check running in the process is done.
+func guardMemory() (release func()) {
+	g := &memoryGuard
+	g.Lock()
+	defer g.Unlock()
+	if g.users == 0 {
+		g.old = debug.SetMemoryLimit(checkMemoryLimit)
+	}
+	g.users++
+	return func() {
+		g.Lock()
+		defer g.Unlock()
+		if g.users--; g.users == 0 {
+			debug.SetMemoryLimit(g.old)
+		}
+	}
+}
+
+// checkFile reads and checks the event log at path within timeout.
+func checkFile(ctx context.Context, path string, timeout time.Duration, draw bool) (*checkReport, error) {
+	deadline := time.Now().Add(timeout)
+	rctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	fh, err := openInput(rctx, path, "event log")
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	var c *historyChecker
+	err = scenario.ReadEach(fh, func(h scenario.Header) { c = newHistoryChecker(h) }, func(e scenario.Event) { c.add(e) })
+	switch {
+	case ctx.Err() != nil:
+		return nil, runtimeError{errors.New("interrupted")}
+	case err != nil && rctx.Err() != nil: // the deadline passed while reading
+		rep := &checkReport{timeout: timeout}
+		if c != nil {
+			rep.readUpTo = c.fold.Tally().Get(scenario.NEvents)
+		}
+		return rep, nil
+	case err != nil:
+		return nil, runtimeError{fmt.Errorf("%s: %w", path, err)}
+	}
+	rep := c.judge(ctx, deadline, draw)
+	rep.timeout = timeout
+	if ctx.Err() != nil {
+		return nil, runtimeError{errors.New("interrupted")}
+	}
+	return rep, nil
+}
+
+// judge judges each history by the deadline.
+func (c *historyChecker) judge(ctx context.Context, deadline time.Time, draw bool) *checkReport {
+	t := c.fold.Tally().Clone()
+	rep := &checkReport{tally: t, overlaps: t.Get(scenario.NOverlaps), readUpTo: -1, fullAt: -1}
+	if c.full {
+		rep.fullAt = c.fullAt
+		return rep
+	}
+	j := &judge{ctx: ctx, deadline: deadline, draw: draw}
+	stop := make(chan struct{})
+	defer close(stop)
+	go j.watch(stop)
+	for _, p := range c.done() {
+		rep.parts = append(rep.parts, j.result(p))
+	}
+	return rep
 }
 
 // partResult is porcupine's answer for one resource under one model.
@@ -72,16 +151,26 @@ type partResult struct {
 	ops        int
 	result     porcupine.CheckResult
 	info       porcupine.LinearizationInfo
+	drawn      bool // info is porcupine's
 	m          porcupine.Model
 	// witness, when porcupine was not asked, is the placement of the
 	// operations whose order the model accepted ("return", …).
 	witness string
+	why     string // why it was given up
 }
 
 // checkReport is porcupine's opinion and the checker's, side by side.
 type checkReport struct {
 	parts    []partResult
-	overlaps int // the checker's
+	overlaps int // the tally's
+	tally    scenario.Tally
+	timeout  time.Duration
+	// readUpTo ≥ 0: the deadline passed while reading, after that many
+	// events; nothing was judged.
+	readUpTo int
+	// fullAt ≥ 0: the histories passed what check holds at that event,
+	// and were given up.
+	fullAt int
 }
 
 // MutualExclusionBroken is porcupine's verdict on the critical sections:
@@ -95,7 +184,7 @@ func (r *checkReport) MutualExclusionBroken() bool {
 	return false
 }
 
-// gaveUp lists the resources porcupine timed out on.
+// gaveUp lists the resources porcupine did not decide.
 func (r *checkReport) gaveUp() []string {
 	var out []string
 	for _, p := range r.parts {
@@ -107,6 +196,12 @@ func (r *checkReport) gaveUp() []string {
 }
 
 func (r *checkReport) print(out io.Writer) {
+	if r.readUpTo >= 0 {
+		fmt.Fprintf(out, "gave up (timeout %v) while reading the log, after %s events: not checked: the rest of the log, and every resource's history in it\n",
+			r.timeout, thousandsOf(r.readUpTo))
+		return
+	}
+	sectionUnknown := false
 	for _, p := range r.parts {
 		word := "linearizable"
 		if p.witness != "" {
@@ -116,7 +211,8 @@ func (r *checkReport) print(out io.Writer) {
 		case porcupine.Illegal:
 			word = "NOT linearizable"
 		case porcupine.Unknown:
-			word = "gave up (timeout): unknown"
+			word = "gave up (" + p.why + "): unknown"
+			sectionUnknown = sectionUnknown || p.model == "section"
 		}
 		fmt.Fprintf(out, "  %-8s %-22s %5d ops  %s\n", p.model, p.res, p.ops, word)
 	}
@@ -125,30 +221,60 @@ func (r *checkReport) print(out io.Writer) {
 		broken = "mutual exclusion broken"
 	}
 	agree := "agrees"
-	if r.MutualExclusionBroken() != (r.overlaps > 0) {
+	switch {
+	case r.fullAt >= 0 || sectionUnknown && !r.MutualExclusionBroken():
+		broken, agree = "undecided", "not compared"
+	case r.MutualExclusionBroken() != (r.overlaps > 0):
 		agree = "DISAGREES"
 	}
 	fmt.Fprintf(out, "porcupine: %s; locklab's checker: %d overlap(s) — %s\n", broken, r.overlaps, agree)
+	fmt.Fprintf(out, "locklab's tally: %s\n", tallyWords(&r.tally))
+	r.printGaveUp(out)
 }
 
-// visualize writes the most telling partition: the first that is not
-// linearizable, else the first.
-func (r *checkReport) visualize(path string) error {
-	if len(r.parts) == 0 {
-		return runtimeError{fmt.Errorf("cannot write %s: the log has no operation to draw", path)}
+// printGaveUp is the one line that names what was not checked, and why.
+func (r *checkReport) printGaveUp(out io.Writer) {
+	if r.fullAt >= 0 {
+		fmt.Fprintf(out, "gave up (memory): at event %s the histories passed the %s operations check holds at once: not checked: every resource's history\n",
+			thousandsOf(r.fullAt), thousandsOf(maxHeld))
+		return
 	}
-	p := r.parts[0]
-	for _, q := range r.parts {
-		if q.result == porcupine.Illegal {
-			p = q
-			break
+	var names []string
+	whys := map[string]bool{}
+	for _, p := range r.parts {
+		if p.result == porcupine.Unknown {
+			names = append(names, fmt.Sprintf("%s %s (%s ops)", p.model, p.res, thousandsOf(p.ops)))
+			whys[p.why] = true
 		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	why := strings.Join(slices.Sorted(maps.Keys(whys)), "; ")
+	if whys[whyTimeout] {
+		why = strings.Replace(why, whyTimeout, fmt.Sprintf("timeout %v", r.timeout), 1)
+	}
+	fmt.Fprintf(out, "gave up (%s): not checked: %s\n", why, strings.Join(names, ", "))
+}
+
+// visualize writes the most telling partition porcupine drew: the first
+// that is not linearizable, else the first.
+func (r *checkReport) visualize(path string) error {
+	var p *partResult
+	for i := range r.parts {
+		q := &r.parts[i]
+		if q.drawn && (p == nil || q.result == porcupine.Illegal && p.result != porcupine.Illegal) {
+			p = q
+		}
+	}
+	if p == nil {
+		return runtimeError{fmt.Errorf("cannot write %s: the log has no operation porcupine drew", path)}
 	}
 	return writeOutput("html", path, "visualization", func(w io.Writer) error { return porcupine.Visualize(p.m, p.info, w) })
 }
 
 // checkHistory builds the histories of events and checks each resource,
-// each bounded by timeout, its locks taken for Redis's.
+// all within timeout, their locks taken for Redis's.
 func checkHistory(events scenario.Events, timeout time.Duration) *checkReport {
 	return checkLog(scenario.Header{}, events, timeout, false)
 }
@@ -157,29 +283,12 @@ func checkHistory(events scenario.Events, timeout time.Duration) *checkReport {
 // draw asks porcupine even where a witness was found, for the
 // visualization it draws from.
 func checkLog(header scenario.Header, events scenario.Events, timeout time.Duration, draw bool) *checkReport {
-	c, _ := scenario.Check(events)
-	rep := &checkReport{overlaps: c.Overlaps}
-	h := buildHistories(header, events)
-	for _, g := range []struct {
-		model string
-		m     porcupine.Model
-		by    map[string][]porcupine.Operation
-	}{{"lease", leaseModel, h.lease}, {"register", registerModel, h.register}, {"section", sectionModel, h.section}} {
-		keys := make([]string, 0, len(g.by))
-		for k := range g.by {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			ops := g.by[k]
-			if at, ok := witness(g.m, ops); ok && !draw {
-				rep.parts = append(rep.parts, partResult{model: g.model, res: k, ops: len(ops), result: porcupine.Ok, m: g.m, witness: at})
-				continue
-			}
-			res, info := porcupine.CheckOperationsVerbose(g.m, ops, timeout)
-			rep.parts = append(rep.parts, partResult{model: g.model, res: k, ops: len(ops), result: res, info: info, m: g.m})
-		}
+	c := newHistoryChecker(header)
+	for i := range events.Len() {
+		c.add(events.At(i))
 	}
+	rep := c.judge(context.Background(), time.Now().Add(timeout), draw)
+	rep.timeout = timeout
 	return rep
 }
 
@@ -194,77 +303,16 @@ func checkLog(header scenario.Header, events scenario.Events, timeout time.Durat
 // oversell workers); a witness takes one sort. It says which placement
 // worked; false if none did, and then only porcupine can tell.
 func witness(m porcupine.Model, ops []porcupine.Operation) (string, bool) {
-	for _, at := range []struct {
-		name  string
-		point func(o *porcupine.Operation) int64
-	}{
-		{"return", func(o *porcupine.Operation) int64 { return 2 * o.Return }},
-		{"call", func(o *porcupine.Operation) int64 { return 2 * o.Call }},
-		{"middle", func(o *porcupine.Operation) int64 { return o.Call + o.Return }},
-	} {
-		order := make([]*porcupine.Operation, len(ops))
-		for i := range ops {
-			order[i] = &ops[i]
-		}
-		sort.SliceStable(order, func(i, j int) bool { return at.point(order[i]) < at.point(order[j]) })
-		state, ok := m.Init(), true
-		for _, o := range order {
-			if ok, state = m.Step(state, o.Input, o.Output); !ok {
-				break
-			}
-		}
-		if ok {
-			return at.name, true
-		}
-	}
-	return "", false
+	j := &judge{}
+	return j.witness(m, ops)
 }
 
-// histories are porcupine operations by model and resource.
-type histories struct {
-	lease, register, section map[string][]porcupine.Operation
-}
-
-// buildHistories turns a log into operations with their call and return
-// times (µs; a critical section's entries and exits at their place in the
-// log, where the checker sees them).
-func buildHistories(header scenario.Header, events scenario.Events) histories {
-	h := histories{register: map[string][]porcupine.Operation{}, section: map[string][]porcupine.Operation{}}
-	lb := newLeaseBuilder(header, events)
-	inside := map[int32][]string{}
-	for i := range events.Len() {
-		e := events.At(i)
-		call, ret := lb.span(&e) // an invoke the log does not stamp: after the worker's previous event
-		client := int(max(e.Worker, -1) + 1)
-		lb.event(e)
-		switch e.Kind {
-		case scenario.KindInit, scenario.KindRead, scenario.KindWrite:
-			if e.Has&scenario.HasStock == 0 || (e.Kind == scenario.KindWrite && e.Has&scenario.HasOK != 0 && !e.OK) {
-				break
-			}
-			op := map[scenario.Kind]string{scenario.KindInit: "write", scenario.KindRead: "read", scenario.KindWrite: "write"}[e.Kind]
-			h.register[e.Res] = append(h.register[e.Res], porcupine.Operation{ClientId: client,
-				Input: regIn{op, e.Stock}, Call: call, Output: e.Stock, Return: ret})
-		case scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindCrash:
-			at := int64(i) * 2 // the log's order: where the checker sees them
-			add := func(res string, in sectionIn) {
-				h.section[res] = append(h.section[res], porcupine.Operation{ClientId: client, Input: in, Call: at, Output: true, Return: at + 1})
-			}
-			switch e.Kind {
-			case scenario.KindWorkStart:
-				add(e.Res, sectionIn{"enter", e.Worker})
-				inside[e.Worker] = append(inside[e.Worker], e.Res)
-			case scenario.KindWorkEnd:
-				add(e.Res, sectionIn{"exit", e.Worker})
-				inside[e.Worker] = slices.DeleteFunc(inside[e.Worker], func(r string) bool { return r == e.Res })
-			default: // a crashed worker is inside nothing any more
-				for _, r := range inside[e.Worker] {
-					add(r, sectionIn{"exit", e.Worker})
-				}
-				delete(inside, e.Worker)
-			}
-		}
-	}
-	h.lease = lb.done()
-	return h
+// placements are the points of an operation's interval a witness tries.
+var placements = []struct {
+	name  string
+	point func(o *porcupine.Operation) int64
+}{
+	{"return", func(o *porcupine.Operation) int64 { return 2 * o.Return }},
+	{"call", func(o *porcupine.Operation) int64 { return 2 * o.Call }},
+	{"middle", func(o *porcupine.Operation) int64 { return o.Call + o.Return }},
 }

@@ -56,10 +56,12 @@ func traitsOf(h scenario.Header, res string) lockTraits {
 	return lockTraits{}
 }
 
-// leaseBuilder turns a log's lock events into lease operations per key.
+// leaseBuilder turns a log's lock events into lease operations per key,
+// one event at a time, handing each operation to put as it is made.
 type leaseBuilder struct {
 	h      scenario.Header
-	ops    map[string][]porcupine.Operation
+	put    func(key string, op porcupine.Operation)
+	keys   map[string]bool // the keys an operation went to
 	quorum map[string]bool // keys whose lock is a quorum of per-node keys
 	prevT  map[int32]int64 // each worker's last event, µs
 	open   map[string]scenario.Event
@@ -70,19 +72,32 @@ type leaseBuilder struct {
 	lastT  int64
 }
 
-func newLeaseBuilder(h scenario.Header, events scenario.Events) *leaseBuilder {
-	b := &leaseBuilder{h: h, ops: map[string][]porcupine.Operation{}, quorum: map[string]bool{}, prevT: map[int32]int64{},
+func newLeaseBuilder(h scenario.Header, put func(string, porcupine.Operation)) *leaseBuilder {
+	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: map[int32]int64{},
 		open: map[string]scenario.Event{}, votes: map[string]string{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
-	for i := range events.Len() {
-		if e := events.At(i); e.Kind == scenario.KindVote && e.Has&scenario.HasNode != 0 {
-			b.quorum[e.Res] = true
-			if b.nodes[e.Res] == nil {
-				b.nodes[e.Res] = map[int]bool{}
+}
+
+// held is how many entries the builder keeps between events.
+func (b *leaseBuilder) held() int {
+	return len(b.keys) + len(b.open) + len(b.votes) + len(b.undone) + len(b.prevT)
+}
+
+// vote learns from a vote that its key is a quorum's, and on which nodes.
+// A quorum's attempt is answered by its votes, not the attempt itself:
+// one left open before its first vote was seen is closed.
+func (b *leaseBuilder) vote(e *scenario.Event) {
+	if !b.quorum[e.Res] {
+		b.quorum[e.Res] = true
+		for _, k := range sortedKeys(b.open) {
+			if b.open[k].Res == e.Res {
+				delete(b.open, k)
 			}
-			b.nodes[e.Res][int(e.Node)] = true
 		}
 	}
-	return b
+	if b.nodes[e.Res] == nil {
+		b.nodes[e.Res] = map[int]bool{}
+	}
+	b.nodes[e.Res][int(e.Node)] = true
 }
 
 // span is e's interval (µs): from its call — when the log has none, from
@@ -112,7 +127,8 @@ func (b *leaseBuilder) add(key string, e *scenario.Event, in leaseIn, ok bool, c
 	if e != nil {
 		client = int(max(e.Worker, -1) + 1)
 	}
-	b.ops[key] = append(b.ops[key], porcupine.Operation{ClientId: client, Input: in, Call: call, Output: ok, Return: ret})
+	b.keys[key] = true
+	b.put(key, porcupine.Operation{ClientId: client, Input: in, Call: call, Output: ok, Return: ret})
 }
 
 // event takes the log's next event.
@@ -134,6 +150,9 @@ func (b *leaseBuilder) event(e scenario.Event) {
 		delete(b.open, attempt)
 		b.add(key, &e, leaseIn{op: "acquire", token: e.Token, ttl: ttl}, true, call, ret)
 	case scenario.KindVote:
+		if e.Has&scenario.HasNode != 0 {
+			b.vote(&e)
+		}
 		b.votes[attempt] = e.Token
 		switch {
 		case e.Outcome == scenario.OutcomeOK: // a node that answered; errors are not the node's state
@@ -172,7 +191,7 @@ func (b *leaseBuilder) event(e scenario.Event) {
 				b.add(a.Res, &a, leaseIn{op: "maybe", holder: "orphan of " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 			}
 		}
-		for _, k := range sortedKeys(b.ops) {
+		for _, k := range sortedKeys(b.keys) {
 			b.add(k, &e, leaseIn{op: "session-end"}, true, ret, pending)
 		}
 	}
@@ -209,7 +228,7 @@ func (b *leaseBuilder) spread(res, tok string, call, ret int64) {
 
 // done ends the histories: attempts never answered may have taken the
 // lock; each quorum lock is let go where its nodes were.
-func (b *leaseBuilder) done() map[string][]porcupine.Operation {
+func (b *leaseBuilder) done() {
 	for _, k := range b.order {
 		res, tok, _ := strings.Cut(k, "|")
 		s := b.undone[k]
@@ -219,21 +238,10 @@ func (b *leaseBuilder) done() map[string][]porcupine.Operation {
 		a := b.open[k]
 		b.add(a.Res, &a, leaseIn{op: "maybe", holder: "unanswered " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 	}
-	for k, ops := range b.ops {
-		if !hasLockOp(ops) {
-			delete(b.ops, k) // only session ends: no lock there
-		}
-	}
-	return b.ops
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
-func hasLockOp(ops []porcupine.Operation) bool {
-	for _, o := range ops {
-		if o.Input.(leaseIn).op != "session-end" {
-			return true
-		}
-	}
-	return false
-}
+// isLockOp says an operation is a lock's, not only a session's end: a key
+// with none of them held no lock.
+func isLockOp(o porcupine.Operation) bool { return o.Input.(leaseIn).op != "session-end" }

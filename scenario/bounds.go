@@ -18,6 +18,11 @@ const (
 	MaxLogBytes  = 4 << 30            // the whole file
 	MaxLogEvents = 1 << 24            // events kept
 	MaxSpan      = 7 * 24 * time.Hour // virtual time of the last event
+	// A resource's name or a token (a run's are tens of bytes), and the
+	// resources a log names (a run's are a few, or one per job): what a
+	// reader keeps per resource, and a checker per operation, stays small.
+	MaxNameBytes = 256
+	MaxResources = 1 << 16
 )
 
 // maxLogEvents is MaxLogEvents; tests lower it.
@@ -101,7 +106,26 @@ func checkEvent(h *Header, line int, e *Event) error {
 		return bad("delay_ms %d is outside 0 to %v, the longest a log spans", e.Delay.Milliseconds(), MaxSpan)
 	case e.Has&HasAttempt != 0 && e.Attempt < 0:
 		return bad("attempt %d is negative", e.Attempt)
+	case len(e.Res) > MaxNameBytes:
+		return bad("res is %d bytes long; a resource's name is at most %d", len(e.Res), MaxNameBytes)
+	case len(e.Token) > MaxNameBytes:
+		return bad("token is %d bytes long; a token is at most %d", len(e.Token), MaxNameBytes)
 	}
+	return nil
+}
+
+// resources are the names of the resources a log has named so far.
+type resources map[string]struct{}
+
+// add notes e's resource; more than MaxResources is an error.
+func (r resources) add(line int, res string) error {
+	if _, ok := r[res]; ok || res == "" {
+		return nil
+	}
+	if len(r) >= MaxResources {
+		return &LineError{line, fmt.Sprintf("more than %d resources; an event log names at most %d", MaxResources, MaxResources)}
+	}
+	r[res] = struct{}{}
 	return nil
 }
 

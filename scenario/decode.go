@@ -179,7 +179,7 @@ func (d *decoder) plainString() (string, bool) {
 		return s, true
 	}
 	s := string(b)
-	if len(d.strs) < 1<<16 {
+	if len(d.strs) < 1<<16 && len(s) <= MaxNameBytes { // a long string is not worth keeping
 		d.strs[s] = s
 	}
 	return s, true

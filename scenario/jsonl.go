@@ -211,6 +211,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
 	dec := decoder{strs: map[string]string{}}
 	events := 0
+	names := resources{}
 	chk := logCheck{h: &rec.Header}
 	for line := 1; ; line++ {
 		raw, complete, err := lr.next()
@@ -281,6 +282,9 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 			continue
 		}
 		if err := checkEvent(&rec.Header, line, &e); err != nil {
+			return err
+		}
+		if err := names.add(line, e.Res); err != nil {
 			return err
 		}
 		cleanEvent(&e)

@@ -127,10 +127,22 @@ func (f *TallyFold) lost(e *Event) {
 	if e.Kind != KindRead && e.Kind != KindWrite && e.Kind != KindInit && e.Kind != KindError {
 		return
 	}
+	// Only e's resource's chain changes: its change is the counts' (the
+	// sums over every chain would cost a pass over the resources per event).
+	lost0, most0 := chainLost(f.upd.res[e.Res])
 	f.upd.Fold(e)
-	lost, most := f.upd.Lost(), f.upd.LostMax()
-	f.add(NLostUpdates, int64(lost)-f.t.c[NLostUpdates])
-	f.add(NLostUpdatesMax, int64(most)-f.t.c[NLostUpdatesMax])
+	lost1, most1 := chainLost(f.upd.res[e.Res])
+	f.add(NLostUpdates, int64(lost1-lost0))
+	f.add(NLostUpdatesMax, int64(most1-most0))
+}
+
+// chainLost is one chain's part of Lost and LostMax.
+func chainLost(c *updChain) (lost, most int) {
+	if c == nil {
+		return 0, 0
+	}
+	n := c.count()
+	return n, n + c.unanswered
 }
 
 // outcome counts an operation the server refused or did not answer,
