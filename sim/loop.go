@@ -53,26 +53,30 @@ func (rt *Runtime) next() (time.Duration, bool) {
 	return rt.timers[0].at, true
 }
 
-// handoff passes the turn: the goroutine that holds it (an actor that
-// parks or ends, or Start) picks who goes next and lets it go. It reports
-// whether it picked from itself, which then goes on without a switch.
-// When every actor has ended, the run is over.
-func (rt *Runtime) handoff(from *actor) bool {
+// choose passes the turn: the goroutine that holds it (an actor that
+// parks or ends, or the driver at the start) picks who goes next. The
+// actor that chose itself goes on without a switch; any other choice is
+// let go by the driver once the chooser has parked or ended.
+func (rt *Runtime) choose() *actor {
 	rt.mu.Lock()
 	rt.running = nil
 	a := rt.pick()
 	rt.running = a
+	rt.chosen = a
 	rt.mu.Unlock()
-	if a == nil {
-		close(rt.finished)
-		return false
+	if a != nil {
+		rt.steps.Add(1)
 	}
-	rt.steps.Add(1)
-	if a == from {
-		return true
+	return a
+}
+
+// drive lets the chosen actors go, one after the other, until every actor
+// has ended: then the run is over.
+func (rt *Runtime) drive() {
+	for a := rt.choose(); a != nil; a = rt.chosen {
+		a.next()
 	}
-	a.resume <- struct{}{}
-	return false
+	close(rt.finished)
 }
 
 // pick chooses the next actor to go, advancing time as far as it takes;
