@@ -98,8 +98,16 @@ func serverRank(s Server) int {
 }
 
 // Lookup finds a strategy's description.
+// It builds no list: every worker of a run asks it.
 func Lookup(name string) (Info, bool) {
-	for _, s := range All() {
+	for _, s := range Strategies {
+		if s.Name == name {
+			return Info{Name: s.Name, Doc: s.Doc, Traits: redisTraits[s.Name]}, true
+		}
+	}
+	registry.mu.RLock()
+	defer registry.mu.RUnlock()
+	for _, s := range registry.infos {
 		if s.Name == name {
 			return s, true
 		}
