@@ -72,14 +72,13 @@ func (r *luaRunner) nestedCtx() (any, error) {
 		return r.nested, r.ctxErr
 	}
 	r.ctxDone = true
-	srv := r.m.Server()
-	_ = srv.Register(ctxCommand, func(c *server.Peer, _ string, _ []string) {
+	// The handler runs within the dispatch below, on this goroutine,
+	// which holds mu for it.
+	_ = r.m.Server().Register(ctxCommand, func(c *server.Peer, _ string, _ []string) {
 		r.nested = c.Ctx
 		c.WriteOK()
 	})
-	r.mu.Unlock()
 	reply := r.dispatch([]string{"EVAL", ctxScript, "0"})
-	r.mu.Lock()
 	if r.nested == nil {
 		r.ctxErr = fmt.Errorf("store: the embedded server's scripts cannot be run apart: %s", strings.TrimSpace(reply))
 	}
@@ -121,7 +120,7 @@ func (r *luaRunner) run(c *server.Peer, cmd string, args []string) bool {
 		return false // a script the runner has not seen: the server knows
 	}
 	nested, err := r.nestedCtx()
-	if err != nil {
+	if err != nil || nested == nil {
 		return false
 	}
 	st := r.state()
