@@ -129,7 +129,7 @@ require (
 	github.com/muesli/termenv v0.16.0
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
-	github.com/yuin/gopher-lua v1.1.1 // indirect
+	github.com/yuin/gopher-lua v1.1.1
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.58.0
 	golang.org/x/sync v0.24.0 // indirect

@@ -1,51 +1,19 @@
 package sim
 
-import (
-	"container/heap"
-	"time"
-)
-
-// timer is a sleeping actor's wake-up, or a function to call.
-type timer struct {
-	at   time.Duration
-	seq  uint64
-	a    *actor
-	f    func()
-	done bool // fired, stopped, or its actor woke otherwise
-}
-
-// timers is a min-heap by time, then by the order they were set.
-type timers []*timer
-
-func (h timers) Len() int { return len(h) }
-func (h timers) Less(i, j int) bool {
-	if h[i].at != h[j].at {
-		return h[i].at < h[j].at
-	}
-	return h[i].seq < h[j].seq
-}
-func (h timers) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *timers) Push(x any)   { *h = append(*h, x.(*timer)) }
-func (h *timers) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return t
-}
+import "time"
 
 // push sets a timer; mu is held.
 func (rt *Runtime) push(at time.Duration, a *actor, f func()) *timer {
 	rt.seq++
 	t := &timer{at: at, seq: rt.seq, a: a, f: f}
-	heap.Push(&rt.timers, t)
+	rt.timers.push(t)
 	return t
 }
 
 // next is the earliest pending timer's time; mu is held.
 func (rt *Runtime) next() (time.Duration, bool) {
-	for len(rt.timers) > 0 && rt.timers[0].done {
-		heap.Pop(&rt.timers)
+	for len(rt.timers) > 0 && rt.timers[0].t.done {
+		rt.timers.pop()
 	}
 	if len(rt.timers) == 0 {
 		return 0, false
@@ -53,26 +21,30 @@ func (rt *Runtime) next() (time.Duration, bool) {
 	return rt.timers[0].at, true
 }
 
-// handoff passes the turn: the goroutine that holds it (an actor that
-// parks or ends, or Start) picks who goes next and lets it go. It reports
-// whether it picked from itself, which then goes on without a switch.
-// When every actor has ended, the run is over.
-func (rt *Runtime) handoff(from *actor) bool {
+// choose passes the turn: the goroutine that holds it (an actor that
+// parks or ends, or the driver at the start) picks who goes next. The
+// actor that chose itself goes on without a switch; any other choice is
+// let go by the driver once the chooser has parked or ended.
+func (rt *Runtime) choose() *actor {
 	rt.mu.Lock()
 	rt.running = nil
 	a := rt.pick()
 	rt.running = a
+	rt.chosen = a
 	rt.mu.Unlock()
-	if a == nil {
-		close(rt.finished)
-		return false
+	if a != nil {
+		rt.steps.Add(1)
 	}
-	rt.steps.Add(1)
-	if a == from {
-		return true
+	return a
+}
+
+// drive lets the chosen actors go, one after the other, until every actor
+// has ended: then the run is over.
+func (rt *Runtime) drive() {
+	for a := rt.choose(); a != nil; a = rt.chosen {
+		a.next()
 	}
-	a.resume <- struct{}{}
-	return false
+	close(rt.finished)
 }
 
 // pick chooses the next actor to go, advancing time as far as it takes;
@@ -182,7 +154,7 @@ func (rt *Runtime) fire(at time.Duration) {
 		rt.now.Store(int64(at))
 	}
 	for len(rt.timers) > 0 && rt.timers[0].at <= at {
-		t := heap.Pop(&rt.timers).(*timer)
+		t := rt.timers.pop()
 		if t.done {
 			continue
 		}
@@ -241,7 +213,8 @@ func (rt *Runtime) wake() {
 		return
 	}
 	rt.dirty = false
-	for _, t := range rt.timers {
+	for _, s := range rt.timers {
+		t := s.t
 		if t.done || t.a == nil || t.a.wait.Err() == nil {
 			continue
 		}

@@ -13,6 +13,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"iter"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -39,6 +40,7 @@ type Runtime struct {
 	seq      uint64
 	dirty    bool
 	running  *actor
+	chosen   *actor // who goes once the driver has the turn back
 	inbox    []func()
 	planned  []planned // inputs to land again where they landed (DoAt)
 	kick     chan struct{}
@@ -60,14 +62,15 @@ const (
 )
 
 type actor struct {
-	id     int
-	name   string
-	ctx    context.Context
-	resume chan struct{}
-	state  state
-	wait   context.Context // what a sleeping or waiting actor's wait ends with
-	ready  func() bool
-	timer  *timer
+	id    int
+	name  string
+	ctx   context.Context
+	next  func() (struct{}, bool) // runs the actor until it parks or ends
+	yield func(struct{}) bool     // parks it: the turn goes back to the driver
+	state state
+	wait  context.Context // what a sleeping or waiting actor's wait ends with
+	ready func() bool
+	timer *timer
 }
 
 type key struct{}
@@ -117,24 +120,27 @@ func (rt *Runtime) Start(ctx context.Context, name string, f func(ctx context.Co
 	// thousands of workers contending, that moment may never come. A
 	// stopped run's order of steps is no seed's anyway.
 	context.AfterFunc(ctx, func() { rt.Poke(); rt.Do(func() {}) })
-	go rt.handoff(nil)
+	go rt.drive()
 }
 
 // Go starts f as a new actor. It is called by the running actor, by the
 // scheduler (a timer's or an input's function), or before Start.
 func (rt *Runtime) Go(ctx context.Context, name string, f func(ctx context.Context)) {
 	rt.mu.Lock()
-	a := &actor{id: rt.nextID, name: name, resume: make(chan struct{}, 1)}
+	a := &actor{id: rt.nextID, name: name}
 	rt.nextID++
 	a.ctx = Within(ctx, rt)
 	rt.live++
 	rt.runnable = append(rt.runnable, a)
 	rt.mu.Unlock()
-	go func() {
-		<-a.resume
+	// Each actor is a coroutine of the driver: passing the turn is a
+	// direct switch between two goroutines, which neither wakes another
+	// thread of the host nor waits for one.
+	a.next, _ = iter.Pull(func(yield func(struct{}) bool) {
+		a.yield = yield
 		defer rt.exit(a)
 		f(a.ctx)
-	}()
+	})
 }
 
 // Do runs f at the next point where no actor can go on: an input from
@@ -189,17 +195,18 @@ func (rt *Runtime) self(ctx context.Context) *actor {
 
 // park passes the turn on and waits for it to come back.
 func (rt *Runtime) park(a *actor) {
-	if !rt.handoff(a) {
-		<-a.resume
+	if rt.choose() != a {
+		a.yield(struct{}{})
 	}
 }
 
+// exit ends a: the next actor is chosen before its coroutine returns.
 func (rt *Runtime) exit(a *actor) {
 	rt.mu.Lock()
 	a.state = exited
 	rt.live--
 	rt.mu.Unlock()
-	rt.handoff(nil)
+	rt.choose()
 }
 
 // Yield lets the scheduler pick who goes next; the caller may go on at once.

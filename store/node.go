@@ -42,7 +42,8 @@ type Node struct {
 	paused  chan struct{} // closed on Resume
 	stopped bool
 
-	rt *sim.Runtime // set when the run is simulated
+	rt  *sim.Runtime // set when the run is simulated
+	lua *luaRunner   // runs the simulated run's scripts; mu guards it
 }
 
 // epoch is the embedded servers' wall time at virtual zero: a fixed instant,

@@ -154,8 +154,12 @@ func (n *Node) simClient(conns int) {
 func (n *Node) pipe() net.Conn {
 	n.mu.Lock()
 	m := n.mini
+	if n.lua == nil || n.lua.m != m {
+		n.lua = newLuaRunner(m)
+	}
+	lr := n.lua
 	n.mu.Unlock()
-	return newSimConn(m.Server())
+	return newSimConn(m.Server(), lr)
 }
 
 type commandKey struct{}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2/server"
@@ -23,10 +25,13 @@ type simConn struct {
 	in     []byte
 	out    bytes.Buffer
 	closed bool
+	lua    *luaRunner // runs its scripts; nil: the server does
+	multi  bool       // inside MULTI: a script is queued, not run
+	odd    bool       // another database, a login, a subscription: the server runs its scripts
 }
 
-func newSimConn(srv *server.Server) *simConn {
-	c := &simConn{srv: srv}
+func newSimConn(srv *server.Server, lua *luaRunner) *simConn {
+	c := &simConn{srv: srv, lua: lua}
 	c.peer = server.NewPeer(bufio.NewWriter(&c.out))
 	return c
 }
@@ -50,7 +55,7 @@ func (c *simConn) Write(p []byte) (int, error) {
 			break
 		}
 		c.in = c.in[n:]
-		c.srv.Dispatch(c.peer, args)
+		c.dispatch(args)
 		c.peer.Flush()
 		if c.peer.Closed() {
 			c.closed = true
@@ -61,6 +66,30 @@ func (c *simConn) Write(p []byte) (int, error) {
 		c.in = c.in[:0:0]
 	}
 	return len(p), nil
+}
+
+// dispatch runs one command: a script in the runner's kept Lua state
+// when the connection is a plain one, anything else on the server.
+func (c *simConn) dispatch(args []string) {
+	cmd := strings.ToUpper(args[0])
+	if c.lua != nil && !c.multi && !c.odd && (cmd == "EVAL" || cmd == "EVALSHA") && c.lua.run(c.peer, cmd, args[1:]) {
+		return
+	}
+	c.srv.Dispatch(c.peer, args)
+	switch cmd {
+	case "MULTI":
+		c.multi = true
+	case "EXEC", "DISCARD":
+		c.multi = false
+	case "SELECT", "AUTH", "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "RESET":
+		c.odd = true
+	case "HELLO":
+		c.odd = c.odd || slices.ContainsFunc(args, func(a string) bool { return strings.EqualFold(a, "AUTH") })
+	case "SCRIPT":
+		if c.lua != nil && !c.multi {
+			c.lua.seen(args)
+		}
+	}
 }
 
 // Read hands out the replies written so far.
