@@ -66,6 +66,7 @@ func runDeadlock(ctx context.Context, env *Env) error {
 	for i := range n {
 		env.Emit(Event{Kind: KindInit, Res: resourceName(i)})
 	}
+	env.ring = newArrivals(n)
 	return env.Workers(ctx, n, func(ctx context.Context, w *Worker) { ringWorker(ctx, env, w) })
 }
 
@@ -98,6 +99,14 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 	ttl := env.Params.TTL.D()
 	deadline := env.Clock().Now() + limit
 	a, err := w.Lock.Acquire(ctx, st.Key("lock:"+first), ttl)
+	// In the opposite order each worker's first resource is its own: the
+	// ring closes once each holds it. A worker that starts late on a busy
+	// machine must not find the next resource still free.
+	ring := env.ring
+	if env.Params.Order != "opposite" {
+		ring = nil // the first resource is another's: waiting would be the deadlock
+	}
+	ring.arrive()
 	if err != nil {
 		w.Fail(ctx, err, "could not take "+first)
 		return
@@ -108,6 +117,7 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 		w.Done(false, FailCancel, "interrupted")
 		return
 	}
+	ring.wait(ctx)
 	var b *lock.Lease
 	waitingFor := "-"
 	for b == nil {

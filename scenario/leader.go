@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/locklab/locklab/lock"
@@ -84,10 +85,26 @@ func runLeader(ctx context.Context, env *Env) error {
 		}
 		// Renewed, or lost: a lease that lapsed before its first renewal
 		// (a clock run far faster than the server answers) never renews.
+		// Only once w leads: its first keep-alive may be logged before it
+		// takes office, and the story tells of a renewal while it leads.
 		renewed := newCue()
+		var leads, lost atomic.Bool
 		w.tap = func(e Event) {
-			if e.Kind == KindRenewed || e.Kind == KindLockLost {
-				renewed.give()
+			switch e.Kind {
+			case KindWorkStart:
+				leads.Store(true)
+				if lost.Load() {
+					renewed.give()
+				}
+			case KindLockLost:
+				lost.Store(true)
+				if leads.Load() {
+					renewed.give()
+				}
+			case KindRenewed:
+				if leads.Load() {
+					renewed.give()
+				}
 			}
 		}
 		term, err := campaign(ctx, env, w)

@@ -18,7 +18,8 @@ import (
 
 // leaderElection campaigns as w in the run's etcd election until elected,
 // on a lease of --ttl. While it campaigns the client keeps the lease
-// alive; once elected, w keeps it alive itself, every third of the TTL,
+// alive; once elected, w keeps it alive itself, at once and every third
+// of the TTL,
 // and each keep-alive is in the log (renewed), so a view draws the lease
 // etcd kept. It returns the leader's revision (its fence), a function that
 // stops the keep-alives as the holder's pause would, and one that resigns.
@@ -104,8 +105,8 @@ func leaseTTL(env *Env, secs int64) time.Duration {
 	return d
 }
 
-// keepAlive keeps a leader's lease alive every third of the TTL until
-// stopped (the holder's pause, its resignation), logging each keep-alive;
+// keepAlive keeps a leader's lease alive from its election on, every
+// third of the TTL, until stopped (the holder's pause, its resignation), logging each keep-alive;
 // when etcd no longer knows the lease, the lock is lost.
 type keepAlive struct {
 	env    *Env
@@ -139,8 +140,12 @@ func (k *keepAlive) run(ctx context.Context) {
 	ttl := k.env.Params.TTL.D()
 	every := max(ttl/3, time.Millisecond)
 	ev := Event{Res: leaderLock, Token: k.tok}.WithFence(k.rev)
-	for {
-		if k.env.Clock().Sleep(ctx, every) != nil {
+	// The first at once: the campaign's session kept the lease alive at its
+	// own pace (its last keep-alive may be most of a TTL old), and a leader
+	// that waited a third of a TTL more could find its lease gone before
+	// it ever kept it alive.
+	for first := true; ; first = false {
+		if !first && k.env.Clock().Sleep(ctx, every) != nil {
 			return
 		}
 		sent := k.w.Now()

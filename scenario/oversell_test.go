@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 	}
 	storetest.QuietRedis()
 	storetest.WidenParallel(parallelTests)
+	measureOutsideLoad()
 	stop, err := startBusy()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -171,7 +171,8 @@ func spin() {
 // realTimeSpeed is the speed of a run: as given in a simulation, which no
 // load reaches; a story kept in real time (a real server, a strategy or a
 // scenario that needs one) goes that much slower beside LOCKLAB_BUSY busy
-// loops, so that its margins grow with the load they must survive.
+// loops and the other programs that kept the machine busy as the tests
+// began, so that its margins grow with the load they must survive.
 func realTimeSpeed(urls []string, speed float64, cfg scenario.Config) float64 {
 	sc, err := scenario.Lookup(cfg.Scenario)
 	if err != nil {
@@ -181,5 +182,5 @@ func realTimeSpeed(urls []string, speed float64, cfg scenario.Config) float64 {
 		return speed
 	}
 	n, _ := strconv.Atoi(os.Getenv(busyEnv))
-	return speed / (1 + float64(max(n, 0))/2)
+	return speed / (1 + (float64(max(n, 0))+outsideBusy)/2)
 }

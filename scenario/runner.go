@@ -304,6 +304,7 @@ type Env struct {
 	// arrive together (webhook), the log's order of reservations (queue).
 	payment delivery
 	order   *clock.Mutex
+	ring    *arrivals // deadlock: the workers here that hold their own resource
 }
 
 // Lane is w's lane in the whole race: its ID, offset by the lanes of

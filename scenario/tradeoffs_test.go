@@ -30,13 +30,14 @@ func tradeRuns(t *testing.T, fault string, srv store.Servers, n int) []outcome {
 	out := make([]outcome, n)
 	errs := make([]error, n)
 	forEach(n, concurrentRuns, func(i int) {
-		st, err := store.Open(context.Background(), store.Config{Nodes: 1, PoolSize: 16, Speed: outcomeSpeed, Servers: srv, ConnectTimeout: testConnectTimeout})
+		cfg := scenario.Config{Scenario: "trade-offs", Strategy: fault, Params: tradeParams(), Seed: uint64(i + 1)}
+		st, err := store.Open(context.Background(), store.Config{Nodes: 1, PoolSize: 16, Speed: realTimeSpeed(nil, outcomeSpeed, cfg), Servers: srv, ConnectTimeout: testConnectTimeout})
 		if err != nil {
 			errs[i] = err
 			return
 		}
 		defer st.Close()
-		r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "trade-offs", Strategy: fault, Params: tradeParams(), Seed: uint64(i + 1)})
+		r, err := scenario.Start(context.Background(), st, cfg)
 		if err == nil {
 			err = r.Wait()
 		}

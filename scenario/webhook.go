@@ -49,7 +49,8 @@ func runWebhook(ctx context.Context, env *Env) error {
 	env.Emit(Event{Kind: KindInit, Res: "credit", Code: LimitOnce})
 	// The deliveries arrive at once: under fail-fast the first one holds
 	// the lock until every delivery has made its attempt, so the others
-	// find it taken however a busy machine schedules them.
+	// find it taken however a busy machine schedules them; without a lock
+	// none calls the bank until every delivery has checked.
 	d := payment(env.Params.Workers)
 	return env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		deliver(ctx, env, w, d)
@@ -70,7 +71,7 @@ func payment(n int) delivery {
 }
 
 // arrivals counts the deliveries of one run that have made their first
-// attempt at the lock.
+// attempt at the lock (without a lock: their check).
 type arrivals struct {
 	left atomic.Int32
 	done chan struct{}
@@ -139,6 +140,15 @@ func deliver(ctx context.Context, env *Env, w *Worker, d delivery) {
 			}
 		} else {
 			w.Emit(Event{Kind: KindRead, Res: d.processed, Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
+		}
+		if env.Strategy == "none" {
+			// Without a lock the deliveries that arrived at once have all
+			// checked before any calls the bank: each finds no record
+			// however a busy machine schedules them.
+			d.all.arrive()
+			if err == nil && n == 0 {
+				d.all.wait(ctx)
+			}
 		}
 		switch {
 		case err != nil:

@@ -56,7 +56,8 @@ func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock
 			cur = spans[n-1]
 		}
 		heldIn := func(sp timeline.LockSpan, t0 time.Duration) bool {
-			return sp.Holder != -1 && (sp.TTL <= 0 || sp.Deadline >= t0) // lapsed before anything said so
+			// lapsed before anything said so, unless its holder's renewals go on
+			return sp.Holder != -1 && (sp.TTL <= 0 || sp.Deadline >= t0 || sp.Renewing)
 		}
 		i0 := 0
 		for c := 0; c < cols && n > 0; c++ {
@@ -152,6 +153,9 @@ var markSyms = map[timeline.MarkKind]themes.Symbol{
 	timeline.MarkReleaseFailed: themes.SymRefused, timeline.MarkLost: themes.SymLost,
 }
 
+// ttlBarW is the width of a holding's TTL countdown bar.
+const ttlBarW = 10
+
 // holderInfo is "w03 ▕████░░░░▏ 1.20s", or the lapse under a working holder.
 func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock, sp timeline.LockSpan, now time.Duration, sc scale, markAt []timeline.MarkKind) string {
 	if sp.Holder == timeline.Unknown {
@@ -168,6 +172,11 @@ func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock
 		return who + " " + th.Muted.Render(noTTL(tl, l.Name))
 	}
 	left := sp.Deadline - now
+	if left <= 0 && sp.Renewing {
+		// Its holder renews it and nothing says the renewals stopped: the
+		// next one is not back yet.
+		return who + " " + th.Muted.Render(strings.Repeat("░", ttlBarW)) + " " + th.Warn.Render("renewal overdue")
+	}
 	if left <= 0 {
 		if int(sp.Holder) < len(tl.Workers) && tl.StateAt(int(sp.Holder), k) == themes.Critical {
 			markAt[sc.col(sp.Deadline)] = timeline.MarkLapse
@@ -175,10 +184,9 @@ func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock
 		}
 		return who + " " + th.Warn.Render("expired")
 	}
-	const barW = 10
-	filled := int(int64(barW) * int64(left) / int64(sp.TTL))
-	filled = min(max(filled, 0), barW)
-	bar := th.States[themes.Holding].Render(strings.Repeat("█", filled)) + th.Muted.Render(strings.Repeat("░", barW-filled))
+	filled := int(int64(ttlBarW) * int64(left) / int64(sp.TTL))
+	filled = min(max(filled, 0), ttlBarW)
+	bar := th.States[themes.Holding].Render(strings.Repeat("█", filled)) + th.Muted.Render(strings.Repeat("░", ttlBarW-filled))
 	fence := ""
 	if sp.Fence > 0 {
 		fence = th.Muted.Render(fmt.Sprintf(" #%d", sp.Fence))

@@ -189,6 +189,7 @@ type lockState struct {
 	stopped bool          // nothing renews it any more
 	forever bool
 	unsure  bool // the model cannot say (a lapse inside the deadline's window, a crashed taker's TTL)
+	overdue bool // renewed by a holder whose renewals go on, past its deadline: the log has not yet said what became of it
 	lapses  int  // under a working holder
 	crashed bool // a worker died with an attempt on it unanswered
 }
@@ -218,24 +219,20 @@ func (m *laneModel) lock(key string) *lockState {
 
 // lapse ends the holdings whose TTL ran out before t, unless something
 // keeps them alive: a lock its holder renews lapses only where its
-// renewals visibly stopped (the holder paused, died, finished), or where
-// the log says later that the lock was gone (a renewal or release that
-// found it expired, the lock lost). A renewal still to come after the
-// deadline (in flight, or late) leaves the model unsure until it comes.
+// renewals visibly stopped (the holder paused, died, finished, a renewal
+// failed, the lock was lost). Past the deadline of one whose renewals go
+// on, what the log says next (a renewal still to come, in flight or late,
+// or the lock lost) is not yet in it: the model cannot say until it comes.
 func (m *laneModel) lapse(t time.Duration) {
 	for key, s := range m.locks {
 		if s.holder < 0 || !s.hasTTL || t <= s.lo {
 			continue
 		}
 		if s.t.Renews() && !s.stopped {
-			switch m.fate(key, s.holder) {
-			case scenario.KindRenewed:
-				s.unsure = true
-				continue
-			case scenario.KindLockLost:
-			default:
-				continue // the log never says it lapsed: its renewals kept it
+			if m.fate(key, s.holder) != scenario.KindUnknown {
+				s.overdue = true
 			}
+			continue // until the log says it lapsed, its renewals keep it
 		}
 		if t <= s.hi {
 			s.unsure = true
@@ -295,12 +292,13 @@ func (m *laneModel) fold(k int, e *scenario.Event) {
 		}
 	case scenario.KindRenewed:
 		if s != nil && (s.holder == w || s.holder == -1 && s.unsure) {
-			s.holder, s.unsure = w, false // a late renewal: the server still kept it
+			// A late renewal: the server still kept it; renewals go on.
+			s.holder, s.unsure, s.overdue, s.stopped = w, false, false, false
 			s.lo, s.hi = e.Start()+e.TTL, e.T+e.TTL
 		}
 	case scenario.KindRenewFailed, scenario.KindLockLost:
 		if s != nil && s.holder == w {
-			s.stopped = true
+			s.stopped, s.overdue = true, false
 		}
 	case scenario.KindRelease:
 		if s == nil || scenario.IsUndo(e) || s.holder == -1 {
@@ -340,6 +338,9 @@ func (m *laneModel) fold(k int, e *scenario.Event) {
 		m.inCS[w] = false
 		m.stopHolder(w, false)
 	}
+	// Renewals that stopped after the deadline had passed: the lock lapsed,
+	// and the log says so now.
+	m.lapse(e.T)
 }
 
 // stopHolder: w paused, died or finished, and with it whatever renewed
@@ -406,7 +407,7 @@ func (m *laneModel) compare(v *runView, th *themes.Theme, k int, now time.Durati
 	var out []string
 	for i, lk := range tl.Locks {
 		s, ok := m.locks[lk.Name]
-		if !ok || s.unsure || 2*i+1 >= len(rows) {
+		if !ok || s.unsure || s.overdue || 2*i+1 >= len(rows) {
 			continue
 		}
 		if now >= s.lo && now <= s.hi {

@@ -73,6 +73,9 @@ type LockSpan struct {
 	Deadline time.Duration
 	Forever  bool
 	Fence    int64
+	// Renewing: its holder's renewals go on, so a deadline passed is a
+	// renewal not back yet, not a lapse (see renewing.go).
+	Renewing bool
 	// Inferred: no acquired event said so; a denial showed the key exists.
 	Inferred bool
 }
@@ -345,10 +348,11 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		}
 		l, i := tl.lock(e.Res)
 		at := ranAt(l, &e)
+		tl.supersede(l, seq, e.Worker, at)
 		tl.takeOver(l, e.Worker, at)
 		ttl := tl.ttlOf(e.Res, &e)
 		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: e.Fence,
-			Forever: ttl == 0 && tl.forever(e.Res)})
+			Forever: ttl == 0 && tl.forever(e.Res), Renewing: tl.renewing(e.Res, e.Worker, ttl)})
 		l.lapsed = -1
 		tl.arm(i)
 		tl.handOver(seq, e.Res, e.Worker)
@@ -365,7 +369,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 				fence = e.Fence
 			}
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: fence,
-				Forever: ttl == 0 && tl.forever(e.Res)})
+				Forever: ttl == 0 && tl.forever(e.Res), Renewing: tl.renewing(e.Res, e.Worker, ttl)})
 			tl.arm(i)
 		}
 		l.addMark(Mark{seq, at, MarkRenewal, e.Worker})
@@ -408,6 +412,9 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		}
 		l, _ := tl.lock(e.Res)
 		l.addMark(Mark{seq, e.T, MarkLost, e.Worker})
+		tl.stopRenewing(seq, e.T, e.Worker, e.Res)
+	case scenario.KindRenewFailed:
+		tl.stopRenewing(seq, e.T, e.Worker, e.Res)
 	case scenario.KindExpired:
 		l, _ := tl.lock(e.Res)
 		if cur := l.current(); cur != nil && cur.Holder >= 0 {
@@ -438,6 +445,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		if w != nil {
 			w.paused = true
 		}
+		tl.stopRenewing(seq, e.T, e.Worker, "")
 	case scenario.KindCrash:
 		if w != nil {
 			w.crashed, w.inCS = true, false
@@ -450,11 +458,13 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		}
 		tl.leave(seq, e.T, e.Worker, "")
 		tl.endSessions(seq, e.T, e.Worker)
+		tl.stopRenewing(seq, e.T, e.Worker, "")
 		tl.addMarker(Marker{seq, e.T, MarkerCrash})
 	case scenario.KindResume:
 		if w != nil {
 			w.paused = false
 		}
+		tl.resumeRenewing(seq, e.T, e.Worker)
 	case scenario.KindDone:
 		if w != nil {
 			w.finished = themes.DoneFail
@@ -465,6 +475,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			tl.waitFor(seq, e.Worker, -1, "")
 		}
 		tl.leave(seq, e.T, e.Worker, "")
+		tl.stopRenewing(seq, e.T, e.Worker, "")
 	case scenario.KindViolation:
 		tl.addMarker(Marker{seq, e.T, MarkerViolation})
 		tl.Violations = append(tl.Violations, seq)
@@ -581,7 +592,7 @@ func (tl *Timeline) lapse(seq int64, t time.Duration) {
 		switch {
 		case cur == nil || cur.Holder < 0 || cur.TTL <= 0:
 			tl.armed = append(tl.armed[:j], tl.armed[j+1:]...)
-		case cur.Deadline < t:
+		case cur.Deadline < t && !cur.Renewing:
 			tl.expire(l, seq, cur.Deadline)
 			tl.armed = append(tl.armed[:j], tl.armed[j+1:]...)
 		default:
