@@ -142,7 +142,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	r.outside = mode.outside
 	r.env = env
 	if rt == nil && !mode.guest && mode.outside == nil {
-		r.lag = newLagWatch(cfg.Params.TTL.D(), st.Kind() == store.Embedded, st.Clock().Speed)
+		// Only the embedded Redis answers in microseconds: an etcd
+		// election waits by design for the lease before it to lapse.
+		r.lag = newLagWatch(cfg.Params.TTL.D(), st.Kind() == store.Embedded && ServerOf(cfg.Strategy) == "redis", st.Clock().Speed)
 	}
 	r.planned = slices.Clone(cfg.Faults)
 	if rt != nil {
