@@ -5,7 +5,6 @@ package explore
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
@@ -108,8 +107,4 @@ func Slug(class string) string {
 		return "verdict"
 	}
 	return b.String()
-}
-
-func describe(o Outcome) string {
-	return fmt.Sprintf("seed %d: %s", o.Seed, o.Verdict)
 }
