@@ -214,14 +214,41 @@ func oversellBeats(strategy string, p Params) []Beat {
 			return fmt.Sprintf("%s's script checks and decrements in one step: stock = %d. No lock, nothing to race.", wn(e), e.Stock)
 		}}}
 	}
+	held := heldSince{}
 	return []Beat{
-		{"acquired", is(KindAcquired), func(e Event) string {
+		{"acquired", held.see(is(KindAcquired)), func(e Event) string {
 			return fmt.Sprintf("%s holds lock:stock. Everyone else is denied and backs off.", wn(e))
 		}},
-		{"write", is(KindWrite), func(e Event) string {
+		{"write", held.see(is(KindWrite)), func(e Event) string {
+			if held.lapsed(e, p.TTL.D()) {
+				// A paused holder wakes up believing it still holds the lock.
+				return fmt.Sprintf("%s writes stock = %d, but its lock's %s TTL had lapsed: it wrote without the lock.", wn(e), e.Stock, ms(p.TTL.D()))
+			}
 			return fmt.Sprintf("%s writes stock = %d inside the lock, then releases it.", wn(e), e.Stock)
 		}},
 	}
+}
+
+// heldSince is when each worker's lock was last taken or renewed, as the
+// narration sees the events go by.
+type heldSince map[int32]time.Duration
+
+// see wraps a beat's test: it notes every acquisition and renewal first.
+func (h heldSince) see(on func(Event) bool) func(Event) bool {
+	return func(e Event) bool {
+		if e.Kind == KindAcquired || e.Kind == KindRenewed {
+			h[e.Worker] = e.T
+		}
+		return on(e)
+	}
+}
+
+// lapsed reports whether the lock of e's worker surely expired before e
+// was sent: a whole TTL passed since its last acquisition or renewal came
+// back.
+func (h heldSince) lapsed(e Event, ttl time.Duration) bool {
+	at, ok := h[e.Worker]
+	return ok && ttl > 0 && e.Has&HasCall != 0 && e.Call-at >= ttl
 }
 
 func staleBeats(mode staleMode) func(string, Params) []Beat {
