@@ -198,8 +198,16 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 	return c.SleepUntil(ctx, c.Now()+d)
 }
 
-// SleepUntil waits until the virtual time reaches t.
+// SleepUntil waits until the virtual time reaches t, and then while ctx's
+// gate holds its actor (a paused worker wakes only once it runs again).
 func (c *Clock) SleepUntil(ctx context.Context, t time.Duration) error {
+	if err := c.sleepUntil(ctx, t); err != nil {
+		return err
+	}
+	return PassGate(ctx)
+}
+
+func (c *Clock) sleepUntil(ctx context.Context, t time.Duration) error {
 	if s := c.scheduler(); s != nil {
 		return s.SleepUntil(ctx, t)
 	}

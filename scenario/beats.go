@@ -214,11 +214,16 @@ func oversellBeats(strategy string, p Params) []Beat {
 			return fmt.Sprintf("%s's script checks and decrements in one step: stock = %d. No lock, nothing to race.", wn(e), e.Stock)
 		}}}
 	}
+	held := heldSince{}
 	return []Beat{
-		{"acquired", is(KindAcquired), func(e Event) string {
+		{"acquired", held.see(is(KindAcquired)), func(e Event) string {
 			return fmt.Sprintf("%s holds lock:stock. Everyone else is denied and backs off.", wn(e))
 		}},
-		{"write", is(KindWrite), func(e Event) string {
+		{"write", held.see(is(KindWrite)), func(e Event) string {
+			if held.lapsed(e, p.TTL.D()) {
+				// A paused holder wakes up believing it still holds the lock.
+				return fmt.Sprintf("%s writes stock = %d, but its lock's %s TTL had lapsed: it wrote without the lock.", wn(e), e.Stock, ms(p.TTL.D()))
+			}
 			return fmt.Sprintf("%s writes stock = %d inside the lock, then releases it.", wn(e), e.Stock)
 		}},
 	}

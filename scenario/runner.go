@@ -396,7 +396,10 @@ var lockStrategies = func() map[string]bool {
 // worker makes worker i (without a lock or a goroutine).
 func (e *Env) worker(i int32) *Worker {
 	w := &Worker{ID: i, env: e, Rand: mrand.New(mrand.NewPCG(e.Seed, uint64(i)+1))}
-	w.ctx, w.cancel = e.Clock().WithCancelCause(e.ctx)
+	// A paused worker stops at its next command to the store, whoever in
+	// it sends one (its lock's votes and renewals too), as a stopped
+	// process does.
+	w.ctx, w.cancel = e.Clock().WithCancelCause(clock.WithGate(e.ctx, w.hold))
 	e.mu.Lock()
 	if int(i) < len(e.workers) {
 		e.workers[i] = w
@@ -417,9 +420,10 @@ type Worker struct {
 	crashed atomic.Bool
 	done    atomic.Bool
 
-	mu      sync.Mutex
-	resumed chan struct{} // non-nil while paused
-	paused  time.Duration // total of the pauses that have ended
+	mu         sync.Mutex
+	resumed    chan struct{} // non-nil while paused
+	paused     time.Duration // total of the pauses that have ended
+	lastResume time.Duration // when the last pause ended
 
 	tap func(Event) // sees each of w's events after it is logged (outside workers)
 }
@@ -434,7 +438,7 @@ func (w *Worker) Emit(ev Event) {
 	if w.tap != nil {
 		w.tap(ev)
 	}
-	if lag := w.env.run.lag; lag != nil && ev.Has&HasCall != 0 {
+	if lag := w.env.run.lag; lag != nil && ev.Has&HasCall != 0 && !w.pausedSince(ev.Call) {
 		if b, ok := lag.answer(&ev, w.env.Clock().Now()); ok {
 			w.env.Emit(b)
 		}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 )
 
@@ -94,12 +95,17 @@ func (w *Worker) Crash(msg string) {
 }
 
 // Pause stops w (and its lock's renewals) for d of virtual time, like a
-// long garbage-collection pause.
+// long garbage-collection pause. A pause injected from outside stops w
+// wherever it is: at its next command to the store (one already sent
+// completes, but w sees the reply only after the pause), at the end of its
+// sleep, between its lock's retries — its renewal loop too, as a stopped
+// process stops all its threads (see clock.Gate).
 func (w *Worker) Pause(ctx context.Context, d time.Duration, why string) error {
 	if !w.beginPause(d, why) {
 		return nil
 	}
-	err := w.env.Clock().Sleep(ctx, d)
+	// The pause's own sleep does not wait for the pause to end.
+	err := w.env.Clock().Sleep(clock.PastGate(ctx), d)
 	w.endPause(d)
 	return err
 }
@@ -112,7 +118,7 @@ func (w *Worker) PauseUntil(ctx context.Context, d time.Duration, until <-chan b
 		return nil
 	}
 	start := w.env.Clock().Now()
-	err := w.env.Clock().Sleep(ctx, d)
+	err := w.env.Clock().Sleep(clock.PastGate(ctx), d)
 	if err == nil {
 		_, _, err = recv(ctx, until)
 	}
@@ -142,7 +148,16 @@ func (w *Worker) endPause(d time.Duration) {
 	close(w.resumed)
 	w.resumed = nil
 	w.paused += d
+	w.lastResume = w.env.Clock().Now()
 	w.mu.Unlock()
+}
+
+// pausedSince reports whether w has been paused since t: an answer it
+// saw late because it was stopped is the pause's doing, not the machine's.
+func (w *Worker) pausedSince(t time.Duration) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.resumed != nil || (w.paused > 0 && w.lastResume >= t)
 }
 
 // pausedSoFar is how long w has been paused in all.

@@ -90,6 +90,7 @@ func (s *Store) openEmbedded(cfg Config) error {
 			return d.DialContext(ctx, network, node.listening())
 		}
 		node.Client = redis.NewClient(o)
+		node.Client.AddHook(gateHook{})
 		node.Client.AddHook(syncHook{node})
 		s.nodes = append(s.nodes, node)
 		if cfg.ReplicaLag > 0 {
@@ -282,6 +283,7 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		opt = urlClientOptions(opt, cfg)
 		tellingDialer(opt)
 		node.Client = redis.NewClient(opt)
+		node.Client.AddHook(gateHook{})
 		node.Client.AddHook(refusalHook{&node.refused})
 		s.nodes = append(s.nodes, node)
 		timeout := node.Client.Options().DialTimeout

@@ -146,6 +146,7 @@ func (n *Node) simClient(conns int) {
 	o.MaxActiveConns = 0
 	o.Dialer = func(context.Context, string, string) (net.Conn, error) { return n.pipe(), nil }
 	n.Client = redis.NewClient(&o)
+	n.Client.AddHook(gateHook{})
 	n.Client.AddHook(syncHook{n})
 	_ = old.Close()
 }
@@ -178,6 +179,7 @@ func (s *Store) Unreachable(n int) []*redis.Client {
 	for i := range cs {
 		cs[i] = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 20 * time.Millisecond,
 			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true})
+		cs[i].AddHook(gateHook{})
 		if rt := s.simulation(); rt != nil {
 			cs[i].AddHook(cutOffHook{rt})
 		}
