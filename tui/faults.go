@@ -74,6 +74,9 @@ func (v *runView) openFaults() {
 // stopped it.
 func (v *runView) closeFaults() {
 	v.faults.open = false
+	if strings.HasSuffix(v.status, "esc closes the fault menu") || strings.HasSuffix(v.status, "esc closes the menu") {
+		v.status = "" // the menu's own advice goes with it
+	}
 	if v.faults.resume && !v.recorded() {
 		v.paused = false
 		v.pauseWorld(false)
