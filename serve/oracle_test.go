@@ -40,7 +40,7 @@ func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
 			got := scrape(t, m)
 			for name, n := range map[string]int{"lock_calls_total": want.Get(scenario.NLockCalls), "lock_denials_total": want.Denied(),
 				"lock_retries_total": want.Get(scenario.NRetries), "violations_total{code=overlap}": want.Get(scenario.NOverlaps),
-				"violations_total{code=lost_update}": want.Get(scenario.NStaleLanded), "violations_total{code=oversold}": want.Get(scenario.NOversold),
+				"violations_total{code=stale_write_landed}": want.Get(scenario.NStaleLanded), "violations_total{code=oversold}": want.Get(scenario.NOversold),
 				"violations_total{code=duplicate}": want.Get(scenario.NDuplicates), "workers_total{outcome=ok}": want.Get(scenario.NDoneOK),
 				"workers_total{outcome=lock}": want.Get(scenario.NDoneLock), "workers_total{outcome=stale}": want.Get(scenario.NDoneStale),
 				"round_lost_writes{definition=lost_updates}":        want.Get(scenario.NLostUpdates),
