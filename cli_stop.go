@@ -52,9 +52,17 @@ func abandon(st *store.Store) error {
 // logged how they stopped: no violation seen is not "correct", only
 // "interrupted". A violation already seen stays the verdict.
 func unfinishedVerdict(sum *scenario.Summary, workers int) {
-	if !strings.HasPrefix(sum.Verdict, "CORRECT") && !strings.HasPrefix(sum.Verdict, "INCOMPLETE") {
+	cut := strings.HasPrefix(sum.Verdict, "INDETERMINATE") // operations the stop cut off, not the server's silence
+	if !cut && !strings.HasPrefix(sum.Verdict, "CORRECT") && !strings.HasPrefix(sum.Verdict, "INCOMPLETE") {
 		return
 	}
-	sum.Verdict = fmt.Sprintf("INTERRUPTED — %d of %d worker(s) had not finished", max(workers-len(sum.Entries), 1), workers)
+	open := workers - len(sum.Entries)
+	if cut {
+		open = max(open, min(sum.UnansweredOps, workers)) // a worker has one operation in flight at most
+	}
+	sum.Verdict = fmt.Sprintf("INTERRUPTED — %d of %d worker(s) had not finished", max(open, 1), workers)
 	sum.Detail = "No safety violation up to the moment the run was stopped."
+	if cut {
+		sum.Detail += fmt.Sprintf(" %d operation(s) in flight were cut off by the stop: what they did is unknown.", sum.UnansweredOps)
+	}
 }
