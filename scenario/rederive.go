@@ -216,6 +216,9 @@ func (s *Summary) overlapWords() string {
 
 // lostWords is the lost-update count, or its bound.
 func (s *Summary) lostWords() string {
+	if s.LostUnknown {
+		return "unknown"
+	}
 	if s.LostUpdatesMax > s.LostUpdates {
 		return fmt.Sprintf("%d to %d", s.LostUpdates, s.LostUpdatesMax)
 	}
