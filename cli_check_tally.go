@@ -19,6 +19,9 @@ func tallyWords(t *scenario.Tally) string {
 	if m := t.Get(scenario.NLostUpdatesMax); m > t.Get(scenario.NLostUpdates) {
 		lost += " to " + thousandsOf(m)
 	}
+	if t.LostUnknown() {
+		lost = "unknown"
+	}
 	p = append(p,
 		"overlap entries "+thousandsOf(t.Get(scenario.NOverlaps)),
 		"overlap pairs "+thousandsOf(t.Get(scenario.NOverlapPairs)),
@@ -32,5 +35,9 @@ func tallyWords(t *scenario.Tally) string {
 	if w := t.UnansweredWords(); w != "" {
 		u += " (" + w + ")"
 	}
-	return strings.Join(append(p, u), "; ")
+	p = append(p, u)
+	if w := t.UntrackedWords(); len(w) > 0 {
+		p = append(p, "untracked: "+strings.Join(w, ", "))
+	}
+	return strings.Join(p, "; ")
 }

@@ -48,11 +48,21 @@ type Checker struct {
 	FailedMsg, IndeterminateMsg string // the first of each, in the server's words
 
 	waits map[int32]waitEdge // who waits for whom (wait events)
+	hist  budget             // what the registers hold (history.go)
 
 	// Names are the lanes' names (alice/4), for the violations' words;
 	// a worker without one is w04.
 	Names []string
 }
+
+// StaleUnknown reports whether the checker let go of a read or of writes
+// that a stale write needed to be counted (past its budget, on a log no
+// run writes): LostUpdates is then at least what it says, not exactly.
+func (c *Checker) StaleUnknown() bool { return c.hist.unsure }
+
+// Held is how many reads and writes the checker's registers hold: what
+// its memory grows with.
+func (c *Checker) Held() int { return c.hist.reads + c.hist.writes + len(c.res) }
 
 // name is worker w's lane name.
 func (c *Checker) name(w int32) string {
@@ -159,7 +169,7 @@ func (c *Checker) fold(e *Event) []Event {
 			c.finalRead(s, e)
 			break
 		}
-		s.reg.read(e.Worker, spanOf(e, c.pos))
+		s.reg.read(&c.hist, e.Worker, spanOf(e, c.pos))
 	case KindError:
 		c.opError(e)
 	case KindWrite:
@@ -167,9 +177,13 @@ func (c *Checker) fold(e *Event) []Event {
 			break
 		}
 		s := c.state(e.Res)
-		if stale, _ := s.reg.write(e.Worker, spanOf(e, c.pos)); stale > 0 {
+		if stale, _, more := s.reg.write(&c.hist, e.Worker, spanOf(e, c.pos)); stale > 0 {
 			c.LostUpdates++
-			c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %d write(s) surely landed between its read and its write, and were lost", c.name(e.Worker), e.Res, stale))
+			n := fmt.Sprint(stale)
+			if more {
+				n = "at least " + n
+			}
+			c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %s write(s) surely landed between its read and its write, and were lost", c.name(e.Worker), e.Res, n))
 		}
 		if e.Has&HasStock != 0 {
 			s.last, s.hasLast = e.Stock, true

@@ -38,27 +38,62 @@ func spanOf(e *Event, pos int64) span {
 	return span{instant{e.Call, 0}, hi}
 }
 
-// register is the history of one resource's reads and writes.
+// register is the history of one resource's reads and writes. It holds
+// the reads not yet followed by their worker's write, and the writes some
+// read may still have seen overtaken: a write whose call is not after
+// the answer of any read held (nor of any read to come, the log being in
+// the order of answers) can no longer count, and is let go. Past the
+// checker's budget (budget) older writes are let go as well, and a read
+// they may have overtaken says so (write's more).
 type register struct {
-	writes []span    // applied writes, in log order (so by return)
-	maxLo  []instant // maxLo[i]: the latest call among writes[0..i]
-	reads  map[int32]span
+	writes  []span    // writes held, in log order (so by return)
+	maxLo   []instant // maxLo[i]: the latest call among every write up to writes[i], held or not
+	reads   map[int32]span
+	last    instant // the latest call among every write
+	goneLo  instant // the latest call among the writes let go
+	gone    bool    // some writes were let go
+	wrote   bool    // a write has been recorded (last is set)
+	refused bool    // a read was not kept (past the budget)
+	keep    int     // writes held after the last trim
 }
 
-func (r *register) read(w int32, s span) {
-	if r.reads == nil {
-		r.reads = map[int32]span{}
+// budget is what the checker's registers hold in all, and whether its
+// bound ever cost a count its certainty.
+type budget struct {
+	reads, writes int
+	unsure        bool
+}
+
+// maxWrites is how many writes the registers hold in all (some 50 bytes
+// each). Tests lower it.
+var maxWrites = 1 << 20
+
+func (r *register) read(b *budget, w int32, s span) {
+	if _, ok := r.reads[w]; !ok {
+		if b.reads >= maxReads {
+			r.refused = true // a write without a read here may be this one's
+			return
+		}
+		if r.reads == nil {
+			r.reads = map[int32]span{}
+		}
+		b.reads++
 	}
 	r.reads[w] = s
 }
 
 // write records an applied write and returns how many other writes surely
-// landed between its read and it (a lost update if any), and whether it
-// had a read.
-func (r *register) write(w int32, s span) (between int, fromRead bool) {
+// landed between its read and it (a lost update if any), whether it had a
+// read, and whether writes let go may have landed there too (then
+// between is at least that).
+func (r *register) write(b *budget, w int32, s span) (between int, fromRead, more bool) {
 	rd, ok := r.reads[w]
+	if !ok && r.refused {
+		b.unsure = true // its read may be one not kept: it looks blind
+	}
 	if ok {
 		delete(r.reads, w)
+		b.reads--
 		// Writes that returned before s was sent are a prefix of the log.
 		n, _ := slices.BinarySearchFunc(r.writes, s.lo, func(x span, t instant) int {
 			if x.hi.before(t) {
@@ -73,12 +108,59 @@ func (r *register) write(w int32, s span) (between int, fromRead bool) {
 				}
 			}
 		}
+		if r.gone && rd.hi.before(r.goneLo) {
+			more = true
+			b.unsure = b.unsure || between == 0
+		}
 	}
-	lo := s.lo
-	if k := len(r.maxLo); k > 0 && lo.before(r.maxLo[k-1]) {
-		lo = r.maxLo[k-1]
+	if !r.wrote || r.last.before(s.lo) {
+		r.last, r.wrote = s.lo, true
 	}
 	r.writes = append(r.writes, s)
-	r.maxLo = append(r.maxLo, lo)
-	return between, ok
+	r.maxLo = append(r.maxLo, r.last)
+	b.writes++
+	r.trim(b)
+	return between, ok, more
+}
+
+// trim lets go the writes no read held can count, once enough have come
+// since the last trim to pay for a pass over the reads; and past the
+// budget, the older half of this register's writes.
+func (r *register) trim(b *budget) {
+	if len(r.writes) >= 2*r.keep+16+len(r.reads) {
+		n := len(r.writes)
+		if len(r.reads) > 0 {
+			oldest := instant{t: 1<<63 - 1}
+			for _, rd := range r.reads {
+				if rd.hi.before(oldest) {
+					oldest = rd.hi
+				}
+			}
+			n = 0
+			for n < len(r.writes) && !oldest.before(r.writes[n].lo) {
+				n++
+			}
+		}
+		r.drop(b, n)
+		r.keep = len(r.writes)
+	}
+	if b.writes > maxWrites && len(r.writes) > 0 {
+		r.drop(b, (len(r.writes)+1)/2)
+		r.keep = len(r.writes)
+	}
+}
+
+// drop lets go the first n writes held.
+func (r *register) drop(b *budget, n int) {
+	if n == 0 {
+		return
+	}
+	for _, x := range r.writes[:n] {
+		if !r.gone || r.goneLo.before(x.lo) {
+			r.goneLo, r.gone = x.lo, true
+		}
+	}
+	r.writes = slices.Clone(r.writes[n:])
+	r.maxLo = slices.Clone(r.maxLo[n:])
+	b.writes -= n
 }

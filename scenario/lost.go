@@ -17,15 +17,41 @@ package scenario
 // operations. Until then, and for other resources, it follows the log's
 // order. Writes that were never answered (indeterminate) may have landed:
 // LostMax adds them, so the count is a bound [Lost, LostMax].
+//
+// What it holds is bounded: per resource a few counts, and per worker that
+// read it and has not written since, one mark — at most maxReads marks in
+// all. A read past that is not kept, and from then on the count is
+// unknown (Unknown), never a guess.
 type Updates struct {
-	res     map[string]*updChain
-	read    map[readKey]int   // version of Res when Worker last read it
-	readVal map[readKey]int64 // the value it read
+	res   map[string]*updChain
+	reads int // marks held, over every chain
+	// unknown: a write came without a mark where a read was not kept,
+	// so it may have been counted on the wrong base.
+	unknown bool
+}
+
+// maxReads is how many reads Updates keeps marks of at once (some 40
+// bytes each); no real run has more workers × resources read and not
+// yet written. Tests lower it.
+var maxReads = 1 << 20
+
+// readMark is what a worker's last read of a resource left: the chain
+// length of the version it read, and the value.
+type readMark struct {
+	depth  int32
+	hasVal bool
+	val    int64
 }
 
 type updChain struct {
-	depth []int32 // depth[v−1]: chain length of version v (version 0 is the start)
-	lost  int     // by the chain of the log's order
+	// Versions are only ever read back through their chain length, so a
+	// version's is kept with the reads that saw it, and the chain keeps
+	// only the current one's.
+	versions int32
+	cur      int32 // chain length of the current version (0 at the start)
+	reads    map[int32]readMark
+	refused  bool // a read of it was not kept (past maxReads)
+	lost     int  // by the chain of the log's order
 
 	initial, final     int64
 	stocked, hasFinal  bool
@@ -39,13 +65,6 @@ func (c *updChain) count() int {
 		return max(c.writes-int(c.initial-c.final), 0)
 	}
 	return c.lost
-}
-
-func (c *updChain) at(v int) int32 {
-	if v <= 0 || v > len(c.depth) {
-		return 0
-	}
-	return c.depth[v-1]
 }
 
 // Fold takes one event into the count.
@@ -68,37 +87,59 @@ func (u *Updates) Fold(e *Event) {
 			}
 			return
 		}
-		if u.read == nil {
-			u.read, u.readVal = map[readKey]int{}, map[readKey]int64{}
-		}
-		k := readKey{e.Res, e.Worker}
-		u.read[k] = len(u.chain(e.Res).depth)
-		if e.Has&HasStock != 0 {
-			u.readVal[k] = e.Stock
-		} else {
-			delete(u.readVal, k)
-		}
+		u.read(u.chain(e.Res), e)
 	case KindWrite:
 		if e.Has&HasOK != 0 && !e.OK {
 			return
 		}
 		c := u.chain(e.Res)
-		base := len(c.depth)
-		k := readKey{e.Res, e.Worker}
-		if v, ok := u.read[k]; ok {
-			base = v
-			delete(u.read, k)
+		base := c.cur
+		m, ok := c.reads[e.Worker]
+		if ok {
+			base = m.depth
+			delete(c.reads, e.Worker)
+			u.reads--
+		} else if c.refused {
+			u.unknown = true // its read may be the one not kept
 		}
-		if v, ok := u.readVal[k]; !ok || e.Has&HasStock == 0 || e.Stock != v-1 {
+		if !ok || !m.hasVal || e.Has&HasStock == 0 || e.Stock != m.val-1 {
 			c.notCounter = true
 		}
-		delete(u.readVal, k)
 		c.writes++
-		before := len(c.depth) - int(c.at(len(c.depth)))
-		c.depth = append(c.depth, c.at(base)+1)
-		c.lost += len(c.depth) - int(c.at(len(c.depth))) - before
+		// The new version's chain is its base's and one more; what it
+		// leaves out of the current chain is lost.
+		before := int(c.versions - c.cur)
+		c.versions++
+		c.cur = base + 1
+		c.lost += int(c.versions-c.cur) - before
 	}
 }
+
+// read marks e, a worker's read, on c.
+func (u *Updates) read(c *updChain, e *Event) {
+	m := readMark{depth: c.cur}
+	if e.Has&HasStock != 0 {
+		m.hasVal, m.val = true, e.Stock
+	}
+	if _, ok := c.reads[e.Worker]; !ok {
+		if u.reads >= maxReads {
+			c.refused = true
+			return
+		}
+		if c.reads == nil {
+			c.reads = map[int32]readMark{}
+		}
+		u.reads++
+	}
+	c.reads[e.Worker] = m
+}
+
+// Unknown reports whether a read was let go (past maxReads marks), so the
+// count may rest on the wrong base: it is then unknown.
+func (u *Updates) Unknown() bool { return u.unknown }
+
+// Held is how many marks Updates holds: what its memory grows with.
+func (u *Updates) Held() int { return u.reads + len(u.res) }
 
 func (u *Updates) chain(res string) *updChain {
 	if u.res == nil {

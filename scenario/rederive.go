@@ -31,12 +31,27 @@ func (d derivation) String() string {
 }
 
 // Rederiver runs the checker over a log's primary events and compares the
-// derived events the log recorded with those the checker derives.
+// derived events the log recorded with those the checker derives. It
+// keeps counts, and pairs the two as they come: a log records a derived
+// event right after the event it derives from, and the checker derives at
+// most a few from one event, so the side that runs ahead by more than
+// maxUnpaired is already wrong at its first unpaired one — what it holds
+// stays bounded, whatever the log.
 type Rederiver struct {
-	Checker           *Checker
-	primary           int
-	recorded, derived []derivation
+	Checker  *Checker
+	primary  int
+	rec, der [len(derivedCodes)]int // counts by code
+	unpaired []derivation           // the side ahead's, not yet paired
+	recAhead bool                   // unpaired are recorded ones
+	first    [2]derivation          // the first pair that differs: recorded, derived
+	differ   bool                   // … found
 }
+
+// derivedCodes are the derived events' codes the counts compare.
+var derivedCodes = [...]string{CodeOverlap, CodeLostUpdate, CodeOversold, CodeDuplicate, "deadlock"}
+
+// maxUnpaired is more than one event's derived events.
+const maxUnpaired = 16
 
 // NewRederiver returns a rederiver with a fresh checker.
 func NewRederiver() *Rederiver { return &Rederiver{Checker: NewChecker()} }
@@ -46,7 +61,7 @@ func NewRederiver() *Rederiver { return &Rederiver{Checker: NewChecker()} }
 // event is only noted.
 func (r *Rederiver) Add(e Event, keep func(Event)) {
 	if derived(e.Kind) {
-		r.recorded = append(r.recorded, derivation{r.primary, e.Kind, e.Code, e.Worker, e.Res})
+		r.note(true, derivation{r.primary, e.Kind, e.Code, e.Worker, e.Res})
 		return
 	}
 	if keep != nil {
@@ -54,7 +69,7 @@ func (r *Rederiver) Add(e Event, keep func(Event)) {
 	}
 	r.primary++
 	for _, d := range r.Checker.Fold(e) {
-		r.derived = append(r.derived, derivation{r.primary, d.Kind, d.Code, d.Worker, d.Res})
+		r.note(false, derivation{r.primary, d.Kind, d.Code, d.Worker, d.Res})
 		if keep != nil {
 			d.T = e.T
 			keep(d)
@@ -62,31 +77,66 @@ func (r *Rederiver) Add(e Event, keep func(Event)) {
 	}
 }
 
+// note counts d, recorded or derived, and pairs it with the other side's.
+func (r *Rederiver) note(recorded bool, d derivation) {
+	counts := &r.der
+	if recorded {
+		counts = &r.rec
+	}
+	code := d.code
+	if d.kind == KindDeadlock {
+		code = "deadlock"
+	}
+	for i, c := range derivedCodes {
+		if c == code {
+			counts[i]++
+		}
+	}
+	switch {
+	case r.differ:
+	case len(r.unpaired) == 0 || r.recAhead == recorded:
+		if len(r.unpaired) <= maxUnpaired {
+			r.unpaired, r.recAhead = append(r.unpaired, d), recorded
+		}
+		if len(r.unpaired) > maxUnpaired { // the first unpaired can no longer pair
+			r.unpaired = r.unpaired[:1]
+		}
+	default:
+		o := r.unpaired[0]
+		r.unpaired = r.unpaired[1:]
+		if o != d {
+			r.first, r.differ = [2]derivation{o, d}, true
+			if recorded {
+				r.first = [2]derivation{d, o}
+			}
+			r.unpaired = nil
+		}
+	}
+}
+
+// Held is how many derived events the rederiver holds unpaired.
+func (r *Rederiver) Held() int { return len(r.unpaired) }
+
 // Mismatch says how the recorded derived events differ from the derived
 // ones, in words, or "" when they agree.
 func (r *Rederiver) Mismatch() string {
-	count := func(ds []derivation) map[string]int {
-		m := map[string]int{}
-		for _, d := range ds {
-			m[d.String()[:strings.Index(d.String(), " by ")]]++
-		}
-		return m
-	}
-	rec, der := count(r.recorded), count(r.derived)
 	var diffs []string
-	for _, code := range []string{CodeOverlap, CodeLostUpdate, CodeOversold, CodeDuplicate, "deadlock"} {
-		if rec[code] != der[code] {
-			diffs = append(diffs, fmt.Sprintf("it records %d %s event(s), its events show %d", rec[code], code, der[code]))
+	for i, code := range derivedCodes {
+		if r.rec[i] != r.der[i] {
+			diffs = append(diffs, fmt.Sprintf("it records %d %s event(s), its events show %d", r.rec[i], code, r.der[i]))
 		}
 	}
 	if len(diffs) > 0 {
 		return "this log's verdict differs from what its events show: " + strings.Join(diffs, "; ") + ". The verdict here is the one its events show."
 	}
-	for i := range r.recorded {
-		if r.recorded[i] != r.derived[i] {
-			return fmt.Sprintf("this log's verdict differs from what its events show: it records a %s where its events show a %s. The verdict here is the one its events show.",
-				r.recorded[i], r.derived[i])
-		}
+	const differs = "this log's verdict differs from what its events show: it records %s where its events show %s. The verdict here is the one its events show."
+	switch {
+	case r.differ:
+		return fmt.Sprintf(differs, "a "+r.first[0].String(), "a "+r.first[1].String())
+	case len(r.unpaired) > 0 && r.recAhead:
+		return fmt.Sprintf(differs, "a "+r.unpaired[0].String(), "none")
+	case len(r.unpaired) > 0:
+		return fmt.Sprintf(differs, "none", "a "+r.unpaired[0].String())
 	}
 	return ""
 }
@@ -166,6 +216,9 @@ func (s *Summary) overlapWords() string {
 
 // lostWords is the lost-update count, or its bound.
 func (s *Summary) lostWords() string {
+	if s.LostUnknown {
+		return "unknown"
+	}
 	if s.LostUpdatesMax > s.LostUpdates {
 		return fmt.Sprintf("%d to %d", s.LostUpdates, s.LostUpdatesMax)
 	}

@@ -68,6 +68,10 @@ type Summary struct {
 	OverlapPairs   int     `json:"overlap_pairs"` // pairs of workers inside together
 	LostUpdates    int     `json:"lost_updates"`
 	LostUpdatesMax int     `json:"lost_updates_max,omitempty"` // when unanswered writes make it a bound
+	LostUnknown    bool    `json:"lost_updates_unknown,omitempty"`
+	// Untracked says which counts a log past the fold's bounds left
+	// unknown or bounds (tallybounds.go).
+	Untracked []string `json:"untracked,omitempty"`
 	// StaleLanded are the writes surely overtaken: computed from a read
 	// that a write sent after its answer and answered before this write was
 	// sent had made stale (the log's lost_update violations).
@@ -259,6 +263,7 @@ func (z *Summarizer) Summary(mismatch string) *Summary {
 		s.Notes = z.notes.notes()
 	}
 	s.verdict()
+	s.untrackedVerdict()
 	if s.Mismatch != "" {
 		s.Detail = s.Mismatch + " " + s.Detail
 	}
@@ -285,6 +290,7 @@ func (s *Summary) fromTally(t *Tally) {
 	if m := t.Get(NLostUpdatesMax); m > s.LostUpdates {
 		s.LostUpdatesMax = m
 	}
+	s.LostUnknown, s.Untracked = t.LostUnknown(), t.UntrackedWords()
 	s.StaleLanded, s.FenceRejected = t.Get(NStaleLanded), t.Get(NStaleRefused)
 	s.Overlaps, s.OverlapPairs, s.Duplicates, s.Deadlocks = t.Get(NOverlaps), t.Get(NOverlapPairs), t.Get(NDuplicates), t.Get(NDeadlocks)
 	s.Oversold = t.Get(NOversold) > 0
@@ -425,6 +431,13 @@ func (s *Summary) Box(h Header) string {
 			sections[last] = append(sections[last], [2]string{kv.label, fmt.Sprint(kv.n)})
 		}
 	}
+	for i, u := range s.Untracked {
+		label := ""
+		if i == 0 {
+			label = "Untracked"
+		}
+		sections[last] = append(sections[last], [2]string{label, u})
+	}
 	if len(s.Notes) > 0 {
 		sections = append(sections, s.Notes)
 	}
@@ -446,7 +459,11 @@ func (s *Summary) Box(h Header) string {
 	for _, sec := range sections {
 		b.WriteString("╠" + bar + "╣\n")
 		for _, kv := range sec {
-			line(fmt.Sprintf("%-*s%s", label, kv[0]+":", kv[1]))
+			name := kv[0] + ":"
+			if kv[0] == "" { // a row that goes on the one above
+				name = ""
+			}
+			line(fmt.Sprintf("%-*s%s", label, name, kv[1]))
 		}
 	}
 	b.WriteString("╚" + bar + "╝\n")

@@ -67,6 +67,9 @@ const (
 	NHolds                           // holds of a lock that ended: acquired, then released, refused or lost
 	NHoldMicros                      // their total length, µs
 	NLapses                          // locks (or reservations) whose TTL lapsed while held (see tallyholds.go)
+	NLostUnknown                     // 1 once the lost updates are unknown: more reads outstanding than the fold keeps
+	NStaleUnknown                    // 1 once the stale writes landed are only a lower bound: the checker let go of what one needed
+	NRenewUnknown                    // 1 once the unanswered renewals are only an upper bound: the fold let go of tokens a later renewal may have settled
 	retryBins                        // RetryBinCount counts, one per delay bin
 	holdBins          = retryBins + RetryBinCount
 	failedOps         = holdBins + HoldBinCount
@@ -143,6 +146,10 @@ func (t *Tally) UnansweredWords() string {
 	var p []string
 	for i, k := range OpKinds {
 		if n := t.Unanswered(i); n > 0 {
+			if k == "renew" && t.c[NRenewUnknown] > 0 {
+				p = append(p, "at most "+itoaT(n)+" "+k+"(s)")
+				continue
+			}
 			p = append(p, itoaT(n)+" "+k+"(s)")
 		}
 	}

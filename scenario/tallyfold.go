@@ -27,8 +27,16 @@ type TallyFold struct {
 	// Unanswered renewals by the token they renewed: a later renewal or
 	// release of that token that the server took proves the lock was
 	// still that holder's, so they no longer leave anything unknown.
-	moot map[string]int64
+	// At most maxRenewing tokens are kept per worker; renewForgot: one
+	// was let go, so a later renewal may settle what is no longer kept.
+	moot        map[string]int64
+	renewForgot bool
+	sysRenewing []string // the renewing of events no worker's (the system's)
 }
+
+// maxRenewing is how many tokens with unanswered renewals the fold keeps
+// per worker: a worker renews the locks it holds, a few at once.
+const maxRenewing = 16
 
 // noQuorum reports whether the worker's Redlock attempt fell short of its
 // quorum through nodes that refused or did not answer: the nodes that said
@@ -48,6 +56,7 @@ type workerState struct {
 	votesTrouble int        // … nodes that failed or did not answer
 	votesGranted int        // … nodes that granted it
 	open         []openHold // its holds not ended yet (tallyholds.go)
+	renewing     []string   // tokens it left renewals of unanswered, oldest first (some may be settled)
 }
 
 // NewTallyFold returns an empty fold.
@@ -115,6 +124,8 @@ func (f *TallyFold) Add(e Event) {
 	for i, cn := range counters {
 		f.add(cn, int64(after[i]-before[i]))
 	}
+	f.flag(NLostUnknown, f.upd.Unknown())
+	f.flag(NStaleUnknown, c.StaleUnknown())
 	// A violation is the worker's whose entry, write or sale it was.
 	v := (after[0] - before[0]) + (after[2] - before[2]) + (after[3] - before[3]) + (after[4] - before[4])
 	f.add(NViolations, int64(v))
@@ -186,11 +197,38 @@ func (f *TallyFold) outcome(e *Event) {
 		f.add(unknownOps+k, 1)
 		f.addW(e.Worker, WUnanswered, 1)
 		if e.Kind == KindRenewFailed && e.Token != "" {
-			if f.moot == nil {
-				f.moot = map[string]int64{}
-			}
-			f.moot[e.Token]++
+			f.unsettled(e)
 		}
+	}
+}
+
+// unsettled notes an unanswered renewal of e's token, keeping at most
+// maxRenewing tokens of e's worker: the oldest is let go, its renewals
+// counted unanswered for good.
+func (f *TallyFold) unsettled(e *Event) {
+	if f.moot == nil {
+		f.moot = map[string]int64{}
+	}
+	if f.moot[e.Token] == 0 {
+		list := &f.sysRenewing
+		if e.Worker >= 0 && e.Worker < MaxWorkers {
+			list = &f.worker(e.Worker).renewing
+		}
+		*list = slices.DeleteFunc(*list, func(t string) bool { return f.moot[t] == 0 })
+		if len(*list) >= maxRenewing {
+			delete(f.moot, (*list)[0])
+			*list = slices.Delete(*list, 0, 1)
+			f.renewForgot = true
+		}
+		*list = append(*list, e.Token)
+	}
+	f.moot[e.Token]++
+}
+
+// flag sets c to 1 once cond holds.
+func (f *TallyFold) flag(c Counter, cond bool) {
+	if cond && f.t.c[c] == 0 {
+		f.add(c, 1)
 	}
 }
 
@@ -198,8 +236,13 @@ func (f *TallyFold) outcome(e *Event) {
 // server still kept that token's lock: a renewal it granted, or a release
 // it took. (A lease or a PX key that lapsed cannot be renewed again.)
 func (f *TallyFold) settle(e *Event) {
+	if !(e.Kind == KindRenewed || (e.Kind == KindRelease && e.OK)) {
+		return
+	}
 	n := f.moot[e.Token]
-	if n == 0 || !(e.Kind == KindRenewed || (e.Kind == KindRelease && e.OK)) {
+	if n == 0 {
+		// Perhaps one let go: the count may be more than is unknown.
+		f.flag(NRenewUnknown, f.renewForgot && e.Token != "")
 		return
 	}
 	delete(f.moot, e.Token)
