@@ -257,6 +257,8 @@ func (s *Summary) Doubt() error {
 		return fmt.Errorf("the server refused %d operation(s) (%s): the verdict is not the lock's", s.FailedOps, s.ServerError)
 	case s.UnansweredOps > 0:
 		return fmt.Errorf("the server left %d operation(s) unanswered (%s: %s): whether they happened is unknown", s.UnansweredOps, s.UnansweredKinds, s.UnansweredError)
+	case strings.HasPrefix(s.Verdict, "UNKNOWN"):
+		return fmt.Errorf("the log held more than the checker keeps (%s): it cannot be called correct", strings.Join(s.Untracked, "; "))
 	}
 	return nil
 }
