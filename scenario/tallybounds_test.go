@@ -179,3 +179,19 @@ func TestRederiverNamesTheFirstDerivedEventThatDiffers(t *testing.T) {
 		}
 	}
 }
+
+// A run whose counts passed the checker's bounds is not certified: its
+// verdict is UNKNOWN, and Doubt makes the command exit 1.
+func TestAnUntrackedRunIsInDoubt(t *testing.T) {
+	s := &Summary{Verdict: "CORRECT", Untracked: []string{"lost updates: unknown (past 1,048,576 reads held)"}}
+	s.untrackedVerdict()
+	if !strings.HasPrefix(s.Verdict, "UNKNOWN — ") {
+		t.Fatalf("verdict %q", s.Verdict)
+	}
+	if err := s.Doubt(); err == nil || !strings.Contains(err.Error(), "cannot be called correct") {
+		t.Fatalf("Doubt: %v", err)
+	}
+	if err := (&Summary{Verdict: "CORRECT"}).Doubt(); err != nil {
+		t.Fatalf("a correct run is in doubt: %v", err)
+	}
+}
