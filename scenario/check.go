@@ -90,11 +90,6 @@ type resState struct {
 	unknown []int64 // values of writes that may or may not have landed
 }
 
-type readKey struct {
-	res    string
-	worker int32
-}
-
 // NewChecker returns an empty checker.
 func NewChecker() *Checker {
 	return &Checker{res: map[string]*resState{}, waits: map[int32]waitEdge{}}
