@@ -59,10 +59,7 @@ func TestWriteBigLog(t *testing.T) {
 	if out == "" || from == "" {
 		t.Skip("writes a long log only when asked: LOCKLAB_BIGLOG, LOCKLAB_BIGLOG_FROM, LOCKLAB_BIGLOG_EVENTS")
 	}
-	n, err := strconv.Atoi(os.Getenv("LOCKLAB_BIGLOG_EVENTS"))
-	if err != nil || n <= 0 {
-		t.Fatalf("LOCKLAB_BIGLOG_EVENTS must be a count of events (got %q)", os.Getenv("LOCKLAB_BIGLOG_EVENTS"))
-	}
+	n := bigLogEvents(t)
 	in, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)
@@ -72,12 +69,26 @@ func TestWriteBigLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeBigLog(t, out, func(w *bufio.Writer) error { return writeRepeated(w, rec, n) })
+}
+
+// bigLogEvents is LOCKLAB_BIGLOG_EVENTS, the count of events to write.
+func bigLogEvents(t *testing.T) int {
+	n, err := strconv.Atoi(os.Getenv("LOCKLAB_BIGLOG_EVENTS"))
+	if err != nil || n <= 0 {
+		t.Fatalf("LOCKLAB_BIGLOG_EVENTS must be a count of events (got %q)", os.Getenv("LOCKLAB_BIGLOG_EVENTS"))
+	}
+	return n
+}
+
+// writeBigLog writes the file out through a large buffer.
+func writeBigLog(t *testing.T, out string, write func(*bufio.Writer) error) {
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := writeRepeated(bw, rec, n); err != nil {
+	if err := write(bw); err != nil {
 		t.Fatal(err)
 	}
 	if err := bw.Flush(); err != nil {

@@ -93,22 +93,6 @@ func TestWriteHostileLog(t *testing.T) {
 	if kind == "" || out == "" {
 		t.Skip("writes a hostile log only when asked: LOCKLAB_HOSTILE, LOCKLAB_BIGLOG, LOCKLAB_BIGLOG_EVENTS")
 	}
-	n, err := strconv.Atoi(os.Getenv("LOCKLAB_BIGLOG_EVENTS"))
-	if err != nil || n <= 0 {
-		t.Fatalf("LOCKLAB_BIGLOG_EVENTS must be a count of events (got %q)", os.Getenv("LOCKLAB_BIGLOG_EVENTS"))
-	}
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := writeHostile(bw, kind, n); err != nil {
-		t.Fatal(err)
-	}
-	if err := bw.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	n := bigLogEvents(t)
+	writeBigLog(t, out, func(w *bufio.Writer) error { return writeHostile(w, kind, n) })
 }
