@@ -1,11 +1,15 @@
-// Package lock implements distributed lock strategies on Redis — none, naive
-// (SETNX then EXPIRE), safe (SET NX PX + Lua compare-and-delete), fenced,
-// watchdog (renewal) and Redlock — with retry and backoff policies.
+// Package lock implements distributed lock strategies — on Redis: none,
+// naive (SETNX then EXPIRE), safe (SET NX PX + Lua compare-and-delete),
+// fenced, watchdog (renewal), Redlock and optimistic (WATCH/MULTI); on one
+// machine: flock and a System V semaphore — with retry and backoff
+// policies. Strategies on other servers live in the sub-packages pg, mysql,
+// memcached and etcd, and register themselves in the same registry.
 //
-// It is usable as a library. Every step a lock takes (attempt, acquired,
-// denied, backoff, vote, renewed, renew_failed, lock_lost, release,
-// release_failed) can be seen through an optional Observer, without the lock
-// knowing who listens. Every duration goes through the run's store.Clock.
+// It is usable as a library and depends on the clock package alone (and
+// go-redis). Every step a lock takes (attempt, acquired, denied, backoff,
+// vote, renewed, renew_failed, lock_lost, release, release_failed) can be
+// seen through an optional Observer, without the lock knowing who listens.
+// Every duration goes through the run's clock.Clock.
 package lock
 
 import (
@@ -19,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/clock"
 )
 
 // Sentinel errors.
@@ -50,7 +54,7 @@ type Locker interface {
 // Options configure a Locker.
 type Options struct {
 	// Clock is the run's clock; nil means real time at speed 1.
-	Clock *store.Clock
+	Clock *clock.Clock
 	// Observer, if set, sees every step.
 	Observer Observer
 	// Retry is the retry policy of Acquire; the zero value never retries.
@@ -68,7 +72,7 @@ type Options struct {
 
 // base holds what every strategy shares.
 type base struct {
-	clock    *store.Clock
+	clock    *clock.Clock
 	observer Observer
 	retry    Retry
 	rng      *mrand.Rand
@@ -76,7 +80,7 @@ type base struct {
 	hold     func(ctx context.Context) error
 }
 
-var realClock = store.NewScaledClock(1)
+var realClock = clock.NewScaledClock(1)
 
 func newBase(o Options) base {
 	b := base{clock: o.Clock, observer: o.Observer, retry: o.Retry, rng: o.Rand, tokens: o.Tokens, hold: o.Hold}
@@ -206,7 +210,7 @@ func newLease(parent context.Context, key, token string, ttl time.Duration, atte
 
 // cancellable gives the lease a context of its own, cancelled on loss and
 // on release (strategies that can lose a lock while it is held).
-func (l *Lease) cancellable(c *store.Clock) {
+func (l *Lease) cancellable(c *clock.Clock) {
 	l.ctx, l.cancel = c.WithCancelCause(l.ctx)
 }
 
