@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/spf13/cobra"
+)
+
+// runAll runs every scenario with every strategy, a few at a time, and
+// prints one verdict table.
+func (f *runFlags) runAll(cmd *cobra.Command) error {
+	if extra := notApplying(cmd, runAllFlags...); len(extra) > 0 {
+		return usagef("run all runs every scenario with its own defaults: %s %s not apply (it takes %s; to set parameters, run one scenario: locklab run SCENARIO %s …)",
+			flagList(extra), doesOrDo(extra), flagList(dashed(runAllFlags)), extra[0])
+	}
+	urls, err := f.store(cmd)
+	if err != nil {
+		return err
+	}
+	seed := f.seed
+	if !cmd.Flags().Changed("seed") {
+		seed = 1
+	}
+	type job struct {
+		sc       *scenario.Scenario
+		strategy string
+		sum      *scenario.Summary
+		err      error
+	}
+	var jobs []*job
+	skipped, quorum := 0, 0
+	var needs []string // the strategies left out for want of their server
+	for _, sc := range scenario.Catalogue() {
+		for _, st := range sc.Strategies {
+			if scenario.NeedsServer(st, f.servers()) != "" {
+				if !slices.Contains(needs, st) {
+					needs = append(needs, st)
+				}
+				continue
+			}
+			if least, _ := quorumOf(st); multiNode(st) && len(urls) > 0 && len(urls) < least {
+				skipped, quorum = skipped+1, least
+				continue
+			}
+			jobs = append(jobs, &job{sc: sc, strategy: st})
+		}
+	}
+	if skipped > 0 {
+		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, quorum, len(urls))
+	}
+	if len(urls) > 0 {
+		// One look at the server before fifty runs: a server that cannot
+		// be used fails every run alike, so it is said once.
+		st, err := store.Open(cmd.Context(), store.Config{URLs: urls, Nodes: len(urls), Speed: f.speed, Slowmo: f.slowmo, Servers: f.servers()})
+		if err != nil {
+			return err
+		}
+		if err := st.Close(); err != nil {
+			return err
+		}
+	}
+	// The slow runs first, then the catalogue's order: the long poles do
+	// not start last.
+	queue := make(chan *job, len(jobs))
+	for _, slow := range []bool{true, false} {
+		for _, j := range jobs {
+			if slices.Contains(j.sc.Slow, j.strategy) == slow {
+				queue <- j
+			}
+		}
+	}
+	close(queue)
+	out := cmd.OutOrStdout()
+	start := time.Now()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				if cmd.Context().Err() != nil {
+					return // interrupted: the table is not printed
+				}
+				j.sum, j.err = f.runQuiet(cmd.Context(), j.sc, j.strategy, seed, urls)
+				if !f.quiet {
+					mu.Lock()
+					if j.err != nil {
+						fmt.Fprintf(out, "  %-13s %-20s error: %v\n", j.sc.Name, j.strategy, j.err)
+					} else {
+						fmt.Fprintf(out, "  %-13s %-20s %s\n", j.sc.Name, j.strategy, j.sum.Verdict)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if cmd.Context().Err() != nil {
+		var left []error
+		for _, j := range jobs {
+			var le *store.LeftError
+			if errors.As(j.err, &le) {
+				left = append(left, le)
+			}
+		}
+		if len(left) > 0 {
+			return runtimeError{fmt.Errorf("interrupted; %w", errors.Join(left...))}
+		}
+		return runtimeError{fmt.Errorf("interrupted; the keys of every run that started were deleted")}
+	}
+	fmt.Fprintln(out)
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tVIRTUAL TIME\tVERDICT")
+	failed := 0
+	for _, j := range jobs {
+		if j.err != nil {
+			failed++
+			fmt.Fprintf(tw, "%s\t%s\t-\terror: %v\n", j.sc.Name, j.strategy, j.err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", j.sc.Name, j.strategy, j.sum.Duration.D().Round(time.Millisecond), j.sum.Verdict)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\n%d runs in %v (seed %d)\n", len(jobs), time.Since(start).Round(100*time.Millisecond), seed)
+	if _, err := f.usable(cmd, needs, true); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return runtimeError{fmt.Errorf("%d of %d runs failed", failed, len(jobs))}
+	}
+	return nil
+}
+
+// runAllFlags are the flags run all takes; the rest set one scenario's
+// parameters or outputs.
+var runAllFlags = []string{"seed", "quiet", "redis", "speed", "slowmo", "postgres", "mysql", "memcached", "etcd"}
+
+// dashed is names as flags: --name.
+func dashed(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "--" + n
+	}
+	return out
+}
+
+// runQuiet runs one scenario with its defaults and returns its summary.
+func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (_ *scenario.Summary, err error) {
+	p := sc.Defaults
+	if multiNode(strategy) && len(urls) == 0 {
+		_, p.Nodes = quorumOf(strategy)
+	}
+	if len(urls) > 0 {
+		p.Nodes = len(urls)
+	}
+	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
+		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
+	if err != nil {
+		return nil, err
+	}
+	defer st.AbortOn(ctx)()
+	ended := true
+	defer func() {
+		if !ended && st.Kind() == store.Embedded {
+			return // its workers may still step: it ends with the process
+		}
+		if cerr := st.Close(); cerr != nil && err == nil {
+			err = cerr // keys left behind: the run's error says where and how to remove them
+		}
+	}()
+	r, err := scenario.Start(ctx, st, scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime})
+	if err != nil {
+		return nil, err
+	}
+	if ended, err = awaitRun(ctx, r); err != nil {
+		return nil, err
+	}
+	return r.Summary(), nil
+}

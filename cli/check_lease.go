@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/locklab/locklab/scenario"
+)
+
+// The lease histories of `locklab check`: each lock key's operations, as
+// porcupine takes them, built from a log with what the log cannot say
+// made explicit — an invoke time missing, an attempt never answered, a
+// Redlock's partial votes undone and its release spread over the nodes —
+// so that a history the store really produced is never called illegal.
+
+// pending is the return of an operation never answered: it may take effect
+// at any time after its call, or never (porcupine may place it last).
+const pending = math.MaxInt64 / 4
+
+// lockTraits is what a strategy's lock is, as far as the model needs it.
+type lockTraits struct {
+	// keepAlive: the lock is kept beyond its TTL by renewals the log does
+	// not show (etcd's lease keep-alive, a row's expiry on the database's
+	// clock): it may be held at any time until released.
+	keepAlive bool
+	// early is how much sooner than its TTL the lock may lapse
+	// (memcached counts whole seconds).
+	early int64 // µs
+	// anyDel: release is an unconditional DEL of whoever's lock (naive).
+	anyDel bool
+	// noTTL: the lock is held until released, or its holder's session ends
+	// (a crash ends it).
+	noTTL bool
+}
+
+// traitsOf are the traits of the lock strategy of a log, for key res.
+func traitsOf(h scenario.Header, res string) lockTraits {
+	s := h.Strategy
+	if h.Scenario == "trade-offs" { // one lock per store, named after it
+		s = map[string]string{"lock:redis": "safe", "lock:postgres": "pg-advisory", "lock:etcd": "etcd"}[res]
+	}
+	switch s {
+	case "naive":
+		return lockTraits{anyDel: true}
+	case "etcd", "pg-table":
+		return lockTraits{keepAlive: true}
+	case "memcached-add":
+		return lockTraits{keepAlive: true, early: 1e6}
+	case "flock", "semaphore", "pg-advisory", "pg-advisory-xact", "pg-row", "mysql-get-lock":
+		return lockTraits{noTTL: true}
+	}
+	return lockTraits{}
+}
+
+// leaseBuilder turns a log's lock events into lease operations per key,
+// one event at a time, handing each operation to put as it is made.
+type leaseBuilder struct {
+	h      scenario.Header
+	put    func(key string, op porcupine.Operation)
+	keys   map[string]bool // the keys an operation went to
+	quorum map[string]bool // keys whose lock is a quorum of per-node keys
+	prevT  map[int32]int64 // each worker's last event, µs
+	open   map[string]scenario.Event
+	votes  map[string]string       // worker@key: the token of its last vote
+	nodes  map[string]map[int]bool // a quorum key's nodes
+	undone map[string]*[2]int64    // key|token: a quorum release's span over its nodes
+	order  []string                // undone's keys, in the log's order
+	lastT  int64
+}
+
+func newLeaseBuilder(h scenario.Header, put func(string, porcupine.Operation)) *leaseBuilder {
+	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: map[int32]int64{},
+		open: map[string]scenario.Event{}, votes: map[string]string{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
+}
+
+// held is how many entries the builder keeps between events.
+func (b *leaseBuilder) held() int {
+	return len(b.keys) + len(b.open) + len(b.votes) + len(b.undone) + len(b.prevT)
+}
+
+// vote learns from a vote that its key is a quorum's, and on which nodes.
+// A quorum's attempt is answered by its votes, not the attempt itself:
+// one left open before its first vote was seen is closed.
+func (b *leaseBuilder) vote(e *scenario.Event) {
+	if !b.quorum[e.Res] {
+		b.quorum[e.Res] = true
+		for _, k := range sortedKeys(b.open) {
+			if b.open[k].Res == e.Res {
+				delete(b.open, k)
+			}
+		}
+	}
+	if b.nodes[e.Res] == nil {
+		b.nodes[e.Res] = map[int]bool{}
+	}
+	b.nodes[e.Res][int(e.Node)] = true
+}
+
+// span is e's interval (µs): from its call — when the log has none, from
+// the worker's previous event, the earliest it can have been sent — to
+// its return.
+func (b *leaseBuilder) span(e *scenario.Event) (int64, int64) {
+	ret := e.T.Microseconds()
+	if e.Has&scenario.HasCall != 0 && e.Call > 0 {
+		return e.Call.Microseconds(), ret
+	}
+	return min(b.prevT[e.Worker], ret), ret
+}
+
+func (b *leaseBuilder) add(key string, e *scenario.Event, in leaseIn, ok bool, call, ret int64) {
+	in.call, in.ret, in.traits = call, ret, traitsOf(b.h, strings.SplitN(key, "@node", 2)[0])
+	if e != nil {
+		in.worker = e.Worker
+	}
+	in.quorum = b.quorum[key]
+	if in.holder == "" {
+		in.holder = in.token
+	}
+	if in.holder == "" && e != nil {
+		in.holder = scenario.WorkerName(e.Worker) // a lock without a token is its worker's
+	}
+	client := 0
+	if e != nil {
+		client = int(max(e.Worker, -1) + 1)
+	}
+	b.keys[key] = true
+	b.put(key, porcupine.Operation{ClientId: client, Input: in, Call: call, Output: ok, Return: ret})
+}
+
+// event takes the log's next event.
+func (b *leaseBuilder) event(e scenario.Event) {
+	call, ret := b.span(&e)
+	b.prevT[e.Worker], b.lastT = ret, max(b.lastT, ret)
+	key := e.Res
+	if e.Has&scenario.HasNode != 0 {
+		key = fmt.Sprintf("%s@node%d", e.Res, e.Node)
+	}
+	ttl := e.TTL.Microseconds()
+	attempt := fmt.Sprintf("%d@%s", e.Worker, e.Res)
+	switch e.Kind {
+	case scenario.KindAttempt:
+		if !b.quorum[e.Res] {
+			b.open[attempt] = e
+		}
+	case scenario.KindAcquired:
+		delete(b.open, attempt)
+		b.add(key, &e, leaseIn{op: "acquire", token: e.Token, ttl: ttl}, true, call, ret)
+	case scenario.KindVote:
+		if e.Has&scenario.HasNode != 0 {
+			b.vote(&e)
+		}
+		b.votes[attempt] = e.Token
+		switch {
+		case e.Outcome == scenario.OutcomeOK: // a node that answered; errors are not the node's state
+			b.add(key, &e, leaseIn{op: "acquire", token: e.Token, ttl: ttl}, e.OK, call, ret)
+		case e.Outcome == scenario.OutcomeIndeterminate: // it may have set the key
+			b.add(key, &e, leaseIn{op: "maybe", token: e.Token, ttl: ttl}, true, call, pending)
+		}
+	case scenario.KindDenied:
+		delete(b.open, attempt)
+		b.add(key, &e, leaseIn{op: "acquire"}, false, call, ret)
+		b.undo(e, call, ret)
+	case scenario.KindError:
+		if a, ok := b.open[attempt]; ok {
+			delete(b.open, attempt)
+			if e.Outcome == scenario.OutcomeIndeterminate { // the acquire may have happened
+				b.add(key, &e, leaseIn{op: "maybe", ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+			}
+		}
+		b.undo(e, call, ret)
+	case scenario.KindRelease, scenario.KindReleaseFailed:
+		if e.Kind == scenario.KindReleaseFailed && e.Outcome != scenario.OutcomeOK {
+			break
+		}
+		if e.Has&scenario.HasNode != 0 && b.quorum[e.Res] {
+			b.spread(e.Res, e.Token, call, ret)
+		}
+		b.add(key, &e, leaseIn{op: "release", token: e.Token}, e.Kind == scenario.KindRelease, call, ret)
+	case scenario.KindRenewed:
+		b.add(key, &e, leaseIn{op: "renew", token: e.Token, ttl: ttl}, true, call, ret)
+	case scenario.KindCrash:
+		// An attempt the crash cut off may have taken the lock; a lock
+		// bound to the session is let go (a TTL lock lapses on its own).
+		for _, k := range sortedKeys(b.open) {
+			if a := b.open[k]; a.Worker == e.Worker {
+				delete(b.open, k)
+				b.add(a.Res, &a, leaseIn{op: "maybe", holder: "orphan of " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+			}
+		}
+		for _, k := range sortedKeys(b.keys) {
+			b.add(k, &e, leaseIn{op: "session-end"}, true, ret, pending)
+		}
+	}
+}
+
+// undo adds, after a Redlock quorum denied (or failed), the quiet release
+// of the worker's partial votes on every node: between its start and the
+// denial's return.
+func (b *leaseBuilder) undo(e scenario.Event, call, ret int64) {
+	if !b.quorum[e.Res] || e.Has&scenario.HasNode != 0 {
+		return
+	}
+	tok := b.votes[fmt.Sprintf("%d@%s", e.Worker, e.Res)]
+	if tok == "" {
+		return
+	}
+	for _, n := range slices.Sorted(maps.Keys(b.nodes[e.Res])) {
+		b.add(fmt.Sprintf("%s@node%d", e.Res, n), &e, leaseIn{op: "undo", token: tok}, true, call, ret)
+	}
+}
+
+// spread widens the span over which a Redlock lock's release went to its
+// nodes: the quorum lock is let go somewhere inside.
+func (b *leaseBuilder) spread(res, tok string, call, ret int64) {
+	k := res + "|" + tok
+	s := b.undone[k]
+	if s == nil {
+		s = &[2]int64{call, ret}
+		b.undone[k] = s
+		b.order = append(b.order, k)
+	}
+	s[0], s[1] = min(s[0], call), max(s[1], ret)
+}
+
+// done ends the histories: attempts never answered may have taken the
+// lock; each quorum lock is let go where its nodes were.
+func (b *leaseBuilder) done() {
+	for _, k := range b.order {
+		res, tok, _ := strings.Cut(k, "|")
+		s := b.undone[k]
+		b.add(res, nil, leaseIn{op: "undo", token: tok}, true, s[0], s[1])
+	}
+	for _, k := range sortedKeys(b.open) {
+		a := b.open[k]
+		b.add(a.Res, &a, leaseIn{op: "maybe", holder: "unanswered " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// isLockOp says an operation is a lock's, not only a session's end: a key
+// with none of them held no lock.
+func isLockOp(o porcupine.Operation) bool { return o.Input.(leaseIn).op != "session-end" }

@@ -1,0 +1,273 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/tui"
+	"github.com/locklab/locklab/workshop"
+	"github.com/spf13/cobra"
+)
+
+type hostFlags struct {
+	runFlags
+	room      string
+	scenario  string
+	theme     string
+	attendees int
+	sshFlags
+}
+
+func newHostCmd() *cobra.Command {
+	f := &hostFlags{}
+	cmd := &cobra.Command{
+		Use:   "host --redis URL",
+		Short: "Host a workshop race: attendees' workers join from their machines through a shared Redis",
+		Long: "host opens the view of a race whose workers come from other machines: attendees run\n" +
+			"locklab join --redis URL --name NAME against the same Redis, and every round you open\n" +
+			"starts everyone's workers at the same instant. Their events come back through a Redis\n" +
+			"Stream, stamped with the server's clock, into one log that the checker folds.",
+		Example: "  locklab host --redis redis://0.0.0.0:6379 --lock none --stock 1\n" +
+			"  locklab host --redis redis://localhost:6379 --lock safe --retry full-jitter --stock 5 --ssh :2222\n" +
+			"  locklab host --redis redis://localhost:6379 --attendees 2 --events round.jsonl   # no terminal: one round",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("host takes no arguments (got %q): locklab host --redis URL", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.lock, "lock", "", "lock strategy, one of the scenario's on one Redis (oversell: "+strings.Join(scenario.JoinableStrategies("oversell"), ", ")+"; default: the scenario's first)")
+	fl.Int64Var(&f.stock, "stock", 0, "initial stock")
+	fl.DurationVar(&f.delay, "delay", 0, "time between reading and writing the stock")
+	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL")
+	fl.DurationVar(&f.work, "work", 0, "time a holder works inside the critical section (deadlock, queue-double)")
+	fl.StringVar(&f.order, "order", "", "deadlock: opposite, sorted or all-at-once")
+	fl.StringVar(&f.retry, "retry", "", "retry policy (see locklab list)")
+	fl.IntVar(&f.maxRetries, "max-retries", 0, "retries after the first attempt")
+	fl.DurationVar(&f.retryBase, "retry-base", 0, "base delay of the retry policy")
+	fl.DurationVar(&f.retryCap, "retry-cap", 0, "cap of the exponential retry policies")
+	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one)")
+	fl.StringArrayVar(&f.redis, "redis", nil, "the shared Redis, redis://[:password@]host:port/db (default $LOCKLAB_REDIS_URL)")
+	fl.StringVar(&f.room, "room", workshop.DefaultRoom, "the room's name (several hosts can share one Redis)")
+	fl.StringVar(&f.scenario, "scenario", "oversell", "the race: "+scenario.JoinableNames())
+	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
+	fl.IntVar(&f.attendees, "attendees", 0, "without a terminal: run one round once this many have joined, print its summary and exit")
+	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
+	addSSHFlags(fl, &f.sshFlags)
+	misplacedFlag(fl, "serve")
+	return cmd
+}
+
+func (f *hostFlags) run(cmd *cobra.Command) error {
+	if cmd.Flags().Changed("serve") {
+		return usagef("host takes its workers from attendees (locklab join), not from HTTP requests: %s", sshToServeHint)
+	}
+	if len(f.redis) > 1 {
+		return usagef("host races on one Redis: give --redis once")
+	}
+	url, err := workshopURL(cmd, strings.Join(f.redis, ""))
+	if err != nil {
+		return err
+	}
+	if err := workshop.CheckName("room", f.room); err != nil {
+		return usageError{err}
+	}
+	sc, err := scenario.Lookup(f.scenario)
+	if err != nil {
+		return usageError{fmt.Errorf("--scenario: %w", err)}
+	}
+	strategy := sc.Strategies[0]
+	if f.lock != "" {
+		strategy = f.lock
+	}
+	if err := scenario.Joinable(sc.Name, strategy); err != nil {
+		return usageError{err}
+	}
+	p, err := f.params(cmd, sc, strategy, nil)
+	if err != nil {
+		return err
+	}
+	p.Workers = 1 // the attendees bring theirs
+	th, err := pickTheme(f.theme)
+	if err != nil {
+		return err
+	}
+	ssh, err := f.sshConfig(cmd)
+	if err != nil {
+		return err
+	}
+	if ssh != nil && f.attendees > 0 {
+		return usagef("--ssh serves the view; a headless host (--attendees) has none")
+	}
+	switch {
+	case f.attendees < 0 || f.attendees > workshop.MaxAttendees:
+		return usagef("--attendees must be between 1 and %d (got %d)", workshop.MaxAttendees, f.attendees)
+	case f.events != "" && f.attendees == 0:
+		return usagef("--events writes the round of a headless host: add --attendees N (the view saves a round with s)")
+	case f.attendees == 0 && !interactive():
+		return usagef("host needs a terminal; without one, give --attendees N to run one round once N have joined")
+	}
+	if err := checkOutputPath("events", f.events); err != nil {
+		return err
+	}
+	seed := seedFlag(cmd, f.seed)
+	ctx := cmd.Context()
+	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: url, Room: f.room, Scenario: sc.Name, Strategy: strategy,
+		Params: p, Seed: seed, Tool: "locklab " + version})
+	if err != nil {
+		return workshopError(err)
+	}
+	defer h.Close()
+	title := fmt.Sprintf("room %s · %s with %s · %s", f.room, sc.Name, strategy, redactedAddr(url))
+	if slices.Contains(sc.Uses, "stock") {
+		title = fmt.Sprintf("room %s · %s with %s · stock %d · %s", f.room, sc.Name, strategy, p.Stock, redactedAddr(url))
+	}
+	hint := "locklab join --redis " + store.Redact(url) + " --name NAME"
+	if f.room != workshop.DefaultRoom {
+		hint += " --room " + f.room
+	}
+	if f.attendees > 0 {
+		return f.headless(ctx, cmd.OutOrStdout(), h)
+	}
+	stage := tui.NewStage(title, hint)
+	ws := hostWorkshop{h}
+	if ssh != nil {
+		srv, addr, err := serveSSH(ctx, ssh, stage, th)
+		if err != nil {
+			return runtimeError{err}
+		}
+		defer srv.Close()
+		stage.Title += " · ssh -p " + addr
+	}
+	return tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
+}
+
+func redactedAddr(url string) string {
+	if o, err := store.ParseURL(url); err == nil {
+		return "redis " + store.Addr(o)
+	}
+	return "redis"
+}
+
+// hostWorkshop shows a workshop.Host to the view.
+type hostWorkshop struct{ h *workshop.Host }
+
+func (w hostWorkshop) Lobby(ctx context.Context) ([]tui.Attendee, error) {
+	l, err := w.h.Lobby(ctx)
+	out := make([]tui.Attendee, len(l))
+	for i, a := range l {
+		out[i] = tui.Attendee{Name: a.Name, Workers: a.Workers}
+	}
+	return out, err
+}
+
+func (w hostWorkshop) Open(ctx context.Context) (*scenario.Run, error) {
+	r, _, err := w.h.Open(ctx)
+	return r, err
+}
+
+// headless waits for the attendees, runs one round and prints it.
+func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Host) error {
+	fmt.Fprintf(out, "room %s: waiting for %d attendee(s)\n", h.Room(), f.attendees)
+	var seen []string
+	for {
+		l, err := h.Lobby(ctx)
+		if err != nil {
+			return storeError(err)
+		}
+		for _, a := range l {
+			if !slices.Contains(seen, a.Name) {
+				seen = append(seen, a.Name)
+				fmt.Fprintf(out, "%s joined with %d worker(s)\n", a.Name, a.Workers)
+			}
+		}
+		if len(l) >= f.attendees {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	run, r, err := h.Open(ctx)
+	if err != nil {
+		return storeError(err)
+	}
+	fmt.Fprintf(out, "round %d: %d worker(s) from %d attendee(s)\n", r.N, len(run.Header.Lanes), len(r.Attendees))
+	runErr := run.Wait()
+	sum := run.Summary()
+	fmt.Fprint(out, sum.Box(run.Header))
+	printScores(out, scenario.ScoreTerm(run.Header.Scenario), scenario.Scores(run.Header, run.Log.Events()))
+	for _, l := range h.Refused() {
+		fmt.Fprintln(out, "refused: "+l)
+	}
+	if f.events != "" {
+		if err := writeRound(f.events, run, sum); err != nil {
+			return runtimeError{err}
+		}
+	}
+	if runErr != nil && ctx.Err() == nil {
+		return runtimeError{runErr}
+	}
+	return nil
+}
+
+// printScores prints the scoreboard; term names what Score.Did counts.
+func printScores(out io.Writer, term string, scores []scenario.Score) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "attendee\tworkers\t%s\tdenied\tviolations\tstate\t\n", term)
+	for _, s := range scores {
+		state := "done"
+		if s.Gone {
+			state = "disconnected"
+		} else if s.Done < s.Workers {
+			state = "unfinished"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\t\n", s.Name, s.Workers, s.Did, s.Denials, s.Violations, state)
+	}
+	tw.Flush()
+}
+
+func writeRound(path string, run *scenario.Run, sum *scenario.Summary) error {
+	fh, err := createEventLog(path)
+	if err != nil {
+		return err
+	}
+	w, err := scenario.NewWriter(fh, run.Header)
+	if err == nil {
+		err = w.Write(run.Log.Events())
+	}
+	if err == nil {
+		err = w.Close(sum)
+	}
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write the event log: %w", err)
+	}
+	return nil
+}
+
+// hostScenarioCandidates are the scenarios other machines can join.
+func hostScenarioCandidates() []string {
+	var out []string
+	for _, s := range scenario.Catalogue() {
+		if scenario.Joinable(s.Name, s.Strategies[0]) == nil || scenario.Joinable(s.Name, "safe") == nil {
+			out = append(out, s.Name+"\t"+s.Title)
+		}
+	}
+	return out
+}

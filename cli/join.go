@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/workshop"
+	"github.com/spf13/cobra"
+)
+
+// skewEnv shifts the clock join would stamp its events with, to show that
+// the Redis server's clock, not the machine's, places them.
+const skewEnv = "LOCKLAB_CLOCK_SKEW"
+
+// missEnv makes join's clock sync miss the server's clock by a duration
+// its error bound does not admit, to show that a lock's hand-overs between
+// machines are ordered by cause, not by the sync.
+const missEnv = "LOCKLAB_CLOCK_MISS"
+
+type joinFlags struct {
+	redis   string
+	room    string
+	name    string
+	workers int
+	rounds  int
+}
+
+func newJoinCmd() *cobra.Command {
+	f := &joinFlags{}
+	cmd := &cobra.Command{
+		Use:   "join --redis URL --name NAME",
+		Short: "Race with your own workers in the round a host opens on a shared Redis",
+		Long: "join takes part in a workshop race: the host (locklab host --redis URL) picks the scenario\n" +
+			"and the lock; every round it opens, your workers race everyone else's on the same Redis,\n" +
+			"and their events appear on the host's screen under your name.",
+		Example: "  locklab join --redis redis://10.0.0.5:6379 --name alice\n" +
+			"  locklab join --redis redis://10.0.0.5:6379 --name bob --workers 5",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("join takes no arguments (got %q): locklab join --redis URL --name NAME", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.redis, "redis", "", "the host's Redis, redis://[:password@]host:port/db (default $LOCKLAB_REDIS_URL)")
+	fl.StringVar(&f.room, "room", workshop.DefaultRoom, "the host's room (several hosts can share one Redis)")
+	fl.StringVar(&f.name, "name", "", "your name on the host's screen")
+	fl.IntVar(&f.workers, "workers", 3, fmt.Sprintf("your workers in each round, 1 to %d", workshop.MaxWorkers))
+	fl.IntVar(&f.rounds, "rounds", 0, "leave after this many rounds (default: stay until Ctrl-C)")
+	return cmd
+}
+
+// workshopURL is --redis, else $LOCKLAB_REDIS_URL: one real server.
+func workshopURL(cmd *cobra.Command, flag string) (string, error) {
+	url := flag
+	if url == "" {
+		url = os.Getenv("LOCKLAB_REDIS_URL")
+	}
+	if url == "" {
+		return "", usagef("%s needs the shared Redis: --redis redis://host:port (or $LOCKLAB_REDIS_URL)", cmd.Name())
+	}
+	if _, err := store.ParseURL(url); err != nil {
+		return "", usageError{err}
+	}
+	return url, nil
+}
+
+func (f *joinFlags) run(cmd *cobra.Command) error {
+	url, err := workshopURL(cmd, f.redis)
+	if err != nil {
+		return err
+	}
+	if f.name == "" {
+		return usagef("join needs your name: --name NAME (it labels your lanes on the host's screen)")
+	}
+	if err := workshop.CheckName("name", f.name); err != nil {
+		return usageError{err}
+	}
+	if err := workshop.CheckName("room", f.room); err != nil {
+		return usageError{err}
+	}
+	if f.workers < 1 || f.workers > workshop.MaxWorkers {
+		return usagef("--workers must be between 1 and %d (got %d)", workshop.MaxWorkers, f.workers)
+	}
+	if f.rounds < 0 {
+		return usagef("--rounds must be 0 (stay) or more (got %d)", f.rounds)
+	}
+	var skew time.Duration
+	if s := os.Getenv(skewEnv); s != "" {
+		if skew, err = time.ParseDuration(s); err != nil {
+			return usagef("$%s: %q is not a duration such as 3s or -2s", skewEnv, s)
+		}
+	}
+	var miss time.Duration
+	if s := os.Getenv(missEnv); s != "" {
+		if miss, err = time.ParseDuration(s); err != nil {
+			return usagef("$%s: %q is not a duration such as 20ms or -20ms", missEnv, s)
+		}
+	}
+	err = workshop.Join(cmd.Context(), workshop.JoinConfig{URL: url, Room: f.room, Name: f.name, Workers: f.workers,
+		Tool: "locklab " + version, Skew: skew, Miss: miss, Rounds: f.rounds, Out: cmd.OutOrStdout()})
+	var taken *workshop.NameTakenError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &taken):
+		return usageError{err}
+	}
+	return workshopError(err)
+}
+
+// workshopError words a failure to reach the shared Redis for people on
+// other machines: the embedded store is no answer there.
+func workshopError(err error) error {
+	var ce *store.ConnectError
+	if errors.As(err, &ce) {
+		return runtimeError{fmt.Errorf("cannot reach the shared Redis at %s (%s): is it running, and does it listen on an address this machine reaches (bind, protected-mode, firewall)?",
+			ce.Addr, store.Scrub(ce.Err.Error(), ""))}
+	}
+	return storeError(err)
+}

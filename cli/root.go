@@ -1,0 +1,154 @@
+// Package cli is locklab's command line: one file per command (run, replay,
+// check, record, talk, explore, host, join, serve, bench, clean, list) and
+// the TUI's entry, each turning flags into configs and calling into the
+// packages that do the work. main.go at the module root only calls Main.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/locklab/locklab/untrusted"
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+const version = "0.1.0"
+
+// usageError is a mistake in how locklab was called: exit status 2.
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// quietLogger keeps go-redis from printing its own retries: locklab says
+// what went wrong in one line of its own.
+type quietLogger struct{}
+
+func (quietLogger) Printf(context.Context, string, ...any) {}
+
+// Main runs locklab with the process's arguments and returns its exit
+// status: 0, 1 for a failure, 2 for a usage mistake. Interrupt, SIGTERM
+// and SIGHUP stop what runs, which then says what it had.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// execute runs the CLI and returns the exit status.
+// quietRedis silences go-redis's own log once: locklab says what went wrong.
+var quietRedis sync.Once
+
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	quietRedis.Do(func() { redis.SetLogger(quietLogger{}) })
+	out, errOut := &checkedWriter{w: stdout}, &checkedWriter{w: stderr}
+	root := newRoot(out, errOut)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = out.failed("standard output")
+	}
+	if err == nil {
+		err = errOut.failed("standard error")
+	}
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(errOut, "locklab: "+untrusted.Line(err.Error())) // a server's or a file's words may be in it
+	var ue usageError
+	var re runtimeError
+	switch {
+	case errors.As(err, &re):
+		return 1
+	case errors.As(err, &ue), isCobraUsage(err):
+		return 2
+	}
+	return 1
+}
+
+// runtimeError is a failure while doing what was asked: exit status 1.
+type runtimeError struct{ error }
+
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "unknown shorthand") || strings.Contains(msg, "flag needs an argument") ||
+		strings.HasPrefix(msg, "accepts ") || strings.HasPrefix(msg, "requires ")
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	tf := &tuiFlags{}
+	root := &cobra.Command{
+		Use:   "locklab",
+		Short: "Make distributed locking visible: watch workers race on Redis",
+		Long: "locklab runs scenarios in which goroutine workers race on a real Redis protocol server\n" +
+			"under a lock strategy of your choice, checks every step for safety violations, and\n" +
+			"summarises what really happened. The embedded Redis needs nothing installed;\n" +
+			"--redis redis://host:port points the same code at a real server.",
+		Version:       version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q: want one of %s (see locklab --help)", args[0], commandNames(cmd))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return tf.runTUI(cmd) },
+	}
+	addTUIFlags(root, tf)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(flagError)
+	root.AddCommand(newRunCmd(), newListCmd(), newReplayCmd(), newExploreCmd(), newRecordCmd(), newCleanCmd(), newCheckCmd(), newTalkCmd(), newHostCmd(), newJoinCmd(), newServeCmd(), newBenchCmd())
+	root.CompletionOptions.HiddenDefaultCmd = false
+	root.InitDefaultCompletionCmd()
+	addCompletions(root)
+	return root
+}
+
+var pflagValueErr = regexp.MustCompile(`^invalid argument "(.*)" for "(.*?)" flag: (.*)$`)
+
+// flagError turns pflag's messages into one plain line naming the flag.
+func flagError(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	if m := pflagValueErr.FindStringSubmatch(msg); m != nil {
+		flag := m[2]
+		if i := strings.Index(flag, "--"); i >= 0 {
+			flag = flag[i:]
+		}
+		want := "a valid value"
+		if f := cmd.Flags().Lookup(strings.TrimPrefix(flag, "--")); f != nil {
+			want = flagWant(f)
+		}
+		return usagef("%s: %q is not %s", flag, m[1], want)
+	}
+	return usagef("%s (see %s --help)", msg, cmd.CommandPath())
+}
+
+func flagWant(f *pflag.Flag) string {
+	switch f.Value.Type() {
+	case "int", "int64":
+		return "a whole number"
+	case "uint64":
+		return "a whole number from 0 to 18446744073709551615"
+	case "float64":
+		return "a number"
+	case "duration":
+		return "a duration such as 5ms, 2s or 1m"
+	case "intSlice":
+		return "whole numbers separated by commas, such as 1,8,32,128"
+	case "bool":
+		return "true or false"
+	}
+	return "a valid value"
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/schedule"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// addScheduleFlags registers run's flags for planned faults and schedules.
+func addScheduleFlags(fl *pflag.FlagSet, f *runFlags) {
+	fl.StringVar(&f.faults, "faults", "", "faults planned at instants of the run's time: "+schedule.SpecHelp)
+	fl.StringVar(&f.schedule, "schedule", "", "replay the simulated run a schedule FILE describes (explore writes them), byte for byte")
+	fl.StringVar(&f.scheduleTo, "schedule-out", "", "write the simulated run's schedule (seed, parameters, faults) to FILE")
+}
+
+// plannedFaults are --faults for a run with parameters p.
+func (f *runFlags) plannedFaults(cmd *cobra.Command, p scenario.Params) ([]scenario.Timed, error) {
+	if !cmd.Flags().Changed("faults") {
+		return nil, nil
+	}
+	faults, err := schedule.ParseFaults(f.faults, p)
+	if err != nil {
+		return nil, usagef("--faults: %v", err)
+	}
+	return faults, nil
+}
+
+// replayable are the flags that go with --schedule: the rest would change
+// the run the schedule fixes.
+var replayable = []string{"schedule", "schedule-out", "events", "json", "quiet", "lock"}
+
+// replaySchedule runs the run a schedule file describes.
+func (f *runFlags) replaySchedule(cmd *cobra.Command, args []string) error {
+	if extra := notApplying(cmd, replayable...); len(extra) > 0 {
+		return usagef("%s %s not apply with --schedule: the schedule fixes the run's parameters, seed and faults (edit the file, or leave %s out)",
+			flagList(extra), doesOrDo(extra), flagList(extra))
+	}
+	s, err := readSchedule(cmd, f.schedule)
+	if err != nil {
+		return err
+	}
+	what := s.Scenario + "/" + s.Strategy
+	switch {
+	case len(args) == 1 && args[0] != s.Scenario:
+		return usagef("--schedule %s is a schedule of %s, not of %s", f.schedule, what, args[0])
+	case f.lock != "" && f.lock != s.Strategy:
+		return usagef("--schedule %s is a schedule of %s, not of --lock %s", f.schedule, what, f.lock)
+	}
+	sc, err := scenario.Lookup(s.Scenario)
+	if err != nil {
+		return usagef("--schedule %s: %v", f.schedule, err)
+	}
+	switch {
+	case !sc.Supports(s.Strategy):
+		return usagef("--schedule %s: %q is not a strategy of %s: want one of %s", f.schedule, s.Strategy, sc.Name, sc.StrategyNames())
+	case sc.RealTime != "" || scenario.ServerOf(s.Strategy) != string(lock.ServerRedis):
+		return usagef("--schedule %s: %s keeps real time, so it has no schedule to replay", f.schedule, what)
+	}
+	if err := s.Params.Validate(); err != nil {
+		return usagef("--schedule %s: its parameters: %v", f.schedule, err)
+	}
+	if err := s.Check(); err != nil {
+		return usagef("--schedule %s: %v", f.schedule, err)
+	}
+	for _, o := range [][2]string{{"json", f.jsonFile}, {"events", f.events}, {"schedule-out", f.scheduleTo}} {
+		if err := checkOutputPath(o[0], o[1]); err != nil {
+			return err
+		}
+	}
+	f.planned = s.Faults
+	f.noted = true
+	_, err = f.runOne(cmd.Context(), cmd.OutOrStdout(), sc, s.Strategy, s.Params, s.Seed, nil, false)
+	return err
+}
+
+// readSchedule reads --schedule: a file that is not one is a usage error
+// in one line.
+func readSchedule(cmd *cobra.Command, path string) (*schedule.Schedule, error) {
+	r, err := openInput(cmd.Context(), path, "schedule")
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	s, err := schedule.Read(r)
+	if err != nil {
+		if _, ok := err.(*schedule.Error); ok {
+			return nil, usagef("--schedule %s: %v", path, err)
+		}
+		return nil, runtimeError{fmt.Errorf("cannot read the schedule %s: %w", path, err)}
+	}
+	return s, nil
+}
+
+// writeSchedule writes a finished run's schedule; a run in real time has
+// none.
+func writeSchedule(out io.Writer, path string, run *scenario.Run, cfg scenario.Config) error {
+	if !run.Simulated() {
+		return usagef("--schedule-out: this run kept %s, so it has no schedule to replay", run.Header.Time)
+	}
+	cfg.Faults = run.Faults() // with those pressed meanwhile, where they landed
+	if err := writeOutput("schedule-out", path, "schedule", schedule.Of(cfg).Write); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  schedule: %s (replay: locklab run --schedule %s)\n", path, path)
+	return nil
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store/storetest"
+)
+
+// A server that refuses the run's commands fails the run: exit 1 in the
+// server's own words, never a verdict about locking.
+func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts redis-servers")
+	}
+	type config struct {
+		name  string
+		args  []string
+		url   func(t *testing.T, s *storetest.Server) string
+		words string // the server's words; alt, what may stand for them
+		alt   string
+	}
+	plain := func(t *testing.T, s *storetest.Server) string { return s.URL }
+	configs := []config{
+		{"maxmemory 1", []string{"--maxmemory", "1", "--maxmemory-policy", "noeviction"}, plain, "OOM command not allowed", ""},
+		{"read-only user", nil, func(t *testing.T, s *storetest.Server) string {
+			c := s.Client(t)
+			if err := c.Do(context.Background(), "ACL", "SETUSER", "reader", "on", ">secret", "~*", "&*", "-@all", "+@read", "+@connection", "+ping", "+info").Err(); err != nil {
+				t.Fatal(err)
+			}
+			return "redis://reader:secret@" + s.Addr + "/0"
+		}, "NOPERM", ""},
+		{"maxclients 5", []string{"--maxclients", "5"}, func(t *testing.T, s *storetest.Server) string {
+			for range 5 { // every client slot is taken
+				conn, err := net.Dial("tcp", s.Addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := conn.Write([]byte("PING\r\n")); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { conn.Close() })
+			}
+			return s.URL
+			// The server says why and hangs up at once: whether its words
+			// reach the client first is the connection's race to win; when
+			// they do not, locklab's hint for a hang-up names maxclients.
+		}, "max number of clients reached", "if it is full, see its maxclients"},
+	}
+	for _, cfg := range configs {
+		t.Run(cfg.name, func(t *testing.T) {
+			for _, sc := range scenario.Catalogue() {
+				nodes := 1
+				if sc.Name == "redlock" {
+					nodes = 5
+				}
+				args := []string{"run", sc.Name, "-q", "--seed", "1"}
+				for range nodes {
+					args = append(args, "--redis", cfg.url(t, storetest.Start(t, cfg.args...)))
+				}
+				code, stdout, stderr := cli(t, args...)
+				named := strings.Contains(stderr, cfg.words) || (cfg.alt != "" && strings.Contains(stderr, cfg.alt))
+				if code != 1 || !named || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+					t.Errorf("%s: exit %d, stderr %q; want exit 1 naming %q", sc.Name, code, stderr, cfg.words)
+				}
+				if strings.Contains(stdout, "CORRECT") {
+					t.Errorf("%s: a failed server's run is CORRECT:\n%s", sc.Name, stdout)
+				}
+			}
+		})
+	}
+}
