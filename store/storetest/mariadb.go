@@ -44,7 +44,7 @@ func StartMariaDB(tb testing.TB) *MariaDB {
 	if as != nil {
 		userArgs = []string{"--user=mysql"}
 	}
-	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"}, userArgs...)
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + dir, "--auth-root-authentication-method=normal", "--skip-test-db"}, userArgs...)
 	if err := run(as, install, args...); err != nil {
 		tb.Fatalf("mariadb-install-db: %v", err)
 	}
@@ -54,7 +54,7 @@ func StartMariaDB(tb testing.TB) *MariaDB {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		args := append([]string{"--no-defaults", "--datadir=" + data, "--socket=" + filepath.Join(dir, "sock"),
+		args := append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + dir, "--socket=" + filepath.Join(dir, "sock"),
 			"--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1", "--skip-grant-tables", "--skip-log-bin",
 			"--pid-file=" + filepath.Join(dir, "pid"), "--innodb-buffer-pool-size=16M", "--max-connections=400",
 			"--skip-name-resolve"}, userArgs...)

@@ -55,7 +55,11 @@ type proc struct {
 // unprivileged user the server runs as (database servers refuse root).
 func serverDir(tb testing.TB, prefix string, as *syscall.Credential) string {
 	tb.Helper()
-	dir, err := os.MkdirTemp("", prefix)
+	root := ""
+	if as != nil {
+		root = reachableTemp()
+	}
+	dir, err := os.MkdirTemp(root, prefix)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -66,6 +70,18 @@ func serverDir(tb testing.TB, prefix string, as *syscall.Credential) string {
 		}
 	}
 	return dir
+}
+
+// reachableTemp is a temp dir another user can pass through: the
+// system's own ($TMPDIR or /tmp) unless it is closed to others (mode 0700,
+// as on some machines), then /var/tmp or /dev/shm.
+func reachableTemp() string {
+	for _, d := range []string{os.TempDir(), "/var/tmp", "/dev/shm"} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && fi.Mode().Perm()&0o001 != 0 {
+			return d
+		}
+	}
+	return ""
 }
 
 // unprivileged is the credential to run a server under when running as
