@@ -136,15 +136,10 @@ func stopsWithin(t *testing.T, stdin *os.File, wait time.Duration, args ...strin
 // with what they have (the run used to take up to 12 s, or not end). On a
 // quiet machine each stops within a second (0.1–0.3 s measured); the test
 // fails past stopBound, far below what the runs would take to finish, so
-// that another package's tests taking the CPU meanwhile do not fail it.
-// Not parallel: it measures time, and the other tests would take the CPU.
+// that other tests taking the CPU meanwhile do not fail it. The cases run
+// side by side, each its own process: their waits are most of the time.
 func TestSIGTERMStopsWithinASecond(t *testing.T) {
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pw.Close()
-	defer pr.Close()
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		wait time.Duration
@@ -156,14 +151,23 @@ func TestSIGTERMStopsWithinASecond(t *testing.T) {
 		{[]string{"run", "oversell", "--all", "--workers", "10000", "--stock", "10000", "-q"}, 1900 * time.Millisecond, "interrupted"},
 		{[]string{"run", "oversell", "--lock", "redlock", "--workers", "10000", "--stock", "10000", "-q"}, 4 * time.Second, "interrupted"},
 	} {
-		took, out := stopsWithin(t, pr, tc.wait, tc.args...)
-		t.Logf("%v: stopped %v after SIGTERM", tc.args, took.Round(time.Millisecond))
-		if took > stopBound || !strings.Contains(out, tc.want) {
-			t.Errorf("%v: exit %v after SIGTERM, output ends %q", tc.args, took, tail(out))
-		}
-		if tc.args[0] == "run" && !slices.Contains(tc.args, "--all") && strings.Contains(out, "CORRECT") {
-			t.Errorf("%v: an interrupted run was called correct:\n%s", tc.args, tail(out))
-		}
+		t.Run(strings.Join(tc.args[:2], " ")+" after "+tc.wait.String(), func(t *testing.T) {
+			t.Parallel()
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pw.Close()
+			defer pr.Close()
+			took, out := stopsWithin(t, pr, tc.wait, tc.args...)
+			t.Logf("%v: stopped %v after SIGTERM", tc.args, took.Round(time.Millisecond))
+			if took > stopBound || !strings.Contains(out, tc.want) {
+				t.Errorf("%v: exit %v after SIGTERM, output ends %q", tc.args, took, tail(out))
+			}
+			if tc.args[0] == "run" && !slices.Contains(tc.args, "--all") && strings.Contains(out, "CORRECT") {
+				t.Errorf("%v: an interrupted run was called correct:\n%s", tc.args, tail(out))
+			}
+		})
 	}
 }
 

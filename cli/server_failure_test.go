@@ -52,8 +52,9 @@ func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
 		}, "max number of clients reached", "if it is full, see its maxclients"},
 	}
 	for _, cfg := range configs {
-		t.Run(cfg.name, func(t *testing.T) {
-			for _, sc := range scenario.Catalogue() {
+		for _, sc := range scenario.Catalogue() {
+			t.Run(cfg.name+"/"+sc.Name, func(t *testing.T) {
+				t.Parallel() // each on servers of its own
 				nodes := 1
 				if sc.Name == "redlock" {
 					nodes = 5
@@ -70,7 +71,7 @@ func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
 				if strings.Contains(stdout, "CORRECT") {
 					t.Errorf("%s: a failed server's run is CORRECT:\n%s", sc.Name, stdout)
 				}
-			}
-		})
+			})
+		}
 	}
 }
