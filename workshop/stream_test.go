@@ -202,10 +202,19 @@ func TestFetchNeverReadsABigEntry(t *testing.T) {
 	ctx := context.Background()
 	rc := client(t, srv.URL)
 	defer rc.Close()
+	// The test's own write of 200 MB may take longer than a client's
+	// default 3 s on a busy machine; the read under test keeps its own.
+	o, err := redis.ParseURL(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.ReadTimeout, o.WriteTimeout = time.Minute, time.Minute
+	slow := redis.NewClient(o)
+	defer slow.Close()
 	const stream = "s"
 	rc.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"a", "alice", "e", "small"}})
 	huge := strings.Repeat("x", 200<<20)
-	if err := rc.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"a", "alice", "e", huge}}).Err(); err != nil {
+	if err := slow.XAdd(ctx, &redis.XAddArgs{Stream: stream, Values: []any{"a", "alice", "e", huge}}).Err(); err != nil {
 		t.Fatal(err)
 	}
 	huge = ""
