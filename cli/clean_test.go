@@ -22,6 +22,11 @@ import (
 // binary re-executed with LOCKLAB_TEST_MAIN=1 is locklab.
 func TestMain(m *testing.M) {
 	if os.Getenv("LOCKLAB_TEST_MAIN") == "1" {
+		if os.Getenv("LOCKLAB_TEST_READY") == "3" { // the parent waits for this byte
+			ready := os.NewFile(3, "ready")
+			ready.Write([]byte{1})
+			ready.Close()
+		}
 		os.Exit(Main())
 	}
 	// The tests mostly wait on servers and processes they started.

@@ -112,14 +112,27 @@ func stopsWithin(t *testing.T, stdin *os.File, wait time.Duration, args ...strin
 	t.Helper()
 	var out bytes.Buffer
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "LOCKLAB_TEST_MAIN=1")
+	// The wait starts once locklab runs: a test binary starting on a busy
+	// machine can take longer than the wait, and a signal before locklab
+	// listens for it ends the process without a word.
+	ready, readyW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ready.Close()
+	cmd.ExtraFiles = []*os.File{readyW}
+	cmd.Env = append(os.Environ(), "LOCKLAB_TEST_MAIN=1", "LOCKLAB_TEST_READY=3")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	readyW.Close()
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	t.Cleanup(func() { cmd.Process.Kill(); <-done })
+	if _, err := ready.Read(make([]byte, 1)); err != nil {
+		t.Fatalf("%v never started: %v\n%s", args, err, out.String())
+	}
 	time.Sleep(wait)
 	start := time.Now()
 	cmd.Process.Signal(syscall.SIGTERM)

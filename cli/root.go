@@ -128,6 +128,9 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		want := "a valid value"
 		if f := cmd.Flags().Lookup(strings.TrimPrefix(flag, "--")); f != nil {
+			if _, ok := f.Value.(*paramValue); ok {
+				return usagef("%s: %s", flag, m[3]) // the parameter's own words
+			}
 			want = flagWant(f)
 		}
 		return usagef("%s: %q is not %s", flag, m[1], want)

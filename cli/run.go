@@ -10,10 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/locklab/locklab/files"
-	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -23,19 +21,7 @@ import (
 type runFlags struct {
 	realtime   bool
 	lock       string
-	stock      int64
-	workers    int
-	delay      time.Duration
-	ttl        time.Duration
-	retry      string
-	maxRetries int
-	retryBase  time.Duration
-	retryCap   time.Duration
-	nodes      int
-	order      string
-	part       string
-	clock      string
-	work       time.Duration
+	given      paramValues // the scenario parameters given as flags
 	seed       uint64
 	all        bool
 	quiet      bool
@@ -97,50 +83,15 @@ func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy st
 		f.noted = true
 		f.noteIgnored(cmd, sc)
 	}
-	if set("workers") {
-		p.Workers = f.workers
-	}
-	if set("stock") {
-		p.Stock = f.stock
-	}
-	if set("delay") {
-		p.Delay = scenario.Millis(f.delay)
-	}
-	if set("ttl") {
-		p.TTL = scenario.Millis(f.ttl)
-	}
-	if set("retry") {
-		p.Retry = f.retry
-	}
-	if set("order") {
-		p.Order = f.order
-	}
-	if set("part") {
-		p.Part = f.part
-	}
-	if set("clock") {
-		p.Clock = f.clock
-	}
-	if set("work") {
-		p.Work = scenario.Millis(f.work)
-	}
-	if set("max-retries") {
-		p.MaxRetries = f.maxRetries
-	}
-	if set("retry-base") {
-		p.RetryBase = scenario.Millis(f.retryBase)
-	}
-	if set("retry-cap") {
-		p.RetryCap = scenario.Millis(f.retryCap)
-	}
+	f.given.apply(&p, set)
 	switch {
 	case len(urls) > 0:
-		if set("nodes") && f.nodes != len(urls) {
-			return p, usagef("--nodes %d does not match the %d --redis URL(s) given", f.nodes, len(urls))
+		if n := f.given.nodes(); set("nodes") && n != len(urls) {
+			return p, usagef("--nodes %d does not match the %d --redis URL(s) given", n, len(urls))
 		}
 		p.Nodes = len(urls)
 	case set("nodes"):
-		p.Nodes = f.nodes
+		p.Nodes = f.given.nodes()
 	case multiNode(strategy):
 		_, p.Nodes = quorumOf(strategy)
 	}
@@ -394,19 +345,7 @@ func printComparison(out io.Writer, results []*scenario.Summary) {
 // addRunFlags registers the flags shared by run and the interactive view.
 func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.lock, "lock", "", "lock strategy (see locklab list); default: the scenario's first")
-	fl.Int64Var(&f.stock, "stock", 0, "initial stock")
-	fl.IntVar(&f.workers, "workers", 0, "concurrent workers")
-	fl.DurationVar(&f.delay, "delay", 0, "time between reading and writing the stock")
-	fl.DurationVar(&f.ttl, "ttl", 0, "lock TTL")
-	fl.StringVar(&f.retry, "retry", "", "retry policy: "+lock.PolicyNames())
-	fl.IntVar(&f.maxRetries, "max-retries", 0, "retries after the first attempt")
-	fl.DurationVar(&f.retryBase, "retry-base", 0, "base delay of the retry policy")
-	fl.DurationVar(&f.retryCap, "retry-cap", 0, "cap of the exponential retry policies")
-	fl.IntVar(&f.nodes, "nodes", 0, "embedded Redis nodes (Redlock: default 5)")
-	fl.StringVar(&f.order, "order", "", "deadlock: opposite, sorted or all-at-once")
-	fl.StringVar(&f.part, "part", "", "redlock: the part to play: "+strings.Join(choiceNames(scenario.PartChoices()), ", "))
-	fl.StringVar(&f.clock, "clock", "", "redlock: how node 2's clock moves: "+strings.Join(choiceNames(scenario.ClockMoves), " or "))
-	fl.DurationVar(&f.work, "work", 0, "time a holder works inside the critical section")
+	addParamFlags(fl, &f.given)
 	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
 	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")

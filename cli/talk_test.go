@@ -26,7 +26,7 @@ func TestTalkCheck(t *testing.T) {
 	}
 	typo := write("typo.yaml", "title: x\nscenes:\n  - scenario: oversell\n    strategy: nonee\n")
 	trunc := write("trunc.yaml", "scenes:\n  - scenario: oversell\n    params: {workers: 3, stock: [1\n")
-	wrongLog := write("wronglog.yaml", "scenes:\n  - scenario: deadlock\n    log: "+mustAbs(t, "tui/testdata/crash.jsonl")+"\n")
+	wrongLog := write("wronglog.yaml", "scenes:\n  - scenario: deadlock\n    log: "+mustAbs(t, "../tui/testdata/crash.jsonl")+"\n")
 	for _, c := range []struct {
 		args []string
 		want string
@@ -34,15 +34,15 @@ func TestTalkCheck(t *testing.T) {
 		{[]string{"talk", "--check", typo}, typo + ":4: \"nonee\" is not a strategy of oversell: want one of none, naive"},
 		{[]string{"talk", "--check", trunc}, trunc + ":2: not valid YAML: did not find expected"},
 		{[]string{"talk", "--check", filepath.Join(dir, "missing.yaml")}, "no talk file at " + filepath.Join(dir, "missing.yaml")},
-		{[]string{"talk", "--check", wrongLog}, wrongLog + ":2: log " + mustAbs(t, "tui/testdata/crash.jsonl") + " is a run of crash · safe, but the scene says deadlock · safe"},
+		{[]string{"talk", "--check", wrongLog}, wrongLog + ":2: log " + mustAbs(t, "../tui/testdata/crash.jsonl") + " is a run of crash · safe, but the scene says deadlock · safe"},
 		{[]string{"talk", "--check", "--notes", typo}, "--check and --notes do not go together"},
 		{[]string{"talk"}, "talk needs one talk file"},
 		{[]string{"talk", "../talks/locking-101.yaml"}, "a talk needs a terminal"},
 		{[]string{"talk", "../talks/locking-101.yaml", "--speed", "0"}, "--speed must be a number from 0.00005 to 10"},
 		{[]string{"record", "--talk", "../talks/locking-101.yaml", "--cast", filepath.Join(dir, "x.cast"), "--workers", "3"}, "--talk takes each scene's parameters from the talk file: --workers does not apply"},
 		{[]string{"record", "--talk", "../talks/locking-101.yaml", "oversell", "--cast", filepath.Join(dir, "x.cast")}, "record --talk records the talk's own scenes"},
-		{[]string{"record", "--talk", "tui/testdata/talk-3.yaml", "--from", "tui/testdata/crash.jsonl", "--cast", filepath.Join(dir, "x.cast")}, "--talk tui/testdata/talk-3.yaml has 3 scenes: give one --from log per scene, in order (got 1)"},
-		{[]string{"record", "--talk", "tui/testdata/talk-3.yaml", "--from", "tui/testdata/crash.jsonl", "--from", "tui/testdata/crash.jsonl", "--from", "tui/testdata/crash.jsonl", "--cast", filepath.Join(dir, "x.cast")}, "--from tui/testdata/crash.jsonl is a run of crash · safe; scene 1 of tui/testdata/talk-3.yaml is ttl-expiry · fenced"},
+		{[]string{"record", "--talk", "../tui/testdata/talk-3.yaml", "--from", "../tui/testdata/crash.jsonl", "--cast", filepath.Join(dir, "x.cast")}, "--talk ../tui/testdata/talk-3.yaml has 3 scenes: give one --from log per scene, in order (got 1)"},
+		{[]string{"record", "--talk", "../tui/testdata/talk-3.yaml", "--from", "../tui/testdata/crash.jsonl", "--from", "../tui/testdata/crash.jsonl", "--from", "../tui/testdata/crash.jsonl", "--cast", filepath.Join(dir, "x.cast")}, "--from ../tui/testdata/crash.jsonl is a run of crash · safe; scene 1 of ../tui/testdata/talk-3.yaml is ttl-expiry · fenced"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != 2 {
@@ -67,7 +67,7 @@ func TestRecordTalkTwiceIsIdentical(t *testing.T) {
 	var casts [][]byte
 	for _, name := range []string{"a.cast", "b.cast"} {
 		out := filepath.Join(dir, name)
-		code, stdout, stderr := cli(t, "record", "--talk", "tui/testdata/talk-3.yaml", "--cast", out, "--size", "100x30")
+		code, stdout, stderr := cli(t, "record", "--talk", "../tui/testdata/talk-3.yaml", "--cast", out, "--size", "100x30")
 		if code != 0 || !strings.Contains(stdout, "recorded Three scenes to") {
 			t.Fatalf("exit %d: %s%s", code, stdout, stderr)
 		}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"os"
-	"slices"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
@@ -125,15 +124,12 @@ func firstNonEmpty(a, b string) string {
 func paramFlagsSet(cmd *cobra.Command) []string {
 	var out []string
 	for _, n := range changed(cmd) {
-		if slices.Contains(paramFlags, n) {
+		if _, ok := scenario.ParamByName(n); ok || n == "lock" {
 			out = append(out, "--"+n)
 		}
 	}
 	return out
 }
-
-// paramFlags are the run flags that set a scenario's parameters.
-var paramFlags = []string{"lock", "stock", "workers", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes", "order", "part", "clock", "work"}
 
 func applyOrApplies(names []string) string {
 	if len(names) == 1 {

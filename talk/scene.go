@@ -1,11 +1,11 @@
 package talk
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
@@ -108,63 +108,20 @@ func (p *parser) params(n *yaml.Node, sc *scenario.Scenario, ps *scenario.Params
 	})
 }
 
-// setParam sets the parameter named like its flag from its text.
+// setParam sets the parameter named like its flag from its text, as the
+// flag would: the one table of parameters reads it, and the ranges are
+// checked as a run's are.
 func setParam(ps *scenario.Params, key, val string) error {
-	dur := func(d *scenario.Millis) error {
-		v, err := time.ParseDuration(val)
-		if err != nil {
-			return fmt.Errorf("want a duration like 5ms, 1s or 1m30s (got %q)", val)
-		}
-		*d = scenario.Millis(v)
-		return nil
-	}
-	num := func() (int64, error) {
-		v, err := strconv.ParseInt(val, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("want a whole number (got %q)", val)
-		}
-		return v, nil
-	}
-	switch key {
-	case "delay":
-		return dur(&ps.Delay)
-	case "work":
-		return dur(&ps.Work)
-	case "ttl":
-		return dur(&ps.TTL)
-	case "retry-base":
-		return dur(&ps.RetryBase)
-	case "retry-cap":
-		return dur(&ps.RetryCap)
-	case "retry":
-		pol, err := lock.ParsePolicy(val)
-		ps.Retry = string(pol)
-		return err
-	case "order":
-		if !slices.Contains(scenario.Orders, val) {
-			return fmt.Errorf("want one of %s (got %q)", strings.Join(scenario.Orders, ", "), val)
-		}
-		ps.Order = val
-		return nil
-	}
-	v, err := num()
-	if err != nil {
-		return err
-	}
-	switch key {
-	case "workers":
-		ps.Workers = int(min(max(v, -1), scenario.MaxWorkers+1))
-	case "stock":
-		ps.Stock = v
-	case "max-retries":
-		ps.MaxRetries = int(min(max(v, -1), scenario.MaxRetryCount+1))
-	case "nodes":
-		ps.Nodes = int(min(max(v, -1), scenario.MaxNodes+1))
-		if ps.Nodes < 1 || ps.Nodes > scenario.MaxNodes {
-			return fmt.Errorf("must be between 1 and %d (got %d)", scenario.MaxNodes, v)
-		}
-	default:
+	pa, ok := scenario.ParamByName(key)
+	if !ok {
 		return fmt.Errorf("is not a parameter locklab knows")
+	}
+	if err := pa.Set(ps, val); err != nil {
+		return err
+	}
+	var pe *scenario.ParamError
+	if err := ps.Validate(); errors.As(err, &pe) && pe.Param == key {
+		return errors.New(pe.Msg)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -45,116 +44,35 @@ const (
 	formRun
 )
 
-var hints = map[string]string{
-	"workers": "concurrent workers", "stock": "initial stock", "delay": "between read and write, e.g. 5ms",
-	"ttl": "lock TTL, e.g. 5s", "retry": lock.PolicyNames(), "max-retries": "retries after the first attempt",
-	"retry-base": "base delay, e.g. 100ms", "retry-cap": "cap, e.g. 5s", "nodes": "Redis nodes (Redlock)",
-	"seed": "same seed, same story", "work": "time inside the critical section, e.g. 3s",
-	"order": "opposite, sorted or all-at-once",
-	"part":  choiceHint(scenario.PartChoices()),
-	"clock": choiceHint(scenario.ClockMoves),
-	"speed": fmt.Sprintf("clock speed, %s to %s (× real time)", strconv.FormatFloat(store.MinSpeed, 'f', -1, 64), strconv.FormatFloat(store.MaxSpeed, 'f', -1, 64)),
+// hint is what the form says beside a field: the parameter's own, from
+// the one table of parameters, or the seed's and the speed's.
+func hint(name string) string {
+	switch name {
+	case "seed":
+		return "same seed, same story"
+	case "speed":
+		return fmt.Sprintf("clock speed, %s to %s (× real time)", strconv.FormatFloat(store.MinSpeed, 'f', -1, 64), strconv.FormatFloat(store.MaxSpeed, 'f', -1, 64))
+	}
+	pa, _ := scenario.ParamByName(name)
+	return pa.Hint
 }
 
 // paramText is a parameter's current value as the form shows it.
 func paramText(p scenario.Params, name string) string {
-	switch name {
-	case "workers":
-		return strconv.Itoa(p.Workers)
-	case "stock":
-		return strconv.FormatInt(p.Stock, 10)
-	case "delay":
-		return p.Delay.D().String()
-	case "ttl":
-		return p.TTL.D().String()
-	case "retry":
-		return p.Retry
-	case "max-retries":
-		return strconv.Itoa(p.MaxRetries)
-	case "retry-base":
-		return p.RetryBase.D().String()
-	case "retry-cap":
-		return p.RetryCap.D().String()
-	case "nodes":
-		return strconv.Itoa(p.Nodes)
-	case "work":
-		return p.Work.D().String()
-	case "order":
-		return p.Order
-	case "part":
-		return p.Part
-	case "clock":
-		return p.Clock
+	pa, ok := scenario.ParamByName(name)
+	if !ok {
+		return ""
 	}
-	return ""
+	return pa.Get(p)
 }
 
-// choiceHint lists a parameter's choices: "jump or slew".
-func choiceHint(cs []scenario.Choice) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.Name
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// setParam parses text into the named parameter.
+// setParam parses text into the named parameter, as its flag would.
 func setParam(p *scenario.Params, name, text string) error {
-	text = strings.TrimSpace(text)
-	num := func() (int64, error) {
-		n, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			return 0, errors.New("is not a whole number")
-		}
-		return n, nil
+	pa, ok := scenario.ParamByName(name)
+	if !ok {
+		return fmt.Errorf("is not a parameter")
 	}
-	dur := func() (scenario.Millis, error) {
-		d, err := time.ParseDuration(text)
-		if err != nil {
-			return 0, errors.New("is not a duration such as 5ms, 2s or 1m")
-		}
-		return scenario.Millis(d), nil
-	}
-	var err error
-	var n int64
-	switch name {
-	case "workers", "max-retries", "nodes":
-		if n, err = num(); err == nil {
-			v := int(min(max(n, -1), 1<<30))
-			switch name {
-			case "workers":
-				p.Workers = v
-			case "max-retries":
-				p.MaxRetries = v
-			default:
-				p.Nodes = v
-			}
-		}
-	case "stock":
-		p.Stock, err = num()
-	case "delay":
-		p.Delay, err = dur()
-	case "ttl":
-		p.TTL, err = dur()
-	case "retry-base":
-		p.RetryBase, err = dur()
-	case "retry-cap":
-		p.RetryCap, err = dur()
-	case "retry":
-		p.Retry = text
-	case "work":
-		p.Work, err = dur()
-	case "order":
-		p.Order = text
-	case "part":
-		p.Part = text
-	case "clock":
-		p.Clock = text
-	}
-	return err
+	return pa.Set(p, text)
 }
 
 func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
@@ -196,7 +114,7 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 		default:
 			in.SetValue(paramText(p, name))
 		}
-		f.fields = append(f.fields, field{name: name, hint: hints[name], input: in})
+		f.fields = append(f.fields, field{name: name, hint: hint(name), input: in})
 	}
 	f.fields[0].input.Focus()
 	return f
@@ -267,7 +185,7 @@ func (f *form) spec() (runSpec, error) {
 			spec.Speed = s
 		default:
 			if err := setParam(&p, fl.name, text); err != nil {
-				fl.err = fmt.Sprintf("%q %s", text, err)
+				fl.err = err.Error() // names what it got
 			}
 		}
 		if fl.err != "" && first < 0 {
