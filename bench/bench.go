@@ -18,10 +18,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/etcd"      // registers etcd
-	_ "github.com/locklab/locklab/lock/memcached" // registers memcached-add
-	_ "github.com/locklab/locklab/lock/mysql"     // registers mysql-get-lock
-	_ "github.com/locklab/locklab/lock/pg"        // registers the Postgres strategies
+	_ "github.com/locklab/locklab/lock/all" // registers the strategies beyond Redis
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )
@@ -69,8 +66,8 @@ func Plan(st *store.Store, asked []string) (run []string, left []LeftOut) {
 		switch {
 		case !have.Has(string(info.Server)):
 			left = append(left, LeftOut{name, "needs " + store.Needs(string(info.Server))})
-		case name == "redlock" && len(st.Nodes()) < 3:
-			left = append(left, LeftOut{name, fmt.Sprintf("needs at least 3 independent Redis nodes: give --redis once per node (%d given)", len(st.Nodes()))})
+		case info.MultiNode() && len(st.Nodes()) < info.Nodes.Min:
+			left = append(left, LeftOut{name, fmt.Sprintf("needs at least %d independent Redis nodes: give --redis once per node (%d given)", info.Nodes.Min, len(st.Nodes()))})
 		default:
 			run = append(run, name)
 		}

@@ -1,6 +1,7 @@
 package lock
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -42,6 +43,33 @@ var redisTraits = map[string]trait.Traits{
 		Unit: 1, Nodes: oneNode, Excludes: true},
 	"redlock": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
 		Unit: 1, Nodes: quorum, Excludes: true},
+}
+
+// The built-in strategies beyond the Redis locks above: one machine's
+// (flock, semaphore) and Redis's optimistic transactions. The strategies
+// that bring a client library register in lock/all.
+func init() {
+	Register(Info{Name: "flock", Doc: "flock(2) on a file per key in the run's temp dir: one machine only, no TTL",
+		Traits: trait.Traits{Server: ServerFile, Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone,
+			Nodes: oneNode, OneMachine: true, Excludes: true}},
+		func(s Servers, o Options) (Locker, error) { return NewFlock(s.Dir, o), nil })
+	Register(Info{Name: "semaphore", Doc: "a System V semaphore per key (one semop: wait for 0, add 1): one machine only",
+		Traits: trait.Traits{Server: ServerIPC, Expiry: trait.ExpiryProcess, Token: trait.TokenNone, Renewal: trait.RenewalNone,
+			Nodes: oneNode, OneMachine: true, Excludes: true}},
+		func(s Servers, o Options) (Locker, error) { return NewSemaphore(s.Dir, s.Cleanup, o), nil })
+	Register(Info{Name: "redis-optimistic", Doc: "no lock: WATCH the stock, read it; MULTI/EXEC fails if anyone wrote since",
+		Traits: trait.Traits{Server: ServerRedis, Expiry: trait.ExpiryNone, Token: trait.TokenNone, Renewal: trait.RenewalNone,
+			Nodes: oneNode, Cell: true, Optimistic: true}},
+		func(s Servers, o Options) (Locker, error) {
+			if len(s.Redis) == 0 {
+				return nil, errors.New("lock: redis-optimistic needs a Redis client")
+			}
+			c, ok := s.Redis[0].(Conner)
+			if !ok {
+				return nil, fmt.Errorf("lock: redis-optimistic needs a client with connections of its own (got %T)", s.Redis[0])
+			}
+			return NewRedisOptimistic(c, o), nil
+		})
 }
 
 // StrategyNames lists the strategies, comma-separated.

@@ -3,12 +3,9 @@ package lock
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/locklab/locklab/lock/trait"
 )
 
 // RedisOptimistic takes no lock: a lease is a connection of its own that
@@ -88,28 +85,4 @@ func (r RedisCells) Put(ctx context.Context, key string, v int64) error {
 // Get reads key.
 func (r RedisCells) Get(ctx context.Context, key string) (int64, error) {
 	return r.C.Get(ctx, key).Int64()
-}
-
-func init() {
-	Register(Info{Name: "flock", Doc: "flock(2) on a file per key in the run's temp dir: one machine only, no TTL",
-		Traits: trait.Traits{Server: ServerFile, Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone,
-			Nodes: oneNode, OneMachine: true, Excludes: true}},
-		func(s Servers, o Options) (Locker, error) { return NewFlock(s.Dir, o), nil })
-	Register(Info{Name: "semaphore", Doc: "a System V semaphore per key (one semop: wait for 0, add 1): one machine only",
-		Traits: trait.Traits{Server: ServerIPC, Expiry: trait.ExpiryProcess, Token: trait.TokenNone, Renewal: trait.RenewalNone,
-			Nodes: oneNode, OneMachine: true, Excludes: true}},
-		func(s Servers, o Options) (Locker, error) { return NewSemaphore(s.Dir, s.Cleanup, o), nil })
-	Register(Info{Name: "redis-optimistic", Doc: "no lock: WATCH the stock, read it; MULTI/EXEC fails if anyone wrote since",
-		Traits: trait.Traits{Server: ServerRedis, Expiry: trait.ExpiryNone, Token: trait.TokenNone, Renewal: trait.RenewalNone,
-			Nodes: oneNode, Cell: true, Optimistic: true}},
-		func(s Servers, o Options) (Locker, error) {
-			if len(s.Redis) == 0 {
-				return nil, errors.New("lock: redis-optimistic needs a Redis client")
-			}
-			c, ok := s.Redis[0].(Conner)
-			if !ok {
-				return nil, fmt.Errorf("lock: redis-optimistic needs a client with connections of its own (got %T)", s.Redis[0])
-			}
-			return NewRedisOptimistic(c, o), nil
-		})
 }

@@ -181,6 +181,9 @@ func Headline(id string) string {
 	if h, ok := headlines[id]; ok {
 		return h
 	}
+	if h, ok := tradeHeadline(id); ok {
+		return h
+	}
 	return strings.ReplaceAll(id, "-", " ")
 }
 

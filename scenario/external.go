@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 )
 
@@ -45,7 +46,8 @@ func guestRun(name string) func(ctx context.Context, env *Env) error {
 func guestStrategies(sc *Scenario) []string {
 	beyond := beyondRedis()
 	return slices.DeleteFunc(slices.Clone(sc.Strategies), func(s string) bool {
-		return s == "redlock" || slices.Contains(beyond, s)
+		info, _ := lock.Lookup(s)
+		return info.MultiNode() || slices.Contains(beyond, s) // one shared Redis holds no quorum
 	})
 }
 

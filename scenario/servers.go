@@ -6,10 +6,7 @@ import (
 	"slices"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/etcd"      // registers etcd
-	_ "github.com/locklab/locklab/lock/memcached" // registers memcached-add
-	_ "github.com/locklab/locklab/lock/mysql"     // registers mysql-get-lock
-	_ "github.com/locklab/locklab/lock/pg"        // registers the Postgres strategies
+	_ "github.com/locklab/locklab/lock/all" // registers the strategies beyond Redis
 	"github.com/locklab/locklab/store"
 )
 

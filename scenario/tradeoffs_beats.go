@@ -252,15 +252,24 @@ var verdictDetail = map[string]func(s *Summary) string{
 	},
 }
 
-func init() {
+// tradeHeadline is the headline of a trade-offs beat, named for its
+// store ("crash-etcd", "turn-postgres"), or of a leader beat.
+func tradeHeadline(id string) (string, bool) {
+	if h, ok := leaderHeadlines[id]; ok {
+		return h, true
+	}
 	for _, t := range tradeStores {
-		for id, h := range map[string]string{"crash": "crash", "freed": "free", "pause": "pause", "end": "result"} {
-			headlines[id+"-"+t.name] = t.name + " " + h
+		if id == "turn-"+t.name {
+			return "who is in", true
 		}
-		headlines["turn-"+t.name] = "who is in"
+		for beat, h := range map[string]string{"crash": "crash", "freed": "free", "pause": "pause", "end": "result"} {
+			if id == beat+"-"+t.name {
+				return t.name + " " + h, true
+			}
+		}
 	}
-	for id, h := range map[string]string{"elected": "elected", "renewing": "renewing", "paused": "stop the world",
-		"new-leader": "new leader", "stale-action": "stale leader"} {
-		headlines[id] = h
-	}
+	return "", false
 }
+
+var leaderHeadlines = map[string]string{"elected": "elected", "renewing": "renewing", "paused": "stop the world",
+	"new-leader": "new leader", "stale-action": "stale leader"}

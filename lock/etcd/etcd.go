@@ -46,7 +46,9 @@ import (
 // Name is the strategy's name in the registry.
 const Name = "etcd"
 
-func init() {
+// Register adds the strategy to lock's registry; lock/all calls it once
+// for every program that runs the catalogue.
+func Register() {
 	lock.Register(lock.Info{Name: Name, Doc: "etcd mutex over a lease of the TTL, renewed while held; fence = the key's create revision",
 		Traits: trait.Traits{Server: lock.ServerEtcd, Expiry: trait.ExpiryLease, Token: trait.TokenRevision, Renewal: trait.RenewalKeepAlive,
 			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},

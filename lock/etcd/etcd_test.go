@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	_ "github.com/locklab/locklab/lock/all" // registers etcd
 	"github.com/locklab/locklab/lock/etcd"
 	"github.com/locklab/locklab/store"
 )

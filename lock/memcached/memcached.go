@@ -15,7 +15,9 @@ import (
 	"github.com/locklab/locklab/store"
 )
 
-func init() {
+// Register adds the strategy to lock's registry; lock/all calls it once
+// for every program that runs the catalogue.
+func Register() {
 	lock.Register(lock.Info{Name: "memcached-add", Doc: "memcached add key token (only if absent), expiry in whole seconds; release checks then deletes",
 		Traits: trait.Traits{Server: lock.ServerMemcached, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
 			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},

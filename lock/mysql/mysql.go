@@ -17,7 +17,9 @@ import (
 	"github.com/locklab/locklab/store"
 )
 
-func init() {
+// Register adds the strategy to lock's registry; lock/all calls it once
+// for every program that runs the catalogue.
+func Register() {
 	lock.Register(lock.Info{Name: "mysql-get-lock", Doc: "MySQL GET_LOCK(name, 0) on its own session: freed by RELEASE_LOCK or the session's end",
 		Traits: trait.Traits{Server: lock.ServerMySQL, Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone,
 			Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},

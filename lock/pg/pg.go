@@ -21,7 +21,9 @@ import (
 	"github.com/locklab/locklab/store"
 )
 
-func init() {
+// Register adds the strategy to lock's registry; lock/all calls it once
+// for every program that runs the catalogue.
+func Register() {
 	one := trait.Nodes{Min: 1, Default: 1}
 	session := trait.Traits{Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone, Nodes: one, Excludes: true}
 	reg := func(name, doc string, t trait.Traits, mk func(*db, lock.Options) lock.Locker) {

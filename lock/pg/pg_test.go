@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/pg"
+	_ "github.com/locklab/locklab/lock/all"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
 )
