@@ -44,10 +44,10 @@ func Main() int {
 	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 }
 
-// execute runs the CLI and returns the exit status.
 // quietRedis silences go-redis's own log once: locklab says what went wrong.
 var quietRedis sync.Once
 
+// execute runs the CLI and returns the exit status.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	quietRedis.Do(func() { redis.SetLogger(quietLogger{}) })
 	out, errOut := &checkedWriter{w: stdout}, &checkedWriter{w: stderr}

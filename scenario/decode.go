@@ -212,8 +212,8 @@ func (d *decoder) plainBytes() ([]byte, bool) {
 	return nil, false
 }
 
-// str reads a string; escaped ones are unquoted by strconv, which accepts
-// a superset of JSON escapes, so those go to the slow path.
+// str reads a string without escapes; one with escapes (or control
+// bytes) sends the line to the slow path, encoding/json.
 func (d *decoder) str() (string, bool) {
 	return d.plainString()
 }

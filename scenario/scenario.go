@@ -1,7 +1,8 @@
 // Package scenario is locklab's engine: the catalogue of scenarios, the
 // runner whose workers race on Redis as goroutines, the event model and its
 // in-memory log, the JSONL recorder and reader, the safety checker and the
-// summary. It is pure data: nothing here prints or draws.
+// summary. It holds no terminal code: its one picture is the summary's
+// results box (Summary.Box), plain text that the CLI prints.
 package scenario
 
 import (

@@ -1,6 +1,9 @@
-// Package store owns locklab's connections to Redis: an embedded set of
-// in-process miniredis nodes (the default) or real servers given by URL, the
-// run's clock, the key namespace of a run and its cleanup.
+// Package store owns locklab's connections to its servers: Redis — an
+// embedded set of in-process miniredis nodes (the default, simulated or in
+// real time) or real servers given by URL — and the servers beyond it
+// (Postgres, MariaDB, memcached, etcd, embedded or by URL); the run's clock,
+// the key namespace of a run, its owner's heartbeat and its cleanup, and
+// the faults injected into the embedded nodes.
 package store
 
 import (
