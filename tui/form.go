@@ -185,7 +185,7 @@ func (f *form) spec() (runSpec, error) {
 			spec.Speed = s
 		default:
 			if err := setParam(&p, fl.name, text); err != nil {
-				fl.err = err.Error() // names what it got
+				fl.err, _, _ = strings.Cut(err.Error(), " (got ") // the field shows what it got
 			}
 		}
 		if fl.err != "" && first < 0 {
