@@ -106,119 +106,149 @@ func deliveryOf(id string) delivery {
 
 // deliver is one delivery of webhook d handled by w under the run's strategy.
 func deliver(ctx context.Context, env *Env, w *Worker, d delivery) {
-	st := env.Store
-	processed, account := st.Key("processed:"+d.id), st.Key("account:7")
-	credit := func() error {
-		if err := w.Sleep(ctx, env.Params.Delay.D()); err != nil { // calling the bank
-			return err
-		}
-		call := w.Now()
-		bal, err := st.Client().IncrBy(ctx, account, 100).Result()
-		if err != nil {
-			if ctx.Err() == nil {
-				w.OpError("write", Event{Res: d.credit}, call, err)
-			}
-			return err
-		}
-		w.Emit(Event{Kind: KindWrite, Res: d.credit, Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true).WithCall(call))
-		call = w.Now()
-		if err := st.Client().Set(ctx, processed, "1", 0).Err(); err != nil {
-			if ctx.Err() == nil {
-				w.OpError("write", Event{Res: d.processed}, call, err)
-			}
-			return err
-		}
-		return nil
-	}
-	checkAndCredit := func() {
-		w.Emit(Event{Kind: KindWorkStart, Res: d.id})
-		call := w.Now()
-		n, err := st.Client().Exists(ctx, processed).Result()
-		if err != nil {
-			if ctx.Err() == nil {
-				w.OpError("read", Event{Res: d.processed}, call, err)
-			}
-		} else {
-			w.Emit(Event{Kind: KindRead, Res: d.processed, Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
-		}
-		if env.Strategy == "none" {
-			// Without a lock the deliveries that arrived at once have all
-			// checked before any calls the bank: each finds no record
-			// however a busy machine schedules them.
-			d.all.arrive()
-			if err == nil && n == 0 {
-				d.all.wait(ctx)
-			}
-		}
-		switch {
-		case err != nil:
-		case n == 1:
-			w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
-			w.Done(true, "", "200 already processed")
-			return
-		default:
-			err = credit()
-		}
-		w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
-		if err != nil {
-			w.Fail(ctx, err, "")
-			return
-		}
-		w.Done(true, "", "200 credited")
-	}
+	h := handling{ctx: ctx, env: env, w: w, d: d,
+		processed: env.Store.Key("processed:" + d.id), account: env.Store.Key("account:7")}
 	switch env.Strategy {
 	case "none":
-		checkAndCredit()
+		h.checkAndCredit()
 	case "idempotency":
-		idem := "idem:" + d.id
-		call := w.Now()
-		first, err := st.Client().SetNX(ctx, st.Key(idem), w.ID, 0).Result()
-		switch {
-		case err != nil:
-			if ctx.Err() == nil {
-				w.OpError("write", Event{Res: idem}, call, err)
-			}
-			w.Fail(ctx, err, "")
-		case !first:
-			w.Emit(Event{Kind: KindRead, Res: idem, Msg: "key taken: a duplicate"}.WithCall(call))
-			w.Done(true, "", "200 duplicate, ignored")
-		default:
-			if err := credit(); err != nil {
-				w.Fail(ctx, err, "")
-			} else {
-				w.Done(true, "", "200 credited")
-			}
-		}
+		h.idempotent()
 	case "safe", "fail-fast":
-		retry := env.Params.RetryPolicy()
-		if env.Strategy == "fail-fast" {
-			retry = lock.Retry{}
+		h.locked()
+	}
+}
+
+// handling is one delivery being handled: its worker, its keys.
+type handling struct {
+	ctx                context.Context
+	env                *Env
+	w                  *Worker
+	d                  delivery
+	processed, account string
+}
+
+// credit calls the bank (the delay), credits the account and records the
+// delivery as processed.
+func (h handling) credit() error {
+	ctx, w, st := h.ctx, h.w, h.env.Store
+	if err := w.Sleep(ctx, h.env.Params.Delay.D()); err != nil { // calling the bank
+		return err
+	}
+	call := w.Now()
+	bal, err := st.Client().IncrBy(ctx, h.account, 100).Result()
+	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("write", Event{Res: h.d.credit}, call, err)
 		}
-		l, err := env.NewLock(w, "safe", retry, nil)
-		if err != nil {
-			d.all.arrive()
-			w.Done(false, FailError, err.Error())
-			return
+		return err
+	}
+	w.Emit(Event{Kind: KindWrite, Res: h.d.credit, Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true).WithCall(call))
+	call = w.Now()
+	if err := st.Client().Set(ctx, h.processed, "1", 0).Err(); err != nil {
+		if ctx.Err() == nil {
+			w.OpError("write", Event{Res: h.d.processed}, call, err)
 		}
-		key := st.Key("lock:" + d.id)
-		lease, err := l.Acquire(ctx, key, env.Params.TTL.D())
+		return err
+	}
+	return nil
+}
+
+// checkAndCredit reads the processed record and credits the account if it
+// is not there: the check-then-act a lock must cover.
+func (h handling) checkAndCredit() {
+	ctx, w, d := h.ctx, h.w, h.d
+	w.Emit(Event{Kind: KindWorkStart, Res: d.id})
+	call := w.Now()
+	n, err := h.env.Store.Client().Exists(ctx, h.processed).Result()
+	if err != nil {
+		if ctx.Err() == nil {
+			w.OpError("read", Event{Res: d.processed}, call, err)
+		}
+	} else {
+		w.Emit(Event{Kind: KindRead, Res: d.processed, Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
+	}
+	if h.env.Strategy == "none" {
+		// Without a lock the deliveries that arrived at once have all
+		// checked before any calls the bank: each finds no record
+		// however a busy machine schedules them.
 		d.all.arrive()
-		if err == nil && env.Strategy == "fail-fast" {
+		if err == nil && n == 0 {
 			d.all.wait(ctx)
 		}
-		if err != nil && !errors.Is(err, lock.ErrNotObtained) {
-			w.Fail(ctx, err, "")
-			return
-		}
-		if err != nil {
-			after := env.remaining(ctx, key)
-			w.Emit(Event{Kind: KindDone, Code: FailLock, Delay: after, Has: HasDelay | HasOK,
-				Msg: fmt.Sprintf("409 locked, retry after %d ms", after.Milliseconds())})
-			return
-		}
-		checkAndCredit()
-		releaseQuietly(ctx, lease)
 	}
+	switch {
+	case err != nil:
+	case n == 1:
+		w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
+		w.Done(true, "", "200 already processed")
+		return
+	default:
+		err = h.credit()
+	}
+	w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
+	if err != nil {
+		w.Fail(ctx, err, "")
+		return
+	}
+	w.Done(true, "", "200 credited")
+}
+
+// idempotent credits only the delivery that set the idempotency key first.
+func (h handling) idempotent() {
+	ctx, w, st := h.ctx, h.w, h.env.Store
+	idem := "idem:" + h.d.id
+	call := w.Now()
+	first, err := st.Client().SetNX(ctx, st.Key(idem), w.ID, 0).Result()
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			w.OpError("write", Event{Res: idem}, call, err)
+		}
+		w.Fail(ctx, err, "")
+	case !first:
+		w.Emit(Event{Kind: KindRead, Res: idem, Msg: "key taken: a duplicate"}.WithCall(call))
+		w.Done(true, "", "200 duplicate, ignored")
+	default:
+		if err := h.credit(); err != nil {
+			w.Fail(ctx, err, "")
+		} else {
+			w.Done(true, "", "200 credited")
+		}
+	}
+}
+
+// locked checks and credits under the delivery's lock: safe waits for it
+// with the run's retries, fail-fast answers 409 at once.
+func (h handling) locked() {
+	ctx, env, w, d := h.ctx, h.env, h.w, h.d
+	retry := env.Params.RetryPolicy()
+	if env.Strategy == "fail-fast" {
+		retry = lock.Retry{}
+	}
+	l, err := env.NewLock(w, "safe", retry, nil)
+	if err != nil {
+		d.all.arrive()
+		w.Done(false, FailError, err.Error())
+		return
+	}
+	key := env.Store.Key("lock:" + d.id)
+	lease, err := l.Acquire(ctx, key, env.Params.TTL.D())
+	d.all.arrive()
+	if err == nil && env.Strategy == "fail-fast" {
+		d.all.wait(ctx)
+	}
+	if err != nil && !errors.Is(err, lock.ErrNotObtained) {
+		w.Fail(ctx, err, "")
+		return
+	}
+	if err != nil {
+		after := env.remaining(ctx, key)
+		w.Emit(Event{Kind: KindDone, Code: FailLock, Delay: after, Has: HasDelay | HasOK,
+			Msg: fmt.Sprintf("409 locked, retry after %d ms", after.Milliseconds())})
+		return
+	}
+	h.checkAndCredit()
+	releaseQuietly(ctx, lease)
 }
 
 // remaining is how long the key has left to live, in virtual time: 0 if
