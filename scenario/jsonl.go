@@ -215,65 +215,33 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 	chk := logCheck{h: &rec.Header}
 	for line := 1; ; line++ {
 		raw, complete, err := lr.next()
-		switch {
-		case err == io.EOF:
-			if line == 1 || rec.Header.Format == "" { // nothing, or only blank lines
-				return ErrNotEventLog
-			}
-			return chk.finish()
-		case err == errLineTooLong:
-			return &LineError{line, fmt.Sprintf("longer than %d KiB; a line of an event log is at most %d KiB", MaxLineBytes>>10, MaxLineBytes>>10)}
-		case err != nil:
-			return fmt.Errorf("line %d: %w", line, err)
-		case lr.total > MaxLogBytes:
-			return &LineError{line, fmt.Sprintf("the file passes %d GiB; an event log is at most %d GiB", MaxLogBytes>>30, MaxLogBytes>>30)}
+		if err != nil || lr.total > MaxLogBytes {
+			return readError(line, err, rec, &chk)
 		}
 		raw = bytes.TrimSpace(raw)
 		if len(raw) == 0 {
 			continue
 		}
 		if line == 1 {
-			if jerr := json.Unmarshal(raw, &rec.Header); jerr != nil || rec.Header.Format != Format {
-				return ErrNotEventLog
-			}
-			if rec.Header.Version > Version {
-				return &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", rec.Header.Version, Version)}
-			}
-			if err := checkHeader(&rec.Header); err != nil {
+			if err := readHeader(raw, &rec.Header); err != nil {
 				return err
 			}
-			cleanHeader(&rec.Header)
 			if header != nil {
 				header()
 			}
 			continue
 		}
-		var e Event
-		dec.b, dec.i = raw, 0
-		if hasT, hasW, ferr := dec.event(&e); ferr == nil {
-			if !hasT || !hasW {
-				return &LineError{line, `an event needs "t" and "worker"`}
+		e, end, err := dec.line(line, raw, complete)
+		switch {
+		case err != nil:
+			return err
+		case end != nil:
+			cleanSummary(end)
+			rec.Summary = end
+			if err := chk.endRecord(line, end); err != nil {
+				return err
 			}
-		} else {
-			var w wireEvent
-			if jerr := json.Unmarshal(raw, &w); jerr != nil {
-				if !complete {
-					return &LineError{line, "truncated: the file ends in the middle of an event"}
-				}
-				return &LineError{line, "not a valid event: " + jerr.Error()}
-			}
-			if w.Summary != nil {
-				cleanSummary(w.Summary)
-				rec.Summary = w.Summary
-				if err := chk.endRecord(line, w.Summary); err != nil {
-					return err
-				}
-				continue
-			}
-			if w.T == nil || w.Worker == nil {
-				return &LineError{line, `an event needs "t" and "worker"`}
-			}
-			e = w.event()
+			continue
 		}
 		if err := chk.event(line, &e); err != nil {
 			return err
@@ -293,6 +261,66 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 		}
 		add(e)
 	}
+}
+
+// readError is what ends a log at line: its end (a log with no header is
+// no event log; one with its end record checked), a line too long, a
+// file too large, or the reader's error.
+func readError(line int, err error, rec *Recording, chk *logCheck) error {
+	switch {
+	case err == io.EOF:
+		if line == 1 || rec.Header.Format == "" { // nothing, or only blank lines
+			return ErrNotEventLog
+		}
+		return chk.finish()
+	case err == errLineTooLong:
+		return &LineError{line, fmt.Sprintf("longer than %d KiB; a line of an event log is at most %d KiB", MaxLineBytes>>10, MaxLineBytes>>10)}
+	case err != nil:
+		return fmt.Errorf("line %d: %w", line, err)
+	}
+	return &LineError{line, fmt.Sprintf("the file passes %d GiB; an event log is at most %d GiB", MaxLogBytes>>30, MaxLogBytes>>30)}
+}
+
+// readHeader reads line 1 into h, checked and cleaned.
+func readHeader(raw []byte, h *Header) error {
+	if jerr := json.Unmarshal(raw, h); jerr != nil || h.Format != Format {
+		return ErrNotEventLog
+	}
+	if h.Version > Version {
+		return &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", h.Version, Version)}
+	}
+	if err := checkHeader(h); err != nil {
+		return err
+	}
+	cleanHeader(h)
+	return nil
+}
+
+// line reads one line after the header: an event, or the end record.
+// The fast decoder reads what locklab writes; anything else goes to
+// encoding/json.
+func (dec *decoder) line(line int, raw []byte, complete bool) (e Event, end *Summary, err error) {
+	dec.b, dec.i = raw, 0
+	if hasT, hasW, ferr := dec.event(&e); ferr == nil {
+		if !hasT || !hasW {
+			return e, nil, &LineError{line, `an event needs "t" and "worker"`}
+		}
+		return e, nil, nil
+	}
+	var w wireEvent
+	if jerr := json.Unmarshal(raw, &w); jerr != nil {
+		if !complete {
+			return e, nil, &LineError{line, "truncated: the file ends in the middle of an event"}
+		}
+		return e, nil, &LineError{line, "not a valid event: " + jerr.Error()}
+	}
+	if w.Summary != nil {
+		return e, w.Summary, nil
+	}
+	if w.T == nil || w.Worker == nil {
+		return e, nil, &LineError{line, `an event needs "t" and "worker"`}
+	}
+	return w.event(), nil, nil
 }
 
 // Writer writes an event log: the header, events, then a summary line.
