@@ -387,6 +387,11 @@ func (s *Summary) verdict() {
 // Box renders the summary as the lab's results box; its borders line up
 // whatever the values.
 func (s *Summary) Box(h Header) string {
+	return drawBox(s.boxRows(h)) + "  " + s.Verdict + "\n  " + s.Detail + "\n"
+}
+
+// boxRows are the results box's sections, each a list of label and value.
+func (s *Summary) boxRows(h Header) [][][2]string {
 	title := fmt.Sprintf("%s (%d workers", s.Scenario, s.Workers)
 	if s.HasStock {
 		title += fmt.Sprintf(", stock %d", s.InitialStock)
@@ -441,6 +446,12 @@ func (s *Summary) Box(h Header) string {
 	if len(s.Notes) > 0 {
 		sections = append(sections, s.Notes)
 	}
+	return sections
+}
+
+// drawBox draws sections of label and value in a double-lined box under
+// its title; a row with no label goes on the one above.
+func drawBox(sections [][][2]string) string {
 	const label = 17
 	width := runewidth.StringWidth("SIMULATION RESULTS")
 	for _, sec := range sections {
@@ -467,7 +478,6 @@ func (s *Summary) Box(h Header) string {
 		}
 	}
 	b.WriteString("╚" + bar + "╝\n")
-	b.WriteString("  " + s.Verdict + "\n  " + s.Detail + "\n")
 	return b.String()
 }
 
