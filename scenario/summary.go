@@ -335,16 +335,7 @@ func (s *Summary) verdict() {
 		s.Detail = "Two workers ran it at once — there is no lock here to keep them apart; the idempotency key kept the effect single."
 	case s.Overlaps > 0 || s.LostUpdates > 0:
 		s.Verdict = fmt.Sprintf("UNSAFE — %s; %s lost update(s)", s.overlapWords(), s.lostWords())
-		switch {
-		case s.Overlaps == 0:
-			s.Detail = "Writes were computed from stale reads: their updates were lost."
-		case nolock && s.Duplicates == 0 && s.LostUpdates == 0:
-			s.Detail = "Two workers ran it at once — there is no lock here to keep them apart; the effect still happened only once."
-		case nolock:
-			s.Detail = "Two workers ran it at once — there is no lock here to keep them apart."
-		default:
-			s.Detail = "Two workers were inside the critical section at once: the lock did not keep them apart."
-		}
+		s.Detail = s.unsafeDetail(nolock)
 	case s.HasStock && lost:
 		s.Verdict = fmt.Sprintf("UNSAFE — the stock reads %d, %d sale(s) say %d", s.FinalStock, s.Successes, s.ExpectedStock)
 		s.Detail = "No overlap and no lost update were seen, yet the counter disagrees with the sales: something wrote it outside the workers' view."
@@ -357,18 +348,7 @@ func (s *Summary) verdict() {
 		s.faultWords()
 	case s.HasStock && s.Successes < int(s.InitialStock) && s.FailedLock > 0:
 		s.Verdict = fmt.Sprintf("CORRECT, UNDERSOLD — %d sold of %d in stock", s.Successes, s.InitialStock)
-		fix := "add --retry full-jitter"
-		if s.retry != "" && s.retry != "none" {
-			fix = "allow more retries (--max-retries)"
-		}
-		s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix)
-		if s.DeniedNoQuorum > 0 {
-			s.Detail = fmt.Sprintf("No oversell, but %d worker(s) gave up without the lock while stock was left; %d of %d denial(s) fell short of a quorum because nodes refused or did not answer, not because the lock was held.",
-				s.FailedLock, s.DeniedNoQuorum, s.LockDenied)
-			if s.UnansweredKinds != "" {
-				s.Detail += " Unanswered: " + s.UnansweredKinds + "."
-			}
-		}
+		s.Detail = s.undersoldDetail()
 	default:
 		s.Verdict = "CORRECT"
 		if s.HasStock {
@@ -382,6 +362,38 @@ func (s *Summary) verdict() {
 			s.Detail = t
 		}
 	}
+}
+
+// unsafeDetail says how an unsafe run went wrong: lost updates alone, or
+// workers inside at once with no lock (or a lock that failed).
+func (s *Summary) unsafeDetail(nolock bool) string {
+	switch {
+	case s.Overlaps == 0:
+		return "Writes were computed from stale reads: their updates were lost."
+	case nolock && s.Duplicates == 0 && s.LostUpdates == 0:
+		return "Two workers ran it at once — there is no lock here to keep them apart; the effect still happened only once."
+	case nolock:
+		return "Two workers ran it at once — there is no lock here to keep them apart."
+	}
+	return "Two workers were inside the critical section at once: the lock did not keep them apart."
+}
+
+// undersoldDetail says why stock was left: workers gave up on a busy lock
+// (and what would have let them wait), or a quorum was out of reach.
+func (s *Summary) undersoldDetail() string {
+	if s.DeniedNoQuorum > 0 {
+		d := fmt.Sprintf("No oversell, but %d worker(s) gave up without the lock while stock was left; %d of %d denial(s) fell short of a quorum because nodes refused or did not answer, not because the lock was held.",
+			s.FailedLock, s.DeniedNoQuorum, s.LockDenied)
+		if s.UnansweredKinds != "" {
+			d += " Unanswered: " + s.UnansweredKinds + "."
+		}
+		return d
+	}
+	fix := "add --retry full-jitter"
+	if s.retry != "" && s.retry != "none" {
+		fix = "allow more retries (--max-retries)"
+	}
+	return fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix)
 }
 
 // Box renders the summary as the lab's results box; its borders line up
