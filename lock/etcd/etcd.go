@@ -124,35 +124,52 @@ func (m *Mutex) try(ctx context.Context, key string, ttl time.Duration, attempt 
 	}
 	tok := strconv.FormatInt(int64(s.id), 16) + "@" + strconv.FormatInt(fence, 10)
 	m.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, Fence: fence, TTL: left, Attempt: attempt, Node: -1, Call: call})
-	stop, done := make(chan struct{}), make(chan struct{})
+	// The release (or a crash) ends the holding at once, without waiting
+	// for the renewer to notice: nothing it says after counts.
+	h := &holding{}
+	rctx, stop := context.WithCancel(ctx)
 	var l *lock.Lease
-	halt := func() {
-		select {
-		case <-stop:
-		default:
-			close(stop)
-		}
-		<-done
-	}
 	l = lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
 		Losable: true,
 		// The holder's process dies: its lease is renewed no more, and
 		// lapses at its TTL with every lock it holds.
 		Abandon: func() {
 			m.abandon(s)
-			halt()
+			h.end()
+			stop()
 		},
 		Release: func(ctx context.Context) error {
-			halt()
+			h.end()
+			stop()
 			return m.release(ctx, l, s)
 		},
 	})
 	l.Fence = fence
-	go func() {
-		defer close(done)
-		m.renew(l, s, call, stop)
-	}()
+	go m.renew(rctx, l, s, h, call)
 	return l, nil
+}
+
+// holding is a lock's renewer's right to speak: over once the lock is
+// released or abandoned.
+type holding struct {
+	mu   sync.Mutex
+	over bool
+}
+
+// say runs f unless the holding is over, and reports whether it did.
+func (h *holding) say(f func()) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.over {
+		f()
+	}
+	return !h.over
+}
+
+func (h *holding) end() {
+	h.mu.Lock()
+	h.over = true
+	h.mu.Unlock()
 }
 
 // lockOn takes the lock on key under the worker's lease (granted if it has
@@ -225,20 +242,13 @@ func (m *Mutex) release(ctx context.Context, l *lock.Lease, s *session) error {
 	return &lock.OpError{Op: "release", Key: l.Key, Outcome: outcome(err), Err: err}
 }
 
-// renew keeps the lease alive every third of the TTL until stop closes or
-// the holder's context ends (then the lease lapses at its TTL, as a dead
-// holder's does), pausing while the holder is paused. When etcd no longer knows the lease,
-// or no renewal succeeded for a whole TTL, the lock is lost.
-func (m *Mutex) renew(l *lock.Lease, s *session, lastOK time.Duration, stop <-chan struct{}) {
-	ctx, cancel := context.WithCancel(l.Context())
-	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+// renew keeps the lease alive every third of the TTL while l is held,
+// until ctx ends (the release, a crash, or the holder's context: then the
+// lease lapses at its TTL, as a dead holder's does), pausing while the
+// holder is paused. When etcd no longer knows the lease, or no renewal
+// succeeded for a whole TTL, the lock is lost. What it finds after the
+// holding ended (h) goes unsaid.
+func (m *Mutex) renew(ctx context.Context, l *lock.Lease, s *session, h *holding, lastOK time.Duration) {
 	every := max(l.TTL/3, time.Millisecond)
 	for {
 		if m.kit.Sleep(ctx, every) != nil || m.kit.Hold(ctx) != nil || m.isAbandoned(s) {
@@ -255,19 +265,29 @@ func (m *Mutex) renew(l *lock.Lease, s *session, lastOK time.Duration, stop <-ch
 		case err == nil && r.TTL > 0:
 			lastOK = sent
 			m.renewed(s, sent, r.TTL)
-			m.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: l.Key, Token: l.Token, Fence: l.Fence,
-				TTL: m.kit.Virtual(time.Duration(r.TTL) * time.Second), Node: -1, Call: sent})
+			if !h.say(func() {
+				m.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: l.Key, Token: l.Token, Fence: l.Fence,
+					TTL: m.kit.Virtual(time.Duration(r.TTL) * time.Second), Node: -1, Call: sent})
+			}) {
+				return
+			}
 			continue
 		case err == nil || isLeaseGone(err):
 			m.lapsed(s)
-			m.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: l.Key, Token: l.Token, Fence: l.Fence, Node: -1, Call: sent, Msg: "lease expired"})
-			m.kit.Lose(l, "lease expired")
+			h.say(func() {
+				m.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: l.Key, Token: l.Token, Fence: l.Fence, Node: -1, Call: sent, Msg: "lease expired"})
+				m.kit.Lose(l, "lease expired")
+			})
 			return
 		}
-		m.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: l.Key, Token: l.Token, Fence: l.Fence, Node: -1, Call: sent,
-			Op: "renew", Outcome: outcome(err), Msg: oneLine(err)})
-		if m.kit.Now()-lastOK >= l.TTL {
-			m.kit.Lose(l, "no renewal for a whole TTL")
+		lost := false
+		if !h.say(func() {
+			m.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: l.Key, Token: l.Token, Fence: l.Fence, Node: -1, Call: sent,
+				Op: "renew", Outcome: outcome(err), Msg: oneLine(err)})
+			if lost = m.kit.Now()-lastOK >= l.TTL; lost {
+				m.kit.Lose(l, "no renewal for a whole TTL")
+			}
+		}) || lost {
 			return
 		}
 	}

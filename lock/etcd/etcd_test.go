@@ -184,20 +184,26 @@ func TestThreeMembersSurviveOneStopped(t *testing.T) {
 	}
 }
 
-// BenchmarkAcquireRelease is one uncontended lock cycle on an embedded
-// member: grant a lease, take the mutex, revoke the lease.
-func BenchmarkAcquireRelease(b *testing.B) {
+// startEtcdB starts one embedded member for a benchmark and opens a store
+// on it; both end with the benchmark.
+func startEtcdB(b *testing.B) (*store.Etcd, error) {
 	c, err := store.StartEtcd(1)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	defer c.Close()
+	b.Cleanup(func() { c.Close() })
 	st, err := store.Open(context.Background(), store.Config{Nodes: 1, Servers: store.Servers{Etcd: c.URL()}})
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	defer st.Close()
-	e, err := st.Etcd()
+	b.Cleanup(func() { st.Close() })
+	return st.Etcd()
+}
+
+// BenchmarkAcquireRelease is one uncontended lock cycle on an embedded
+// member: take the mutex on the worker's lease, delete the key.
+func BenchmarkAcquireRelease(b *testing.B) {
+	e, err := startEtcdB(b)
 	if err != nil {
 		b.Fatal(err)
 	}
