@@ -123,6 +123,24 @@ func (m *Meta) Ping() error {
 	})
 }
 
+// Version is the server's version, as it says it ("1.6.18").
+func (m *Meta) Version() (string, error) {
+	var v string
+	err := m.do(func(c *metaConn) error {
+		c.rw.WriteString("version\r\n")
+		line, err := c.round()
+		if err != nil {
+			return err
+		}
+		var ok bool
+		if v, ok = strings.CutPrefix(line, "VERSION "); !ok {
+			return replyError("version", line)
+		}
+		return nil
+	})
+	return v, err
+}
+
 // do runs f on a connection of the pool, dialled if none is idle; a
 // connection f failed on is closed, never reused.
 func (m *Meta) do(f func(*metaConn) error) error {
