@@ -184,7 +184,7 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 		note(cmd, "bench: %d cells of %s in %d rounds on %s, about %s (--duration, --lock and --workers make it shorter)",
 			cells, f.duration, f.rounds, st.Describe(), (time.Duration(cells) * 2 * (f.duration + benchWarmup(f.duration))).Round(time.Second))
 		progress = func(p bench.Progress) {
-			fmt.Fprintf(stderr, "\r\033[Kbench: cell %d/%d · %s at %d worker(s) · about %s left…", p.Cell, p.Cells, p.What, p.Workers, p.Left.Round(time.Second))
+			fmt.Fprintf(stderr, "\r\033[Kbench: cell %d/%d · %s at %d worker(s) · about %s left…", p.Cell, p.Cells, strings.Replace(p.What, bench.AutoPipelined, "+ap", 1), p.Workers, p.Left.Round(time.Second))
 		}
 	}
 	rep, err := bench.Run(ctx, bench.Config{Store: st, Strategies: run, Workers: f.workers,
