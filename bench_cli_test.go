@@ -20,6 +20,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"bench", "--workers", "0"},
 		{"bench", "--rounds", "0"},
 		{"bench", "--rounds", "many"},
+		{"bench", "--need", "luck"},
 		{"bench", "--workers", "many"},
 		{"bench", "--lock", "nope"},
 		{"bench", "--lock", "none"},
@@ -66,7 +67,7 @@ func TestBenchFlagsComplete(t *testing.T) {
 // benchJSON runs a short bench and decodes its JSON.
 func benchJSON(t *testing.T, args ...string) bench.Report {
 	t.Helper()
-	args = append([]string{"bench", "--json", "--duration", "20ms", "--rounds", "2", "--workers", "1,2"}, args...)
+	args = append([]string{"bench", "--json", "--safety=false", "--duration", "20ms", "--rounds", "2", "--workers", "1,2"}, args...)
 	code, out, stderr := cli(t, args...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
@@ -145,11 +146,12 @@ func TestBenchJSONRedisServer(t *testing.T) {
 func TestBenchTablesAndPlot(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "bench.json")
-	code, out, stderr := cli(t, "bench", "--duration", "20ms", "--workers", "1,4", "--lock", "safe,fenced", "--json="+file)
+	code, out, stderr := cli(t, "bench", "--duration", "20ms", "--workers", "1,4", "--lock", "safe,fenced", "--need", "speed", "--json="+file)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"redis SET", "acquire latency", "×ceiling", "[least–most]", "load average", "AutoPipeline", "S redis SET ceiling", "a safe", "b fenced", "cycles/s by concurrent workers"} {
+	for _, want := range []string{"redis SET", "acquire latency", "×ceiling", "[least–most]", "load average", "AutoPipeline", "S redis SET ceiling", "a safe", "b fenced", "cycles/s by concurrent workers",
+		"holder paused past its TTL", "2nd holder after", "fences stale writes", "what to pick for speed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -30,6 +30,8 @@ type benchFlags struct {
 	workers      []int
 	duration     time.Duration
 	rounds       int
+	safety       bool
+	need         string
 	autopipeline bool
 	json         string
 	redis        []string
@@ -69,12 +71,15 @@ func newBenchCmd() *cobra.Command {
 	fl.IntSliceVar(&f.workers, "workers", bench.DefaultWorkers, "concurrent workers of each cell, comma-separated")
 	fl.DurationVar(&f.duration, "duration", 500*time.Millisecond, "measured time of each cell, over its rounds (its ceiling gets as long again)")
 	fl.IntVar(&f.rounds, "rounds", 5, "rounds of each cell, alternating with its ceiling (ABAB…): figures are their medians")
+	fl.BoolVar(&f.safety, "safety", true, "first run each strategy's safety tests (a holder paused past its TTL, a crashed holder; a few seconds)")
+	fl.StringVar(&f.need, "need", "safety", "what the closing \"what to pick\" ranks for: "+strings.Join(bench.Needs, ", "))
 	fl.BoolVar(&f.autopipeline, "autopipeline", true, "also measure SET and the Redis-key strategies through go-redis's AutoPipeline client")
 	fl.StringVar(&f.json, "json", "", "print the results as JSON (--json=FILE writes them to FILE and prints the tables)")
 	fl.Lookup("json").NoOptDefVal = "-"
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
 	addServerFlags(fl, &f.serverFlags)
 	_ = cmd.RegisterFlagCompletionFunc("lock", completeBenchLocks)
+	_ = cmd.RegisterFlagCompletionFunc("need", fixedCompletions("safety\tnever two holders unnoticed, a crash frees the lock", "speed\tthe most cycles/s", "no-ttl\tno TTL to choose: a pause keeps it, a crash frees it"))
 	_ = cmd.RegisterFlagCompletionFunc("workers", fixedCompletions("1,8,32,128\tthe default", "1\tone worker: latency", "32\tmany: throughput", "1,2,4,8,16,32,64,128\tevery doubling"))
 	_ = cmd.RegisterFlagCompletionFunc("duration", fixedCompletions("500ms\tthe default", "2s\tsteadier figures", "100ms\ta quick look"))
 	return cmd
@@ -113,6 +118,9 @@ func (f *benchFlags) check() ([]string, error) {
 	}
 	if f.rounds < 1 || f.rounds > maxBenchRounds {
 		return nil, usagef("--rounds must be from 1 to %d (got %d)", maxBenchRounds, f.rounds)
+	}
+	if !slices.Contains(bench.Needs, f.need) {
+		return nil, usagef("--need must be one of %s (got %q)", strings.Join(bench.Needs, ", "), f.need)
 	}
 	if len(f.workers) == 0 {
 		return nil, usagef("--workers needs at least one count, such as 1,8,32,128")
@@ -189,7 +197,7 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 	}
 	rep, err := bench.Run(ctx, bench.Config{Store: st, Strategies: run, Workers: f.workers,
 		Duration: f.duration, Warmup: benchWarmup(f.duration), Rounds: f.rounds,
-		AutoPipeline: f.autopipeline, Progress: progress, Version: version})
+		AutoPipeline: f.autopipeline, Progress: progress, Version: version, Need: f.need, SafetyTTL: safetyTTL(f.safety)})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -233,6 +241,14 @@ func (f *benchFlags) write(out io.Writer, rep *bench.Report) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	})
+}
+
+// safetyTTL is the TTL of the safety tests; 0 leaves them out.
+func safetyTTL(on bool) time.Duration {
+	if on {
+		return time.Second
+	}
+	return 0
 }
 
 // benchWarmup is the warm-up before a cell's bursts, split over them.

@@ -59,6 +59,11 @@ type Config struct {
 	AutoPipeline bool
 	// Version is locklab's, for the report.
 	Version string
+	// SafetyTTL, when set, runs the safety tests of every strategy with
+	// that TTL before the cells (a few seconds: see Safety).
+	SafetyTTL time.Duration
+	// Need is what the closing "what to pick" ranks for: one of Needs.
+	Need string
 	// Progress, if set, is told each cell before it is measured.
 	Progress func(Progress)
 }
@@ -141,6 +146,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			jobs = append(jobs, j)
 		}
 	}
+	if cfg.SafetyTTL > 0 {
+		rep.Safety = measureSafety(ctx, st, cfg.Strategies, cfg.SafetyTTL)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	rep.Need = cfg.Need
 	m := &meter{cfg: cfg, cells: len(jobs) * len(cfg.Workers), ceilings: map[ceilingKey][]float64{}}
 	used := map[string]bool{}
 	for _, j := range jobs {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
@@ -46,10 +45,7 @@ func ceilingOf(st *store.Store, server string, c redis.StringCmdable, ap bool) (
 		})}, true
 	case string(lock.ServerMemcached):
 		return ceiling{"memcached get", serverMaker(st, server, func(_ context.Context, v any, key string) error {
-			_, err := v.(*store.Memcached).Client.Get(key)
-			if err == memcache.ErrCacheMiss {
-				err = nil
-			}
+			_, err := v.(*store.Memcached).Meta.Has(st.Key(key))
 			return err
 		})}, true
 	case string(lock.ServerEtcd):

@@ -20,11 +20,15 @@ type Report struct {
 	Workers    []int  `json:"workers"`
 	// Ceilings are the servers' cheapest round trips, each at every
 	// concurrency, from the rounds interleaved with the cells.
-	Ceilings     []Series  `json:"ceilings"`
-	Results      []Series  `json:"results"`
-	AutoPipeline []Advice  `json:"autopipeline,omitempty"`
-	Fastest      []Pick    `json:"fastest,omitempty"`
-	LeftOut      []LeftOut `json:"left_out,omitempty"`
+	Ceilings     []Series `json:"ceilings"`
+	Results      []Series `json:"results"`
+	AutoPipeline []Advice `json:"autopipeline,omitempty"`
+	Fastest      []Pick   `json:"fastest,omitempty"`
+	// Safety is what a short run of each strategy showed; Need what the
+	// closing "what to pick" ranks for.
+	Safety  []Safety  `json:"safety,omitempty"`
+	Need    string    `json:"need,omitempty"`
+	LeftOut []LeftOut `json:"left_out,omitempty"`
 }
 
 // Series is one strategy (or ceiling) at each concurrency.

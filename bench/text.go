@@ -67,6 +67,10 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprint(w, strings.TrimPrefix(line, "  ")) // the names' column is padded, not aligned
 	}
 	r.writeAdvice(w)
+	r.WriteSafety(w)
+	if r.Need != "" {
+		r.WritePicks(w, r.Need)
+	}
 }
 
 // writeAdvice writes what the figures allow saying, and only that.

@@ -44,7 +44,7 @@ func openMemcached(_ context.Context, raw string, poolSize int, o Owner) (*Memca
 	c := memcache.New(addr)
 	c.Timeout = 2 * time.Second
 	c.MaxIdleConns = min(max(poolSize, 10), 64)
-	m := &Memcached{Client: c, Meta: newMeta(addr, c.Timeout, min(max(poolSize, 10), 512)), Addr: addr, keys: map[string]bool{}}
+	m := &Memcached{Client: c, Meta: NewMeta(addr, c.Timeout, min(max(poolSize, 10), 512)), Addr: addr, keys: map[string]bool{}}
 	err = c.Ping()
 	if err == nil {
 		err = m.Meta.Ping()

@@ -131,3 +131,30 @@ func stats(t *testing.T, addr string) map[string]int64 {
 	}
 	return out
 }
+
+// A server that answers garbage or a line without end is refused in one
+// clean line, never read without bound.
+func TestMetaRefusesAHostileServer(t *testing.T) {
+	t.Parallel()
+	for _, reply := range []string{"SERVER_ERROR out of memory\x1b[31m\r\n", strings.Repeat("A", 4096)} {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			bufio.NewReader(c).ReadString('\n')
+			c.Write([]byte(reply))
+		}()
+		m := store.NewMeta(l.Addr().String(), time.Second, 1)
+		_, _, err = m.AddCAS("k", []byte("v"), 2)
+		l.Close()
+		if err == nil || strings.ContainsAny(err.Error(), "\x1b\n") || len(err.Error()) > 200 {
+			t.Errorf("reply %.20q: error %q, want one clean line", reply, err)
+		}
+	}
+}
