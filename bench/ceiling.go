@@ -80,7 +80,7 @@ func serverMaker(st *store.Store, kind string, call func(ctx context.Context, sr
 // Env is where and when the bench ran: what its figures depend on.
 type Env struct {
 	Locklab   string            `json:"locklab"` // version
-	Commit    string            `json:"commit,omitempty"`
+	Commit    string            `json:"commit"`  // "unknown" when built without VCS stamping
 	Go        string            `json:"go"`
 	OS        string            `json:"os"` // GOOS/GOARCH, kernel
 	CPU       string            `json:"cpu"`
@@ -97,15 +97,19 @@ type Env struct {
 func environment(version string) Env {
 	e := Env{Locklab: version, Go: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH,
 		Cores: runtime.NumCPU(), LoadStart: loadAverage(), Start: time.Now().UTC().Format(time.RFC3339),
-		CPU: "unknown", Servers: map[string]string{}}
+		CPU: "unknown", Commit: "unknown", Servers: map[string]string{}}
 	if bi, ok := debug.ReadBuildInfo(); ok {
+		modified := false
 		for _, s := range bi.Settings {
 			switch {
 			case s.Key == "vcs.revision":
-				e.Commit = s.Value + e.Commit
-			case s.Key == "vcs.modified" && s.Value == "true":
-				e.Commit += "+modified"
+				e.Commit = s.Value
+			case s.Key == "vcs.modified":
+				modified = s.Value == "true"
 			}
+		}
+		if modified && e.Commit != "unknown" {
+			e.Commit += "+modified"
 		}
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {

@@ -80,3 +80,12 @@ func TestProgressCountsDown(t *testing.T) {
 		t.Errorf("progress %+v", got)
 	}
 }
+
+func TestRateHasThreeDigits(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[float64]string{812: "812", 999.6: "1.00k", 9999.6: "10.0k", 41234: "41.2k", 99960: "100k", 1.05e6: "1.05M", 999999: "1.00M"} {
+		if got := rate(v); got != want {
+			t.Errorf("rate(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -208,11 +209,18 @@ func workers(n int) string {
 
 // rate is a count per second in three significant digits: 812, 41.2k, 1.05M.
 func rate(v float64) string {
-	switch {
-	case v >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', digits(v/1e6), 64) + "M"
-	case v >= 1e3:
-		return strconv.FormatFloat(v/1e3, 'f', digits(v/1e3), 64) + "k"
+	// Rounded to its digits first, then told again: 9999.6 is 10.0k.
+	three := func(x float64) string {
+		d := digits(x)
+		p := math.Pow(10, float64(d))
+		x = math.Round(x*p) / p
+		return strconv.FormatFloat(x, 'f', digits(x), 64)
+	}
+	switch v = math.Round(v); {
+	case v >= 999.5e3:
+		return three(v/1e6) + "M"
+	case v >= 999.5:
+		return three(v/1e3) + "k"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
