@@ -44,7 +44,7 @@ func TestSafetyRunTellsTheLocksApart(t *testing.T) {
 	if !strings.Contains(out, "2nd holder after") || !strings.Contains(out, "survives: others waited") || !strings.Contains(out, "one machine only") {
 		t.Errorf("the safety table lacks a measured fact:\n%s", out)
 	}
-	if strings.Index(out, "1. fenced") < 0 || strings.Index(out, ". safe ") < strings.Index(out, "1. fenced") {
+	if !strings.Contains(out, "1. fenced") || strings.Index(out, ". safe ") < strings.Index(out, "1. fenced") {
 		t.Errorf("for safety, fenced (a fence measured) should rank above safe:\n%s", out)
 	}
 	b.Reset()
