@@ -73,7 +73,7 @@ func newBenchCmd() *cobra.Command {
 	fl.IntVar(&f.rounds, "rounds", 5, "rounds of each cell, alternating with its ceiling (ABAB…): figures are their medians")
 	fl.BoolVar(&f.safety, "safety", true, "first run each strategy's safety tests (a holder paused past its TTL, a crashed holder; a few seconds)")
 	fl.StringVar(&f.need, "need", "safety", "what the closing \"what to pick\" ranks for: "+strings.Join(bench.Needs, ", "))
-	fl.BoolVar(&f.autopipeline, "autopipeline", true, "also measure SET and the Redis-key strategies through go-redis's AutoPipeline client")
+	fl.BoolVar(&f.autopipeline, "autopipeline", true, "also measure the Redis-key strategies through go-redis's AutoPipeline client (their ceiling: SET through it)")
 	fl.StringVar(&f.json, "json", "", "print the results as JSON (--json=FILE writes them to FILE and prints the tables)")
 	fl.Lookup("json").NoOptDefVal = "-"
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")

@@ -103,7 +103,14 @@ func (r *Report) WritePicks(w io.Writer, need string) {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.speed.PerSec, a.speed.PerSec))
 	})
 	fmt.Fprintf(w, "\nwhat to pick for %s (--need %s):\n", need, strings.Join(Needs, "|"))
+	full := map[string]int{"safety": 4, "no-ttl": 5}[need]
+	if full > 0 && ps[0].score < full {
+		fmt.Fprintf(w, "  none measured meets it fully (%s); the closest:\n", needWords[need])
+	}
 	for i, p := range ps {
+		if full > 0 && i > 0 && ps[i-1].score == full && p.score < full {
+			fmt.Fprintf(w, "  falling short of it (%s):\n", needWords[need])
+		}
 		if i == 5 {
 			fmt.Fprintf(w, "  … and %d more in the safety table above\n", len(ps)-i)
 			break
@@ -118,6 +125,12 @@ func (r *Report) WritePicks(w io.Writer, need string) {
 	if need == "speed" && len(ps) > 1 && ps[1].speed.Max >= ps[0].speed.Min {
 		fmt.Fprintf(w, "  (1 and 2 are within each other's spread: %s and %s are as fast on this run)\n", ps[0].s.Strategy, ps[1].s.Strategy)
 	}
+}
+
+// needWords say what meeting a need fully takes.
+var needWords = map[string]string{
+	"safety": "no second holder during a pause, or a larger fence for it; a crash frees the lock; on a server",
+	"no-ttl": "a pause keeps the lock, a crash frees it before a TTL would; on a server",
 }
 
 func btoi(b bool) int {
