@@ -1,7 +1,9 @@
 // Package bench measures lock strategies on their real servers: lock cycles
 // per second and acquire latency (p50, p99, p999) at several numbers of
-// concurrent workers, beside the server's plain SET rate as the ceiling a
-// lock on that server can hope for.
+// concurrent workers, each cell interleaved in rounds with its own server's
+// ceiling (the cheapest round trip it offers: Redis SET, Postgres SELECT 1,
+// MariaDB DO 1, memcached get, etcd Put), the rate no lock on that server
+// can beat; figures are medians over the rounds, with their spread.
 //
 // Each worker cycles on a key of its own (acquire, touch the protected value
 // when the strategy keeps it, release), so a figure is the cost of the lock
@@ -41,13 +43,43 @@ type Config struct {
 	Strategies []string
 	// Workers are the concurrencies, each a cell.
 	Workers []int
-	// Duration is each cell's measured time; Warmup runs before it.
+	// Duration is each cell's measured time, split over its rounds; its
+	// ceiling gets as long again. Warmup runs before each burst, split
+	// the same way.
 	Duration, Warmup time.Duration
-	// AutoPipeline also measures SET and every Redis-key strategy through
-	// go-redis's AutoPipeline client.
+	// Rounds is how many times each cell and its server's ceiling are
+	// measured, one after the other, alternating which goes first
+	// (ABAB…): at least 1; a cell's figures are the rounds' medians.
+	Rounds int
+	// AutoPipeline also measures every Redis-key strategy through
+	// go-redis's AutoPipeline client (its ceiling: SET through it).
 	AutoPipeline bool
+	// Version is locklab's, for the report.
+	Version string
+	// SafetyTTL, when set, runs the safety tests of every strategy with
+	// that TTL before the cells (a few seconds: see Safety).
+	SafetyTTL time.Duration
+	// Need is what the closing "what to pick" ranks for: one of Needs.
+	Need string
 	// Progress, if set, is told each cell before it is measured.
-	Progress func(what string, workers int)
+	Progress func(Progress)
+}
+
+// Progress is where a run is: the cell about to be measured, of how many,
+// and about how long the rest takes.
+type Progress struct {
+	What        string
+	Workers     int
+	Cell, Cells int // 1-based
+	Left        time.Duration
+}
+
+// job is a series to measure: a strategy on a client, and its ceiling.
+type job struct {
+	name, server string
+	fresh        maker
+	ceil         ceiling
+	hasCeil      bool
 }
 
 // Plan splits the strategies asked for (all but none when empty) into
@@ -75,13 +107,15 @@ func Plan(st *store.Store, asked []string) (run []string, left []LeftOut) {
 	return run, left
 }
 
-// Run measures every cell and returns the report. A strategy that fails
-// to set up is left out with its error; a cell whose cycles fail keeps
-// the error in the cell. ctx cancels the run.
+// Run measures every cell, each interleaved with its server's ceiling, and
+// returns the report. A strategy that fails to set up is left out with its
+// error; a cell whose cycles fail keeps the error in the cell. ctx cancels
+// the run.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	st := cfg.Store
-	rep := &Report{Format: "locklab-bench", Version: 1, Store: st.Describe(),
-		DurationMS: cfg.Duration.Milliseconds(), Workers: slices.Clone(cfg.Workers)}
+	cfg.Rounds = max(cfg.Rounds, 1)
+	rep := &Report{Format: "locklab-bench", Version: 2, Store: st.Describe(), Env: environment(cfg.Version),
+		DurationMS: cfg.Duration.Milliseconds(), Rounds: cfg.Rounds, Workers: slices.Clone(cfg.Workers)}
 	var aps []*redis.AutoPipeliner
 	if cfg.AutoPipeline {
 		for _, c := range st.Clients() {
@@ -97,72 +131,147 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			}
 		}()
 	}
-	plainSET := setMaker(st, st.Client())
-	// measureAll measures a series; beside, each of its cells is preceded
-	// by a shorter plain SET cell at the same concurrency, its own ceiling:
-	// on a shared machine the load drifts between cells far apart.
-	measureAll := func(name string, fresh maker, beside bool) (Series, error) {
-		s := Series{Name: name, Server: string(lock.ServerRedis)}
-		if info, ok := lock.Lookup(strings.TrimSuffix(name, AutoPipelined)); ok {
-			s.Server = string(info.Server)
-		}
-		for _, w := range cfg.Workers {
-			if cfg.Progress != nil {
-				cfg.Progress(name, w)
-			}
-			var set Cell
-			var err error
-			if beside {
-				set, err = measure(ctx, w, max(cfg.Duration/2, time.Millisecond), cfg.Warmup/2, plainSET(w))
-			}
-			c, err2 := measure(ctx, w, cfg.Duration, cfg.Warmup, fresh(w))
-			if ctx.Err() != nil {
-				return s, ctx.Err()
-			}
-			if err = errors.Join(err, err2); err != nil {
-				return s, err
-			}
-			c.SetPerSec = set.PerSec
-			s.Cells = append(s.Cells, c)
-		}
-		return s, nil
-	}
-	set, err := measureAll("SET", plainSET, false)
-	if err != nil {
-		return nil, err
-	}
-	rep.Ceiling = set
-	if cfg.AutoPipeline {
-		s, err := measureAll("SET"+AutoPipelined, setMaker(st, aps[0]), true)
-		if err != nil {
-			return nil, err
-		}
-		rep.CeilingAutoPipelined = &s
-	}
+	var jobs []job
 	for _, name := range cfg.Strategies {
-		s, err := measureAll(name, lockMaker(st, name, nil), true)
+		info, _ := lock.Lookup(name)
+		j := job{name: name, server: string(info.Server), fresh: lockMaker(st, name, nil)}
+		j.ceil, j.hasCeil = ceilingOf(st, j.server, st.Client(), false)
+		jobs = append(jobs, j)
+		if cfg.AutoPipeline && RedisKey(name) {
+			j := job{name: name + AutoPipelined, server: string(info.Server), fresh: lockMaker(st, name, aps)}
+			j.ceil, j.hasCeil = ceilingOf(st, j.server, aps[0], true)
+			jobs = append(jobs, j)
+		}
+	}
+	if cfg.SafetyTTL > 0 {
+		rep.Safety = measureSafety(ctx, st, cfg.Strategies, cfg.SafetyTTL)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	rep.Need = cfg.Need
+	m := &meter{cfg: cfg, cells: len(jobs) * len(cfg.Workers), ceilings: map[ceilingKey][]float64{}}
+	used := map[string]bool{}
+	for _, j := range jobs {
+		s, err := m.series(ctx, j)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if err != nil {
-			rep.LeftOut = append(rep.LeftOut, LeftOut{name, err.Error()})
+			rep.LeftOut = append(rep.LeftOut, LeftOut{j.name, err.Error()})
 			continue
 		}
+		used[j.server] = true
 		rep.Results = append(rep.Results, s)
-		if cfg.AutoPipeline && RedisKey(name) {
-			s, err := measureAll(name+AutoPipelined, lockMaker(st, name, aps), true)
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if err != nil {
-				rep.LeftOut = append(rep.LeftOut, LeftOut{name + AutoPipelined, err.Error()})
-				continue
-			}
-			rep.Results = append(rep.Results, s)
-		}
 	}
+	rep.Ceilings = m.ceilingSeries(cfg.Workers)
+	rep.Env.Servers = serverVersions(ctx, st, used)
+	rep.Env.LoadEnd, rep.Env.End = loadAverage(), time.Now().UTC().Format(time.RFC3339)
 	rep.derive()
 	return rep, nil
+}
+
+// ceilingKey is a ceiling at a concurrency.
+type ceilingKey struct {
+	name    string
+	workers int
+}
+
+// meter measures the cells, keeping count for the progress and every
+// round's ceiling rate.
+type meter struct {
+	cfg      Config
+	cell     int
+	cells    int
+	ceilings map[ceilingKey][]float64
+	order    []string // the ceilings' names, as first measured
+}
+
+// series measures a job at every concurrency.
+func (m *meter) series(ctx context.Context, j job) (Series, error) {
+	s := Series{Name: j.name, Server: j.server}
+	for _, w := range m.cfg.Workers {
+		m.cell++
+		if m.cfg.Progress != nil {
+			per := 2*m.cfg.Duration + m.cfg.Warmup*2
+			m.cfg.Progress(Progress{What: j.name, Workers: w, Cell: m.cell, Cells: m.cells,
+				Left: time.Duration(m.cells-m.cell+1) * per})
+		}
+		c, err := m.measureCell(ctx, w, j)
+		if err != nil {
+			return s, err
+		}
+		s.Cells = append(s.Cells, c)
+	}
+	return s, nil
+}
+
+// measureCell measures a job at w workers in rounds, each round the job
+// and its ceiling one after the other, the first alternating.
+func (m *meter) measureCell(ctx context.Context, w int, j job) (Cell, error) {
+	rounds := m.cfg.Rounds
+	burst := max(m.cfg.Duration/time.Duration(rounds), time.Millisecond)
+	warm := m.cfg.Warmup / time.Duration(rounds)
+	var (
+		samples []time.Duration
+		parts   []burstResult
+		ceil    []float64
+	)
+	for r := range rounds {
+		for k := range 2 {
+			if (k+r)%2 == 0 { // the ceiling: first in even rounds
+				if !j.hasCeil {
+					continue
+				}
+				c, err := measure(ctx, w, burst, warm, j.ceil.make(w))
+				if err == nil && c.firstErr != nil && c.cycles == 0 {
+					err = fmt.Errorf("%s: %w", j.ceil.name, c.firstErr)
+				}
+				if err != nil {
+					return Cell{}, err
+				}
+				ceil = append(ceil, c.perSec)
+				continue
+			}
+			c, err := measure(ctx, w, burst, warm, j.fresh(w))
+			if err != nil {
+				return Cell{}, err
+			}
+			parts = append(parts, c)
+			samples = append(samples, c.samples...)
+		}
+	}
+	if j.hasCeil {
+		key := ceilingKey{j.ceil.name, w}
+		m.ceilings[key] = append(m.ceilings[key], ceil...)
+		if !slices.Contains(m.order, j.ceil.name) {
+			m.order = append(m.order, j.ceil.name)
+		}
+	}
+	return cellOf(w, j.ceil.name, parts, ceil, samples), nil
+}
+
+// ceilingSeries are the ceilings measured, each at every concurrency, from
+// all the rounds of every cell that had it, in the order first measured.
+func (m *meter) ceilingSeries(workers []int) []Series {
+	var out []Series
+	for _, name := range m.order {
+		s := Series{Name: name, Server: strings.Fields(name)[0]}
+		for _, w := range workers {
+			rates := m.ceilings[ceilingKey{name, w}]
+			if len(rates) == 0 {
+				continue
+			}
+			c := Cell{Workers: w, Rounds: len(rates)}
+			c.PerSec, c.Min, c.Max = spread(rates)
+			for _, r := range rates {
+				c.Samples = append(c.Samples, Sample{PerSec: r})
+			}
+			s.Cells = append(s.Cells, c)
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // RedisKey reports whether a strategy's lock is a Redis key taken through a

@@ -19,7 +19,7 @@ func short(t *testing.T, st *store.Store) (*bench.Report, []string, []bench.Left
 	t.Helper()
 	run, left := bench.Plan(st, nil)
 	rep, err := bench.Run(context.Background(), bench.Config{Store: st, Strategies: run,
-		Workers: []int{1, 3}, Duration: 20 * time.Millisecond, Warmup: 5 * time.Millisecond, AutoPipeline: true})
+		Workers: []int{1, 3}, Duration: 20 * time.Millisecond, Warmup: 5 * time.Millisecond, Rounds: 2, AutoPipeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,21 +87,31 @@ func checkReport(t *testing.T, rep *bench.Report, run []string) {
 		Version    int               `json:"version"`
 		Store      string            `json:"store"`
 		DurationMS *int64            `json:"duration_ms"`
+		Rounds     int               `json:"rounds"`
 		Workers    []int             `json:"workers"`
-		Ceiling    map[string]any    `json:"ceiling"`
+		Env        map[string]any    `json:"env"`
+		Ceilings   []map[string]any  `json:"ceilings"`
 		Results    []map[string]any  `json:"results"`
 		AP         []json.RawMessage `json:"autopipeline"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Format != "locklab-bench" || doc.Version != 1 || doc.Store == "" || doc.DurationMS == nil || !slices.Equal(doc.Workers, []int{1, 3}) {
+	if doc.Format != "locklab-bench" || doc.Version != 2 || doc.Store == "" || doc.DurationMS == nil || doc.Rounds != 2 || !slices.Equal(doc.Workers, []int{1, 3}) {
 		t.Errorf("header: %s", b[:min(len(b), 200)])
 	}
-	cellKeys := []string{"workers", "cycles", "per_sec", "acquire_p50_us", "acquire_p99_us", "acquire_p999_us", "ratio_to_set"}
-	series := append([]map[string]any{doc.Ceiling}, doc.Results...)
+	for _, k := range []string{"go", "os", "cpu", "cores", "load_average_start", "load_average_end", "start", "end", "servers"} {
+		if _, ok := doc.Env[k]; !ok {
+			t.Errorf("env has no %q: %v", k, doc.Env)
+		}
+	}
+	cellKeys := []string{"workers", "rounds", "cycles", "per_sec", "per_sec_min", "per_sec_max", "acquire_p50_us", "acquire_p99_us", "acquire_p999_us"}
 	seen := map[string]bool{}
-	for _, s := range series {
+	for _, s := range doc.Ceilings {
+		name, _ := s["strategy"].(string)
+		seen[name] = true
+	}
+	for _, s := range doc.Results {
 		name, _ := s["strategy"].(string)
 		seen[name] = true
 		if _, ok := s["server"].(string); !ok {
@@ -118,6 +128,15 @@ func checkReport(t *testing.T, rep *bench.Report, run []string) {
 					t.Errorf("%s: a cell has no number %q: %v", name, k, cell)
 				}
 			}
+			if samples, _ := cell["samples"].([]any); len(samples) != 2 {
+				t.Errorf("%s: %d raw samples, want one per round (2)", name, len(samples))
+			}
+			// A lock with a server round trip has its ceiling and ratio.
+			if info, _ := lock.Lookup(strings.TrimSuffix(name, bench.AutoPipelined)); info.Server != lock.ServerFile && info.Server != lock.ServerIPC {
+				if _, ok := cell["ratio_to_ceiling"].(float64); !ok || cell["ceiling"] == nil {
+					t.Errorf("%s: a cell has no ceiling or ratio: %v", name, cell)
+				}
+			}
 			// Redlock's votes count only in time: a busy machine may fail
 			// one, which the cell then reports.
 			if e, ok := cell["error"]; ok && !strings.HasPrefix(name, "redlock") {
@@ -125,8 +144,8 @@ func checkReport(t *testing.T, rep *bench.Report, run []string) {
 			}
 		}
 	}
-	if !seen["SET"] {
-		t.Error("no SET ceiling")
+	if !seen["redis SET"] || !seen["redis SET"+bench.AutoPipelined] {
+		t.Errorf("no redis SET ceiling, plain and AutoPipelined: %v", seen)
 	}
 	for _, s := range run {
 		if !seen[s] {
@@ -136,8 +155,8 @@ func checkReport(t *testing.T, rep *bench.Report, run []string) {
 			t.Errorf("Redis-key strategy %s has no AutoPipeline variant", s)
 		}
 	}
-	if want := 1 + len(doc.Results) - len(run); len(doc.AP) != want {
-		t.Errorf("%d AutoPipeline comparisons, want %d (SET and each variant)", len(doc.AP), want)
+	if want := len(doc.Results) - len(run); len(doc.AP) != want {
+		t.Errorf("%d AutoPipeline comparisons, want %d (each variant)", len(doc.AP), want)
 	}
 	var text strings.Builder
 	rep.WriteText(&text)

@@ -26,12 +26,12 @@ const (
 // too few cycles ended), and counts the cycles that end while measuring.
 // An attempt the lock denies (on a key nobody else wants) is counted, not
 // a cycle; a failed cycle is counted and the cell keeps the first error.
-func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.Context, int) (cycle, error)) (Cell, error) {
+func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.Context, int) (cycle, error)) (burstResult, error) {
 	cycles := make([]cycle, w)
 	for i := range cycles {
 		c, err := mk(ctx, i)
 		if err != nil {
-			return Cell{}, err
+			return burstResult{}, err
 		}
 		cycles[i] = c
 	}
@@ -110,19 +110,77 @@ func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.
 	elapsed := time.Since(start)
 	if err := ctx.Err(); err != nil {
 		wg.Wait()
-		return Cell{}, err
+		return burstResult{}, err
 	}
 	wg.Wait()
-	cell := Cell{Workers: w, Cycles: int64(len(samples)), Failed: errs, Denied: denied.Load(),
-		PerSec: float64(len(samples)) / elapsed.Seconds()}
-	if firstErr != nil {
-		cell.Error = strings.ReplaceAll(firstErr.Error(), "\n", "; ")
+	return burstResult{cycles: int64(len(samples)), failed: errs, denied: denied.Load(), firstErr: firstErr,
+		perSec: float64(len(samples)) / elapsed.Seconds(), samples: samples}, nil
+}
+
+// burstResult is one burst of a cell: its cycles, their acquire
+// latencies, its rate.
+type burstResult struct {
+	cycles, failed, denied int64
+	firstErr               error
+	perSec                 float64
+	samples                []time.Duration
+}
+
+// cellOf is a cell from its rounds: the medians and spread of its rates
+// and of its ratios to the ceiling measured in the same round (ceil, "" if
+// none), and the quantiles of every round's latencies.
+func cellOf(w int, ceilName string, parts []burstResult, ceil []float64, samples []time.Duration) Cell {
+	c := Cell{Workers: w, Rounds: len(parts), Ceiling: ceilName}
+	var rates, ratios []float64
+	for i, p := range parts {
+		c.Cycles += p.cycles
+		c.Failed += p.failed
+		c.Denied += p.denied
+		if c.Error == "" && p.firstErr != nil {
+			c.Error = strings.ReplaceAll(p.firstErr.Error(), "\n", "; ")
+		}
+		rates = append(rates, p.perSec)
+		s := Sample{PerSec: p.perSec}
+		if i < len(ceil) {
+			s.CeilingPerSec = ceil[i]
+			if ceil[i] > 0 {
+				ratios = append(ratios, p.perSec/ceil[i])
+			}
+		}
+		c.Samples = append(c.Samples, s)
+	}
+	c.PerSec, c.Min, c.Max = spread(rates)
+	if len(ceil) > 0 {
+		c.CeilingPerSec, _, _ = spread(ceil)
+	}
+	if len(ratios) > 0 {
+		c.Ratio, c.RatioMin, c.RatioMax = spread(ratios)
+		c.Noise = c.Ratio > Bound
 	}
 	slices.Sort(samples)
-	cell.P50 = micros(quantile(samples, 0.50))
-	cell.P99 = micros(quantile(samples, 0.99))
-	cell.P999 = micros(quantile(samples, 0.999))
-	return cell, nil
+	c.P50 = micros(quantile(samples, 0.50))
+	c.P99 = micros(quantile(samples, 0.99))
+	c.P999 = micros(quantile(samples, 0.999))
+	return c
+}
+
+// Bound is the highest ratio of a lock cycle to its server's ceiling that
+// can be true: a cycle takes at least one round trip (acquire), and
+// mostly two (acquire, release), each at best as fast as the ceiling's one.
+// A ratio above it is the machine's noise, not a result.
+const Bound = 1.0
+
+// spread is the median, least and greatest of xs (zeros if none).
+func spread(xs []float64) (median, lo, hi float64) {
+	if len(xs) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Sorted(slices.Values(xs))
+	median = s[len(s)/2]
+	if len(s)%2 == 0 {
+		median = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return median, s[0], s[len(s)-1]
 }
 
 // quantile is the nearest-rank q-quantile of sorted samples (0 if none).

@@ -19,7 +19,15 @@ const marks = "abcdefghijklmnopqrstuvwxyz0123456789"
 // strategy on the plain client (ntcharts line chart), width × height cells,
 // with its legend below.
 func (r *Report) Plot(width, height int) string {
-	all := []Series{r.Ceiling}
+	var all []Series
+	for _, c := range r.Ceilings {
+		if c.Name == "redis SET" {
+			all = append(all, c)
+		}
+	}
+	if len(all) == 0 {
+		all = append(all, Series{})
+	}
 	for _, s := range r.Results {
 		if !strings.HasSuffix(s.Name, AutoPipelined) {
 			all = append(all, s)
@@ -81,7 +89,10 @@ func (r *Report) Plot(width, height int) string {
 	for k, s := range all {
 		name := s.Name
 		if k == 0 {
-			name = "SET ceiling"
+			if len(s.Cells) == 0 {
+				continue
+			}
+			name = "redis SET ceiling"
 		}
 		item := fmt.Sprintf("%c %s", mark(k), name)
 		if line != "" && len([]rune(line))+2+len([]rune(item)) > width {

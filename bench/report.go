@@ -1,33 +1,38 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
-	"io"
+	"math"
+	"slices"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 )
 
-// Report is a bench run: the ceiling, every strategy's cells, and what the
-// AutoPipeline client gains. It is the --json output.
+// Report is a bench run: every strategy's cells beside its server's
+// ceiling, what the AutoPipeline client gains, which strategy is fastest,
+// and where and when it ran. It is the --json output.
 type Report struct {
 	Format     string `json:"format"` // "locklab-bench"
 	Version    int    `json:"version"`
 	Store      string `json:"store"`
-	DurationMS int64  `json:"duration_ms"` // each cell's measured time
+	Env        Env    `json:"env"`
+	DurationMS int64  `json:"duration_ms"` // each cell's measured time, over its rounds
+	Rounds     int    `json:"rounds"`
 	Workers    []int  `json:"workers"`
-	// Ceiling is the server's plain SET rate (plain client) at each
-	// concurrency; every other cell also has its own, measured right
-	// before it (set_per_sec), which its ratio_to_set divides by.
-	Ceiling Series `json:"ceiling"`
-	// CeilingAutoPipelined is SET through the AutoPipeline client.
-	CeilingAutoPipelined *Series   `json:"ceiling_autopipeline,omitempty"`
-	Results              []Series  `json:"results"`
-	AutoPipeline         []Advice  `json:"autopipeline,omitempty"`
-	LeftOut              []LeftOut `json:"left_out,omitempty"`
+	// Ceilings are the servers' cheapest round trips, each at every
+	// concurrency, from the rounds interleaved with the cells.
+	Ceilings     []Series `json:"ceilings"`
+	Results      []Series `json:"results"`
+	AutoPipeline []Advice `json:"autopipeline,omitempty"`
+	Fastest      []Pick   `json:"fastest,omitempty"`
+	// Safety is what a short run of each strategy showed; Need what the
+	// closing "what to pick" ranks for.
+	Safety  []Safety  `json:"safety,omitempty"`
+	Need    string    `json:"need,omitempty"`
+	LeftOut []LeftOut `json:"left_out,omitempty"`
 }
 
-// Series is one strategy (or SET) at each concurrency.
+// Series is one strategy (or ceiling) at each concurrency.
 type Series struct {
 	Name string `json:"strategy"`
 	// Server is where its lock lives: redis, file, ipc, postgres, …
@@ -35,33 +40,66 @@ type Series struct {
 	Cells  []Cell `json:"cells"`
 }
 
-// Cell is one strategy at one concurrency.
+// Cell is one strategy at one concurrency, over its rounds.
 type Cell struct {
-	Workers int     `json:"workers"`
-	Cycles  int64   `json:"cycles"`  // measured cycles (SET: commands)
-	PerSec  float64 `json:"per_sec"` // cycles per second
-	P50     float64 `json:"acquire_p50_us"`
-	P99     float64 `json:"acquire_p99_us"`
-	P999    float64 `json:"acquire_p999_us"`
-	// SetPerSec is the plain SET rate at the same concurrency, measured
-	// right before this cell; Ratio is PerSec over it.
-	SetPerSec float64 `json:"set_per_sec"`
-	Ratio     float64 `json:"ratio_to_set"`
+	Workers int   `json:"workers"`
+	Rounds  int   `json:"rounds"`
+	Cycles  int64 `json:"cycles"` // measured cycles, every round
+	// PerSec is the rounds' median rate (cycles/s), Min and Max their
+	// spread.
+	PerSec float64 `json:"per_sec"`
+	Min    float64 `json:"per_sec_min"`
+	Max    float64 `json:"per_sec_max"`
+	P50    float64 `json:"acquire_p50_us,omitempty"`
+	P99    float64 `json:"acquire_p99_us,omitempty"`
+	P999   float64 `json:"acquire_p999_us,omitempty"`
+	// Ceiling names the server's ceiling ("" for a lock with no round
+	// trip); CeilingPerSec is its median rate in the same rounds. Ratio is
+	// the median of the rounds' ratios (each taken within its round),
+	// RatioMin and RatioMax their spread.
+	Ceiling       string  `json:"ceiling,omitempty"`
+	CeilingPerSec float64 `json:"ceiling_per_sec,omitempty"`
+	Ratio         float64 `json:"ratio_to_ceiling,omitempty"`
+	RatioMin      float64 `json:"ratio_min,omitempty"`
+	RatioMax      float64 `json:"ratio_max,omitempty"`
+	// Noise: the ratio is above the physical Bound — the machine's
+	// load moved between the bursts; the cell is not a result.
+	Noise bool `json:"noise,omitempty"`
+	// Samples are the raw rounds.
+	Samples []Sample `json:"samples"`
 	// Denied counts attempts the lock refused though nobody else held
 	// the key (Redlock: too few votes in time).
 	Denied int64  `json:"denied,omitempty"`
-	Failed int64  `json:"failed,omitempty"` // cycles that failed (any phase)
+	Failed int64  `json:"failed,omitempty"` // cycles that failed (any round)
 	Error  string `json:"error,omitempty"`  // the first failure
 }
 
+// Sample is one round of a cell: its rate and its ceiling's.
+type Sample struct {
+	PerSec        float64 `json:"per_sec"`
+	CeilingPerSec float64 `json:"ceiling_per_sec,omitempty"`
+}
+
 // Advice compares a strategy through the AutoPipeline client with the
-// plain one: the gain (AutoPipeline ÷ plain) at each concurrency, and the
-// fewest workers from which it wins at every higher count measured (0:
-// it never does).
+// plain one at each concurrency: the gain (median ÷ median) and whether it
+// is beyond the spread (Verdict "wins" when AutoPipeline's slowest round
+// beat the plain client's fastest, "loses" the other way, else "within
+// the spread"); WinsFrom is the fewest workers from which it wins at every
+// higher count measured (0: it never does).
 type Advice struct {
 	Strategy string    `json:"strategy"`
-	Gain     []float64 `json:"gain"` // by Workers
+	Gain     []float64 `json:"gain"`    // by Workers
+	Verdict  []string  `json:"verdict"` // by Workers
 	WinsFrom int       `json:"wins_from_workers"`
+}
+
+// Pick is the fastest strategy at a concurrency, when its slowest round
+// beat every other strategy's fastest; else Close lists the strategies
+// within the spread of each other at the top.
+type Pick struct {
+	Workers  int      `json:"workers"`
+	Strategy string   `json:"strategy,omitempty"`
+	Close    []string `json:"within_spread,omitempty"`
 }
 
 // LeftOut is a strategy not measured, and why.
@@ -70,48 +108,58 @@ type LeftOut struct {
 	Reason   string `json:"reason"`
 }
 
-// derive fills the ratios and the AutoPipeline advice.
+// derive fills the AutoPipeline advice and the fastest picks.
 func (r *Report) derive() {
-	ratio := func(s *Series) {
-		for i := range s.Cells {
-			c := &s.Cells[i]
-			if c.SetPerSec == 0 && i < len(r.Ceiling.Cells) {
-				c.SetPerSec = r.Ceiling.Cells[i].PerSec
-			}
-			if c.SetPerSec > 0 {
-				c.Ratio = c.PerSec / c.SetPerSec
-			}
-		}
-	}
-	ratio(&r.Ceiling)
-	if r.CeilingAutoPipelined != nil {
-		ratio(r.CeilingAutoPipelined)
-	}
 	for i := range r.Results {
-		ratio(&r.Results[i])
-	}
-	pairs := [][2]*Series{}
-	if r.CeilingAutoPipelined != nil {
-		pairs = append(pairs, [2]*Series{&r.Ceiling, r.CeilingAutoPipelined})
-	}
-	for i := range r.Results {
-		if ap := r.series(r.Results[i].Name + AutoPipelined); ap != nil {
-			pairs = append(pairs, [2]*Series{&r.Results[i], ap})
+		p := &r.Results[i]
+		ap := r.series(p.Name + AutoPipelined)
+		if ap == nil {
+			continue
 		}
-	}
-	for _, p := range pairs {
-		a := Advice{Strategy: p[0].Name}
-		for i, c := range p[0].Cells {
-			g := 0.0
-			if i < len(p[1].Cells) && c.PerSec > 0 {
-				g = p[1].Cells[i].PerSec / c.PerSec
+		a := Advice{Strategy: p.Name}
+		for k, c := range p.Cells {
+			g, v := 0.0, "within the spread"
+			if k < len(ap.Cells) && c.PerSec > 0 {
+				o := ap.Cells[k]
+				g = o.PerSec / c.PerSec
+				switch {
+				case o.Min > c.Max:
+					v = "wins"
+				case c.Min > o.Max:
+					v = "loses"
+				}
 			}
-			a.Gain = append(a.Gain, g)
+			a.Gain, a.Verdict = append(a.Gain, g), append(a.Verdict, v)
 		}
-		for i := len(a.Gain) - 1; i >= 0 && a.Gain[i] > 1; i-- {
-			a.WinsFrom = p[0].Cells[i].Workers
+		for k := len(a.Verdict) - 1; k >= 0 && a.Verdict[k] == "wins"; k-- {
+			a.WinsFrom = p.Cells[k].Workers
 		}
 		r.AutoPipeline = append(r.AutoPipeline, a)
+	}
+	for k, w := range r.Workers {
+		var cand []Series
+		for _, s := range r.Results {
+			if k < len(s.Cells) && s.Cells[k].PerSec > 0 && s.Cells[k].Error == "" {
+				cand = append(cand, s)
+			}
+		}
+		if len(cand) < 2 {
+			continue
+		}
+		slices.SortStableFunc(cand, func(a, b Series) int { return cmp.Compare(b.Cells[k].PerSec, a.Cells[k].PerSec) })
+		top := cand[0].Cells[k]
+		p := Pick{Workers: w}
+		for _, s := range cand[1:] {
+			if s.Cells[k].Max >= top.Min {
+				p.Close = append(p.Close, s.Name)
+			}
+		}
+		if len(p.Close) == 0 {
+			p.Strategy = cand[0].Name
+		} else {
+			p.Close = append([]string{cand[0].Name}, p.Close...)
+		}
+		r.Fastest = append(r.Fastest, p)
 	}
 }
 
@@ -129,7 +177,7 @@ func (r *Report) series(name string) *Series {
 // cycle(s) failed, the first: …".
 func (r *Report) Failed() []string {
 	var out []string
-	for _, s := range append([]Series{r.Ceiling}, r.Results...) {
+	for _, s := range r.Results {
 		for _, c := range s.Cells {
 			if c.Error != "" {
 				out = append(out, fmt.Sprintf("%s at %s: %d cycle(s) failed, the first: %s", s.Name, workers(c.Workers), c.Failed, c.Error))
@@ -139,81 +187,17 @@ func (r *Report) Failed() []string {
 	return out
 }
 
-// CeilingFailed reports whether no SET went through at some concurrency:
-// the server is not there to measure.
-func (r *Report) CeilingFailed() bool {
-	for _, c := range r.Ceiling.Cells {
-		if c.Cycles == 0 && c.Error != "" {
-			return true
+// Noisy lists the cells whose ratio is above the physical bound.
+func (r *Report) Noisy() []string {
+	var out []string
+	for _, s := range r.Results {
+		for _, c := range s.Cells {
+			if c.Noise {
+				out = append(out, fmt.Sprintf("%s at %s", s.Name, workers(c.Workers)))
+			}
 		}
 	}
-	return false
-}
-
-// WriteText writes the tables, the AutoPipeline advice and what was left
-// out, for people.
-func (r *Report) WriteText(w io.Writer) {
-	fmt.Fprintf(w, "locklab bench · %s · %s a cell · each worker cycles on a key of its own\n", r.Store, ms(r.DurationMS))
-	fmt.Fprintln(w, "SET/s: the plain SET rate measured right before the cell · p50 p99 p999: acquire latency")
-	if r.CeilingAutoPipelined != nil {
-		fmt.Fprintln(w, "+ap: through go-redis's AutoPipeline client")
-	}
-	fmt.Fprintln(w)
-	all := append([]Series{r.Ceiling}, r.Results...)
-	names := make([]string, len(all))
-	width := len("SET (ceiling)")
-	for i, s := range all {
-		names[i] = strings.Replace(s.Name, AutoPipelined, "+ap", 1)
-		width = max(width, len(names[i]))
-	}
-	names[0] = "SET (ceiling)"
-	pad := func(name string) string { return fmt.Sprintf("%-*s", width, name) }
-	var table strings.Builder
-	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, pad("strategy")+"\tworkers\tcycles/s\tSET/s\t×SET\tp50\tp99\tp999\t")
-	for k, s := range all {
-		name := names[k]
-		for i, c := range s.Cells {
-			if i > 0 {
-				name = ""
-			}
-			row := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t", pad(name), c.Workers, rate(c.PerSec), rate(c.SetPerSec), times(c.Ratio), us(c.P50), us(c.P99), us(c.P999))
-			if c.Denied > 0 {
-				row += fmt.Sprintf(" %d denied", c.Denied)
-			}
-			if c.Failed > 0 {
-				row += fmt.Sprintf(" %d failed", c.Failed)
-			}
-			fmt.Fprintln(tw, row)
-		}
-	}
-	tw.Flush()
-	for _, line := range strings.SplitAfter(table.String(), "\n") {
-		fmt.Fprint(w, strings.TrimPrefix(line, "  ")) // the names' column is padded, not aligned
-	}
-	if len(r.AutoPipeline) > 0 {
-		fmt.Fprintln(w, "\nAutoPipeline (go-redis) ÷ plain client:")
-		for _, a := range r.AutoPipeline {
-			var gains []string
-			for i, g := range a.Gain {
-				gains = append(gains, fmt.Sprintf("%s× at %d", times(g), r.Workers[i]))
-			}
-			verdict := "the plain client wins: keep it"
-			switch {
-			case a.WinsFrom > 0 && a.WinsFrom == r.Workers[0]:
-				verdict = "AutoPipeline wins at every count measured"
-			case a.WinsFrom > 0:
-				verdict = fmt.Sprintf("use AutoPipeline from %s", workers(a.WinsFrom))
-			}
-			fmt.Fprintf(w, "  %-16s %s — %s\n", a.Strategy, strings.Join(gains, ", "), verdict)
-		}
-	}
-	for _, f := range r.Failed() {
-		fmt.Fprintln(w, f)
-	}
-	for _, l := range r.LeftOut {
-		fmt.Fprintf(w, "left out %s: %s\n", l.Strategy, l.Reason)
-	}
+	return out
 }
 
 func workers(n int) string {
@@ -225,11 +209,18 @@ func workers(n int) string {
 
 // rate is a count per second in three significant digits: 812, 41.2k, 1.05M.
 func rate(v float64) string {
-	switch {
-	case v >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', digits(v/1e6), 64) + "M"
-	case v >= 1e3:
-		return strconv.FormatFloat(v/1e3, 'f', digits(v/1e3), 64) + "k"
+	// Rounded to its digits first, then told again: 9999.6 is 10.0k.
+	three := func(x float64) string {
+		d := digits(x)
+		p := math.Pow(10, float64(d))
+		x = math.Round(x*p) / p
+		return strconv.FormatFloat(x, 'f', digits(x), 64)
+	}
+	switch v = math.Round(v); {
+	case v >= 999.5e3:
+		return three(v/1e6) + "M"
+	case v >= 999.5:
+		return three(v/1e3) + "k"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }

@@ -20,6 +20,7 @@ const (
 	minBenchDuration = 10 * time.Millisecond
 	maxBenchDuration = time.Minute
 	maxBenchWorkers  = 1024
+	maxBenchRounds   = 100
 	benchPlotWidth   = 72
 	benchPlotHeight  = 16
 )
@@ -28,6 +29,9 @@ type benchFlags struct {
 	locks        []string
 	workers      []int
 	duration     time.Duration
+	rounds       int
+	safety       bool
+	need         string
 	autopipeline bool
 	json         string
 	redis        []string
@@ -38,11 +42,15 @@ func newBenchCmd() *cobra.Command {
 	f := &benchFlags{}
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure lock cycles/s and acquire latency of each strategy against the server's SET rate",
+		Short: "Measure lock cycles/s and acquire latency of each strategy against its server's ceiling",
 		Long: "bench cycles every configured lock strategy (acquire, release) at 1, 8, 32 and 128\n" +
-			"concurrent workers, each on a key of its own, and measures the server's plain SET rate\n" +
-			"as the ceiling: cycles/s, the ratio to SET, acquire latency p50/p99/p999, a plot, and\n" +
-			"whether go-redis's AutoPipeline client beats the plain one.",
+			"concurrent workers, each on a key of its own, in rounds interleaved with its server's\n" +
+			"cheapest round trip (Redis SET, Postgres SELECT 1, MariaDB DO 1, memcached get, etcd Put):\n" +
+			"cycles/s and the ratio to that ceiling as medians with their spread, acquire latency\n" +
+			"p50/p99/p999, a plot, which strategy is fastest and whether go-redis's AutoPipeline client\n" +
+			"beats the plain one — each only where the difference is beyond the spread. A ratio above\n" +
+			"1.0× (impossible for a lock cycle) is flagged as noise. --json adds the machine, its load,\n" +
+			"the servers' versions and every round's raw rates.",
 		Example: "  locklab bench\n" +
 			"  locklab bench --lock safe,fenced --workers 1,32 --duration 2s\n" +
 			"  locklab bench --redis redis://localhost:6379 --json\n" +
@@ -61,13 +69,17 @@ func newBenchCmd() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.locks, "lock", nil, "strategies to measure, comma-separated (default: every one whose server is configured)")
 	fl.IntSliceVar(&f.workers, "workers", bench.DefaultWorkers, "concurrent workers of each cell, comma-separated")
-	fl.DurationVar(&f.duration, "duration", 500*time.Millisecond, "measured time of each cell (after a short warm-up)")
-	fl.BoolVar(&f.autopipeline, "autopipeline", true, "also measure SET and the Redis-key strategies through go-redis's AutoPipeline client")
+	fl.DurationVar(&f.duration, "duration", 500*time.Millisecond, "measured time of each cell, over its rounds (its ceiling gets as long again)")
+	fl.IntVar(&f.rounds, "rounds", 5, "rounds of each cell, alternating with its ceiling (ABAB…): figures are their medians")
+	fl.BoolVar(&f.safety, "safety", true, "first run each strategy's safety tests (a holder paused past its TTL, a crashed holder; a few seconds)")
+	fl.StringVar(&f.need, "need", "safety", "what the closing \"what to pick\" ranks for: "+strings.Join(bench.Needs, ", "))
+	fl.BoolVar(&f.autopipeline, "autopipeline", true, "also measure the Redis-key strategies through go-redis's AutoPipeline client (their ceiling: SET through it)")
 	fl.StringVar(&f.json, "json", "", "print the results as JSON (--json=FILE writes them to FILE and prints the tables)")
 	fl.Lookup("json").NoOptDefVal = "-"
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
 	addServerFlags(fl, &f.serverFlags)
 	_ = cmd.RegisterFlagCompletionFunc("lock", completeBenchLocks)
+	_ = cmd.RegisterFlagCompletionFunc("need", fixedCompletions("safety\tnever two holders unnoticed, a crash frees the lock", "speed\tthe most cycles/s", "no-ttl\tno TTL to choose: a pause keeps it, a crash frees it"))
 	_ = cmd.RegisterFlagCompletionFunc("workers", fixedCompletions("1,8,32,128\tthe default", "1\tone worker: latency", "32\tmany: throughput", "1,2,4,8,16,32,64,128\tevery doubling"))
 	_ = cmd.RegisterFlagCompletionFunc("duration", fixedCompletions("500ms\tthe default", "2s\tsteadier figures", "100ms\ta quick look"))
 	return cmd
@@ -103,6 +115,12 @@ func completeBenchLocks(_ *cobra.Command, _ []string, typed string) ([]string, c
 func (f *benchFlags) check() ([]string, error) {
 	if f.duration < minBenchDuration || f.duration > maxBenchDuration {
 		return nil, usagef("--duration must be from %s to %s (got %s)", minBenchDuration, maxBenchDuration, f.duration)
+	}
+	if f.rounds < 1 || f.rounds > maxBenchRounds {
+		return nil, usagef("--rounds must be from 1 to %d (got %d)", maxBenchRounds, f.rounds)
+	}
+	if !slices.Contains(bench.Needs, f.need) {
+		return nil, usagef("--need must be one of %s (got %q)", strings.Join(bench.Needs, ", "), f.need)
 	}
 	if len(f.workers) == 0 {
 		return nil, usagef("--workers needs at least one count, such as 1,8,32,128")
@@ -165,23 +183,21 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 		return usagef("--lock %s %s", left[0].Strategy, left[0].Reason)
 	}
 	stderr := cmd.ErrOrStderr()
-	progress := func(string, int) {}
+	var progress func(bench.Progress)
 	if isTerminal(stderr) {
-		cells := len(f.workers) * (1 + len(run))
+		cells := len(f.workers) * len(run)
 		if f.autopipeline {
-			cells += len(f.workers) * (1 + len(slices.DeleteFunc(slices.Clone(run), func(s string) bool { return !bench.RedisKey(s) })))
+			cells += len(f.workers) * len(slices.DeleteFunc(slices.Clone(run), func(s string) bool { return !bench.RedisKey(s) }))
 		}
-		// Each cell but the first SET's has a SET cell of half its length before it.
-		per := f.duration*3/2 + min(f.duration/5, 200*time.Millisecond)*3/2
-		note(cmd, "bench: %d cells of %s on %s, about %s (--duration, --lock and --workers make it shorter)",
-			cells, f.duration, st.Describe(), (time.Duration(cells) * per).Round(time.Second))
-		progress = func(what string, w int) {
-			fmt.Fprintf(stderr, "\r\033[Kbench: %s at %d worker(s)…", what, w)
+		note(cmd, "bench: %d cells of %s in %d rounds on %s, about %s (--duration, --lock and --workers make it shorter)",
+			cells, f.duration, f.rounds, st.Describe(), (time.Duration(cells) * 2 * (f.duration + benchWarmup(f.duration))).Round(time.Second))
+		progress = func(p bench.Progress) {
+			fmt.Fprintf(stderr, "\r\033[Kbench: cell %d/%d · %s at %d worker(s) · about %s left…", p.Cell, p.Cells, strings.Replace(p.What, bench.AutoPipelined, "+ap", 1), p.Workers, p.Left.Round(time.Second))
 		}
 	}
 	rep, err := bench.Run(ctx, bench.Config{Store: st, Strategies: run, Workers: f.workers,
-		Duration: f.duration, Warmup: min(f.duration/5, 200*time.Millisecond),
-		AutoPipeline: f.autopipeline, Progress: progress})
+		Duration: f.duration, Warmup: benchWarmup(f.duration), Rounds: f.rounds,
+		AutoPipeline: f.autopipeline, Progress: progress, Version: version, Need: f.need, SafetyTTL: safetyTTL(f.safety)})
 	if isTerminal(stderr) {
 		fmt.Fprint(stderr, "\r\033[K")
 	}
@@ -195,8 +211,8 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 	if err := f.write(cmd.OutOrStdout(), rep); err != nil {
 		return err
 	}
-	if rep.CeilingFailed() {
-		return runtimeError{fmt.Errorf("the server took no SET: %s", rep.Failed()[0])}
+	if len(rep.Results) == 0 && len(rep.LeftOut) > 0 {
+		return runtimeError{fmt.Errorf("nothing was measured: %s: %s", rep.LeftOut[0].Strategy, rep.LeftOut[0].Reason)}
 	}
 	if f.json == "-" {
 		for _, failed := range rep.Failed() {
@@ -226,6 +242,17 @@ func (f *benchFlags) write(out io.Writer, rep *bench.Report) error {
 		return enc.Encode(rep)
 	})
 }
+
+// safetyTTL is the TTL of the safety tests; 0 leaves them out.
+func safetyTTL(on bool) time.Duration {
+	if on {
+		return time.Second
+	}
+	return 0
+}
+
+// benchWarmup is the warm-up before a cell's bursts, split over them.
+func benchWarmup(d time.Duration) time.Duration { return min(d/5, 200*time.Millisecond) }
 
 // isTerminal reports whether w is a terminal (progress goes there only).
 func isTerminal(w io.Writer) bool {

@@ -18,6 +18,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"bench", "--duration", "1ms"},
 		{"bench", "--duration", "soon"},
 		{"bench", "--workers", "0"},
+		{"bench", "--rounds", "0"},
+		{"bench", "--rounds", "many"},
+		{"bench", "--need", "luck"},
 		{"bench", "--workers", "many"},
 		{"bench", "--lock", "nope"},
 		{"bench", "--lock", "none"},
@@ -64,7 +67,7 @@ func TestBenchFlagsComplete(t *testing.T) {
 // benchJSON runs a short bench and decodes its JSON.
 func benchJSON(t *testing.T, args ...string) bench.Report {
 	t.Helper()
-	args = append([]string{"bench", "--json", "--duration", "20ms", "--workers", "1,2"}, args...)
+	args = append([]string{"bench", "--json", "--safety=false", "--duration", "20ms", "--rounds", "2", "--workers", "1,2"}, args...)
 	code, out, stderr := cli(t, args...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, stderr)
@@ -73,8 +76,25 @@ func benchJSON(t *testing.T, args ...string) bench.Report {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
 	}
-	if rep.Format != "locklab-bench" || !slices.Equal(rep.Workers, []int{1, 2}) || len(rep.Ceiling.Cells) != 2 {
-		t.Errorf("%v: header %q %v, ceiling %v", args, rep.Format, rep.Workers, rep.Ceiling)
+	if rep.Format != "locklab-bench" || rep.Version != 2 || !slices.Equal(rep.Workers, []int{1, 2}) || rep.Rounds != 2 {
+		t.Errorf("%v: header %q v%d %v %d rounds", args, rep.Format, rep.Version, rep.Workers, rep.Rounds)
+	}
+	e := rep.Env
+	if e.Locklab != version || e.Go == "" || e.OS == "" || e.CPU == "" || e.Cores < 1 || e.LoadStart == "" || e.Start == "" || e.End == "" || e.Servers["redis"] == "" {
+		t.Errorf("%v: env %+v lacks something", args, e)
+	}
+	if len(rep.Ceilings) == 0 || rep.Ceilings[0].Name != "redis SET" || len(rep.Ceilings[0].Cells) != 2 {
+		t.Errorf("%v: ceilings %+v, want redis SET at each count", args, rep.Ceilings)
+	}
+	for _, s := range rep.Results {
+		for _, c := range s.Cells {
+			if len(c.Samples) != 2 || c.Rounds != 2 || c.Min > c.PerSec || c.PerSec > c.Max {
+				t.Errorf("%s at %d: %d samples, %d rounds, %v ≤ %v ≤ %v", s.Name, c.Workers, len(c.Samples), c.Rounds, c.Min, c.PerSec, c.Max)
+			}
+			if c.Ceiling != "" && (c.Noise != (c.Ratio > bench.Bound) || c.RatioMin > c.Ratio || c.Ratio > c.RatioMax) {
+				t.Errorf("%s at %d: ratio %v [%v–%v], noise %v", s.Name, c.Workers, c.Ratio, c.RatioMin, c.RatioMax, c.Noise)
+			}
+		}
 	}
 	return rep
 }
@@ -126,11 +146,12 @@ func TestBenchJSONRedisServer(t *testing.T) {
 func TestBenchTablesAndPlot(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "bench.json")
-	code, out, stderr := cli(t, "bench", "--duration", "20ms", "--workers", "1,4", "--lock", "safe,fenced", "--json="+file)
+	code, out, stderr := cli(t, "bench", "--duration", "20ms", "--workers", "1,4", "--lock", "safe,fenced", "--need", "speed", "--json="+file)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"SET (ceiling)", "acquire latency", "×SET", "AutoPipeline", "S SET ceiling", "a safe", "b fenced", "cycles/s by concurrent workers"} {
+	for _, want := range []string{"redis SET", "acquire latency", "×ceiling", "[least–most]", "load average", "AutoPipeline", "S redis SET ceiling", "a safe", "b fenced", "cycles/s by concurrent workers",
+		"holder paused past its TTL", "2nd holder after", "fences stale writes", "what to pick for speed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

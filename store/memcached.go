@@ -18,7 +18,9 @@ import (
 // cannot list keys by prefix).
 type Memcached struct {
 	Client *memcache.Client
-	Addr   string
+	// Meta is the lock's client: add and delete-if-CAS in a round trip each.
+	Meta *Meta
+	Addr string
 
 	mu   sync.Mutex
 	keys map[string]bool
@@ -42,8 +44,13 @@ func openMemcached(_ context.Context, raw string, poolSize int, o Owner) (*Memca
 	c := memcache.New(addr)
 	c.Timeout = 2 * time.Second
 	c.MaxIdleConns = min(max(poolSize, 10), 64)
-	m := &Memcached{Client: c, Addr: addr, keys: map[string]bool{}}
-	if err := c.Ping(); err != nil {
+	m := &Memcached{Client: c, Meta: NewMeta(addr, c.Timeout, min(max(poolSize, 10), 512)), Addr: addr, keys: map[string]bool{}}
+	err = c.Ping()
+	if err == nil {
+		err = m.Meta.Ping()
+	}
+	if err != nil {
+		m.Meta.Close()
 		se := &ServerError{Kind: "memcached", Addr: addr, Err: errors.New(firstLine(err.Error())),
 			Hint: "is the server running? Start one with `docker compose up -d memcached`"}
 		c.Close()
@@ -51,6 +58,7 @@ func openMemcached(_ context.Context, raw string, poolSize int, o Owner) (*Memca
 	}
 	m.owner = o
 	if err := m.register(); err != nil {
+		m.Meta.Close()
 		c.Close()
 		return nil, &ServerError{Kind: "memcached", Addr: addr, Err: errors.New(firstLine(err.Error()))}
 	}
@@ -86,6 +94,7 @@ func (m *Memcached) close(context.Context) error {
 		}
 	}
 	m.keys = map[string]bool{}
+	m.Meta.Close()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("store: cleanup on memcached %s: %w", m.Addr, err)
 	}

@@ -258,7 +258,9 @@ func (t *safetyNet) toNet(args []any) []string {
 	}
 	name, _ := args[0].(string)
 	lock := takesLock(args)
-	write := !readOnly[strings.ToLower(name)]
+	// A write that sets the key's TTL itself needs no net: a lock's SET NX
+	// PX is one, and a PEXPIRE beside it would double the server's work.
+	write := !readOnly[strings.ToLower(name)] && !setsTTL(args)
 	ttlRead := strings.EqualFold(name, "pttl") || strings.EqualFold(name, "ttl")
 	var keys []string
 	t.mu.Lock()
@@ -283,6 +285,25 @@ func (t *safetyNet) toNet(args []any) []string {
 		}
 	}
 	return keys
+}
+
+// setsTTL reports whether a command gives its key a TTL by itself: SETEX,
+// PSETEX, or SET … EX/PX/EXAT/PXAT.
+func setsTTL(args []any) bool {
+	name, _ := args[0].(string)
+	switch strings.ToLower(name) {
+	case "setex", "psetex":
+		return true
+	case "set":
+		for _, a := range args[min(3, len(args)):] {
+			s, _ := a.(string)
+			switch strings.ToLower(s) {
+			case "ex", "px", "exat", "pxat":
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // takesLock reports whether a command may create a key whose missing TTL

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +64,43 @@ func TestSafetyNet(t *testing.T) {
 	}
 	if s.Deleted() != 5 {
 		t.Fatalf("Close says %d keys deleted, want 5", s.Deleted())
+	}
+}
+
+// A SET that gives its key a TTL (a lock's SET NX PX) goes alone: no
+// PEXPIRE beside it.
+func TestSafetyNetLeavesATTLWriteAlone(t *testing.T) {
+	t.Parallel()
+	srv := storetest.Start(t)
+	ctx := context.Background()
+	s, err := store.Open(ctx, store.Config{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, raw := s.Client(), srv.Client(t)
+	pexpires := func() string {
+		info := raw.Info(ctx, "commandstats").Val()
+		for _, line := range strings.Split(info, "\n") {
+			if strings.HasPrefix(line, "cmdstat_pexpire:") {
+				calls, _, _ := strings.Cut(strings.TrimPrefix(line, "cmdstat_pexpire:"), ",")
+				return calls
+			}
+		}
+		return "calls=0"
+	}
+	before := pexpires()
+	for i := range 10 {
+		key := s.Key("lock:" + strconv.Itoa(i))
+		c.SetNX(ctx, key, "tok", 30*time.Second)
+		c.Set(ctx, key, "tok", 30*time.Second)
+	}
+	if after := pexpires(); after != before {
+		t.Errorf("PEXPIRE %s before 20 SETs with a TTL, %s after: want none sent", before, after)
+	}
+	c.Set(ctx, s.Key("stock"), 1, 0)
+	if after := pexpires(); after == before {
+		t.Error("a SET without a TTL got no net")
 	}
 }
 

@@ -4,12 +4,10 @@ package memcached
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
 
-	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
@@ -18,7 +16,7 @@ import (
 // Register adds the strategy to lock's registry; lock/all calls it once
 // for every program that runs the catalogue.
 func Register() {
-	lock.Register(lock.Info{Name: "memcached-add", Doc: "memcached add key token (only if absent), expiry in whole seconds; release checks then deletes",
+	lock.Register(lock.Info{Name: "memcached-add", Doc: "memcached add key token (only if absent), expiry in whole seconds; release deletes only if the CAS value is still the holder's",
 		Traits: trait.Traits{Server: lock.ServerMemcached, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
 			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
@@ -40,10 +38,12 @@ func Register() {
 // Add is a lock taken by memcached's add: the key is stored with the
 // holder's token only if no one holds it, and expires after the TTL,
 // rounded up to whole seconds plus one (memcached's clock ticks once a
-// second). Release reads the
-// key and deletes it if it still holds the token: two commands, so a lock
-// that expires between them and is taken by another can be deleted — the
-// gap that Redis closes with a Lua script and memcached cannot.
+// second). The add answers the item's CAS value (memcached's meta
+// protocol), and release deletes the key only if its CAS value is still
+// that one: two round trips a cycle, and a release never deletes another
+// holder's lock, even one taken after this holder's expired. What memcached
+// cannot do is fence: its CAS value is the holder's own, not an order the
+// resource could check, and nothing renews the lock.
 type Add struct {
 	kit *lock.Kit
 	m   *store.Memcached
@@ -88,42 +88,36 @@ func (a *Add) try(ctx context.Context, key string, ttl time.Duration, attempt in
 	a.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: kept, Attempt: attempt, Node: -1})
 	a.m.Created(key)
 	call := a.kit.Now()
-	err = a.m.Client.Add(&memcache.Item{Key: key, Value: []byte(tok), Expiration: secs})
-	if errors.Is(err, memcache.ErrNotStored) {
-		a.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
-		return nil, lock.ErrNotObtained
-	}
+	cas, stored, err := a.m.Meta.AddCAS(key, []byte(tok), secs)
 	if err != nil {
 		return nil, err
 	}
+	if !stored {
+		a.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held", Call: call})
+		return nil, lock.ErrNotObtained
+	}
 	a.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: kept, Attempt: attempt, Node: -1, Call: call})
 	return lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{
-		Release: func(context.Context) error {
-			call := a.kit.Now()
-			it, err := a.m.Client.Get(key)
-			why := ""
-			switch {
-			case errors.Is(err, memcache.ErrCacheMiss):
-				err, why = nil, "expired"
-			case err != nil:
-			case string(it.Value) != tok:
-				why = "held by another owner"
-			default:
-				err = a.m.Client.Delete(key)
-				if errors.Is(err, memcache.ErrCacheMiss) {
-					err, why = nil, "expired"
-				}
-			}
-			switch {
-			case err != nil:
-				a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error(), Call: call})
-				return err
-			case why != "":
-				a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: why, Call: call})
-				return lock.ErrNotHeld
-			}
-			a.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true, Call: call})
-			return nil
-		},
+		Release: func(context.Context) error { return a.release(key, tok, cas) },
 	}), nil
+}
+
+// release deletes key only if it still holds the holder's CAS value.
+func (a *Add) release(key, tok string, cas uint64) error {
+	call := a.kit.Now()
+	got, err := a.m.Meta.DeleteCAS(key, cas)
+	if err != nil {
+		a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error(), Call: call})
+		return err
+	}
+	switch got {
+	case store.NotFound:
+		a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "expired", Call: call})
+		return lock.ErrNotHeld
+	case store.CASMoved:
+		a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "held by another owner", Call: call})
+		return lock.ErrNotHeld
+	}
+	a.kit.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true, Call: call})
+	return nil
 }
