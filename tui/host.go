@@ -121,7 +121,8 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
 		v.run.tl.Names = r.Header.Lanes
-		v.run.keys.Faults.SetEnabled(false) // a fault would change everyone's run
+		v.run.hosted = true // no fault (it would change everyone's run), no rerun: enter opens the next round
+		v.run.setKeys()
 		v.run.keys.Save.SetEnabled(v.ws != nil)
 		v.scores = scoreCache{}
 	}
@@ -181,7 +182,7 @@ func (v *HostView) View() string {
 
 func (v *HostView) view(th *themes.Theme) string {
 	if v.w < minW || v.h < minH {
-		return th.Warn.Render(fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, v.w, v.h))
+		return tooSmall(th, v.w, v.h)
 	}
 	keys := v.helpKeys()
 	if v.showHelp {

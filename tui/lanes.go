@@ -148,7 +148,9 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 		g := len(groups)
 		inFocus := slices.Contains(focus, int32(w))
 		if fold && !inFocus { // a worker in focus keeps a lane of its own, labelled
-			key := string(statesKey(buf))
+			// Lanes fold only with lanes of the same participant: one row
+			// never stands for alice's and bob's workers at once.
+			key := participantOf(tl, w) + "\x00" + string(statesKey(buf))
 			if i, ok := index[key]; ok {
 				groups[i].count++
 				g = i
@@ -203,6 +205,18 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 		out = append(out, "")
 	}
 	return append(out, axis(th, labelW+1, cols, now, span, tl, k))
+}
+
+// participantOf is whose worker w is: the part of its lane's name before
+// a '/' (alice/2 → alice), or "" for lanes with no participant.
+func participantOf(tl *timeline.Timeline, w int) string {
+	if w >= len(tl.Names) {
+		return ""
+	}
+	if p, _, ok := strings.Cut(tl.Names[w], "/"); ok {
+		return p
+	}
+	return ""
 }
 
 func statesKey(cells []themes.State) []byte {

@@ -28,7 +28,9 @@ type JoinConfig struct {
 }
 
 // Join takes part in the room's rounds until ctx ends (or cfg.Rounds are
-// done): it runs cfg.Workers workers in each round the host opens.
+// done): it runs cfg.Workers workers in each round the host opens. The end
+// of ctx (the attendee's Ctrl-C) is leaving, not a failure: it says so and
+// returns nil, whatever step it interrupted.
 func Join(ctx context.Context, cfg JoinConfig) error {
 	if cfg.Room == "" {
 		cfg.Room = DefaultRoom
@@ -36,6 +38,19 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
+	err := join(ctx, cfg)
+	if ctx.Err() != nil {
+		var taken *NameTakenError
+		if errors.As(err, &taken) {
+			return err
+		}
+		fmt.Fprintf(cfg.Out, "%s left the room %q\n", cfg.Name, cfg.Room)
+		return nil
+	}
+	return err
+}
+
+func join(ctx context.Context, cfg JoinConfig) error {
 	room, err := store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
 	if err != nil {
 		return err
@@ -112,7 +127,10 @@ func (j *joiner) loop(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		hosted, _ := rc.Exists(ctx, j.room.Key("host")).Result()
+		hosted, err := rc.Exists(ctx, j.room.Key("host")).Result()
+		if err != nil {
+			return err
+		}
 		switch {
 		case hosted == 0 && said != "nohost":
 			said = "nohost"

@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/themes"
+)
+
+// hostedRound is a finished round hosted here on the embedded store, with
+// lanes named after participants whose workers never reported: every lane
+// is idle, so any two would fold together unless told apart.
+func hostedRound(t *testing.T, lanes []string) *scenario.Run {
+	t.Helper()
+	st, err := store.Open(context.Background(), store.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	def, _ := scenario.Lookup("oversell")
+	r, err := scenario.StartHosted(context.Background(), st, scenario.Config{Scenario: "oversell", Strategy: "none", Params: def.Defaults, Seed: 1},
+		lanes, func(context.Context) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func laneNames(who string, n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("%s/%d", who, i+1))
+	}
+	return out
+}
+
+// openWorkshop is a room that never opens a round: the host's view only
+// needs to know it is the host's.
+type openWorkshop struct{}
+
+func (openWorkshop) Lobby(context.Context) ([]Attendee, error) { return nil, nil }
+func (openWorkshop) Open(context.Context) (*scenario.Run, error) {
+	return nil, fmt.Errorf("no round in this test")
+}
+
+func hostViewOf(t *testing.T, ws Workshop, lanes []string, w, h int) *HostView {
+	t.Helper()
+	stage := NewStage("test", "locklab join")
+	stage.SetRound(hostedRound(t, lanes))
+	v := NewHostView(stage, ws, themes.Mono(), w, h)
+	v.Update(frameMsg(time.Now()))
+	return v
+}
+
+// TestHostHelpListsKeysThatWork: the host's help names enter for a new
+// round and no key of a run of one's own (esc, n, r), which do nothing
+// here or something else.
+func TestHostHelpListsKeysThatWork(t *testing.T) {
+	t.Parallel()
+	v := hostViewOf(t, openWorkshop{}, laneNames("alice", 2), 120, 36)
+	v.Update(keyRunes("?"))
+	help := ansi.Strip(v.View())
+	if !strings.Contains(help, "enter new round") {
+		t.Errorf("the help does not say how to open a round:\n%s", help)
+	}
+	for _, lie := range []string{"new seed", "esc", "rerun", "parameters"} {
+		if strings.Contains(help, lie) {
+			t.Errorf("the host's help lists %q, which does not work here:\n%s", lie, help)
+		}
+	}
+}
+
+// TestHostLanesNeverMixParticipants: at 80×24, where 21 lanes fold, every
+// participant keeps rows of their own: a row labelled alice's never stands
+// for bob's workers.
+func TestHostLanesNeverMixParticipants(t *testing.T) {
+	t.Parallel()
+	lanes := append(append(laneNames("alice", 8), laneNames("bob", 8)...), laneNames("carol", 5)...)
+	v := hostViewOf(t, nil, lanes, 80, 24)
+	screen := ansi.Strip(v.View())
+	for _, who := range []string{"bob/", "carol/"} {
+		if !strings.Contains(screen, who) {
+			t.Errorf("no row of %s's at 80×24: folded into another's\n%s", who, screen)
+		}
+	}
+}
+
+// TestHostSizeMessageFits: a window smaller than the view says so in one
+// line that fits it.
+func TestHostSizeMessageFits(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{79, 23}, {40, 12}, {20, 10}, {12, 3}, {1, 1}} {
+		v := hostViewOf(t, nil, laneNames("alice", 2), sz[0], sz[1])
+		lines := strings.Split(v.View(), "\n")
+		if len(lines) > sz[1] {
+			t.Errorf("%dx%d: %d lines", sz[0], sz[1], len(lines))
+		}
+		for _, l := range lines {
+			if ansi.StringWidth(l) > sz[0] || strings.Contains(l, "…") && sz[0] > 5 {
+				t.Errorf("%dx%d: %q does not fit", sz[0], sz[1], ansi.Strip(l))
+			}
+		}
+	}
+}
