@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -23,6 +24,7 @@ type hostFlags struct {
 	scenario  string
 	theme     string
 	attendees int
+	joinAddr  string
 	sshFlags
 }
 
@@ -64,6 +66,7 @@ func newHostCmd() *cobra.Command {
 	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	fl.IntVar(&f.attendees, "attendees", 0, "without a terminal: run one round once this many have joined, print its summary and exit")
 	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
+	fl.StringVar(&f.joinAddr, "join-addr", "", "answer the room code (locklab join CODE@HOST) on ADDR (default: port 7420, beside --ssh, else on every interface if the Redis URL is not loopback)")
 	addSSHFlags(fl, &f.sshFlags)
 	misplacedFlag(fl, "serve")
 	return cmd
@@ -107,6 +110,10 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	codeListen, codeFallback, err := codeAddr(f.joinAddr, url, ssh)
+	if err != nil {
+		return err
+	}
 	if ssh != nil && f.attendees > 0 {
 		return usagef("--ssh serves the view; a headless host (--attendees) has none")
 	}
@@ -133,23 +140,30 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if slices.Contains(sc.Uses, "stock") {
 		title = fmt.Sprintf("room %s · %s with %s · stock %d · %s", f.room, sc.Name, strategy, p.Stock, redactedAddr(url))
 	}
-	hint := "locklab join --redis " + store.Redact(url) + " --name NAME"
-	if f.room != workshop.DefaultRoom {
-		hint += " --room " + f.room
+	code := workshop.NewCode()
+	ln, err := listenCode(codeListen, codeFallback)
+	if err != nil {
+		return runtimeError{err}
 	}
+	cs := workshop.ServeCode(ln, code, url, f.room)
+	defer cs.Close()
 	if f.attendees > 0 {
-		return f.headless(ctx, cmd.OutOrStdout(), h)
+		return f.headless(ctx, cmd.OutOrStdout(), h, waysIn(code, cs.Addr(), nil))
 	}
-	stage := tui.NewStage(title, hint)
+	stage := tui.NewStage(title+" · code "+code, "")
+	stage.Code = code
 	ws := hostWorkshop{h}
+	var sshAddr net.Addr
 	if ssh != nil {
-		srv, addr, err := serveSSH(ctx, ssh, stage, th)
+		srv, err := serveSSH(ctx, ssh, stage, th)
 		if err != nil {
 			return runtimeError{err}
 		}
 		defer srv.Close()
-		stage.Title += " · ssh -p " + addr
+		sshAddr = srv.Addr()
 	}
+	stage.WaysIn = waysIn(code, cs.Addr(), sshAddr)
+	stage.Hint = stage.WaysIn[len(stage.WaysIn)-1]
 	return tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
 }
 
@@ -178,8 +192,11 @@ func (w hostWorkshop) Open(ctx context.Context) (*scenario.Run, error) {
 }
 
 // headless waits for the attendees, runs one round and prints it.
-func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Host) error {
+func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Host, ways []string) error {
 	fmt.Fprintf(out, "room %s: waiting for %d attendee(s)\n", h.Room(), f.attendees)
+	for _, w := range ways {
+		fmt.Fprintln(out, "join with: "+w)
+	}
 	var seen []string
 	for {
 		l, err := h.Lobby(ctx)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -86,14 +85,8 @@ func (f *sshFlags) sshConfig(cmd *cobra.Command) (*sshview.Config, error) {
 	return c, nil
 }
 
-// serveSSH starts the SSH view of stage; it returns the address viewers use.
-func serveSSH(_ context.Context, c *sshview.Config, stage *tui.Stage, th *themes.Theme) (*sshview.Server, string, error) {
+// serveSSH starts the SSH view of stage.
+func serveSSH(_ context.Context, c *sshview.Config, stage *tui.Stage, th *themes.Theme) (*sshview.Server, error) {
 	c.Theme = th
-	srv, err := sshview.Listen(*c, stage)
-	if err != nil {
-		return nil, "", err
-	}
-	_, port, _ := net.SplitHostPort(srv.Addr().String())
-	host, _, _ := net.SplitHostPort(c.Addr)
-	return srv, fmt.Sprintf("%s %s", port, host), nil
+	return sshview.Listen(*c, stage)
 }

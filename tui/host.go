@@ -40,6 +40,7 @@ type HostView struct {
 	opening  bool
 	polled   time.Time
 	scores   scoreCache
+	bigCode  bigCache // the room code in block letters
 }
 
 type hostKeys struct {
@@ -62,7 +63,7 @@ func NewHostView(stage *Stage, ws Workshop, th *themes.Theme, w, h int) *HostVie
 	if th == nil {
 		th = themes.Dark()
 	}
-	return &HostView{stage: stage, ws: ws, theme: th, w: w, h: h, keys: defaultHostKeys(ws != nil), help: help.New()}
+	return &HostView{stage: stage, ws: ws, theme: th, w: w, h: h, keys: defaultHostKeys(ws != nil), help: help.New(), bigCode: bigCache{}}
 }
 
 // RunHost runs the host's view until the user quits or ctx ends.
@@ -267,11 +268,35 @@ func (v *HostView) lobbyView(th *themes.Theme) []string {
 		out = append(out, fmt.Sprintf("  %s %s", th.Accent.Render(a.Name), th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers))))
 	}
 	out = append(out, "", th.Text.Render(fmt.Sprintf("%d attendee(s), %d worker(s)", len(lobby), total)), "")
+	out = append(out, v.waysIn(th)...)
 	if v.ws != nil {
-		out = append(out, th.Text.Render("attendees join with:"), "  "+th.Accent.Render(v.stage.Hint), "",
-			th.Text.Render("enter opens a round: everyone's workers start at the same instant"))
+		out = append(out, th.Text.Render("enter opens a round: everyone's workers start at the same instant"))
 	} else {
 		out = append(out, th.Muted.Render("waiting for the host to open a round"))
 	}
 	return out
+}
+
+// waysIn shows the room code in big type, when it fits beside what the
+// lobby lists, and the lines to join with.
+func (v *HostView) waysIn(th *themes.Theme) []string {
+	ways := v.stage.WaysIn
+	if len(ways) == 0 && v.stage.Hint != "" {
+		ways = []string{v.stage.Hint}
+	}
+	if len(ways) == 0 {
+		return nil
+	}
+	out := []string{th.Text.Render("join with:")}
+	if v.stage.Code != "" && v.h >= 30 {
+		if big := v.bigCode.letters(v.stage.Code, v.w-2, false); big != nil {
+			for _, r := range big {
+				out = append(out, "  "+th.Accent.Render(r))
+			}
+		}
+	}
+	for _, w := range ways {
+		out = append(out, "  "+th.Accent.Render(fit(w, v.w-2)))
+	}
+	return append(out, "")
 }

@@ -31,6 +31,10 @@ type Stage struct {
 	Title string
 	// Hint tells attendees how to join.
 	Hint string
+	// Code is the room's code, shown in big type in the lobby; WaysIn the
+	// lines attendees join with, one per way in and address.
+	Code   string
+	WaysIn []string
 	// Requests: the round's workers are requests to an HTTP server (serve),
 	// one lane each, not attendees' machines: no lobby, no scoreboard; the
 	// hint stays on screen under the lanes.
