@@ -106,6 +106,7 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	f.roomCode = true
 	ssh, err := f.sshConfig(cmd)
 	if err != nil {
 		return err
@@ -148,13 +149,15 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	cs := workshop.ServeCode(ln, code, url, f.room)
 	defer cs.Close()
 	if f.attendees > 0 {
-		return f.headless(ctx, cmd.OutOrStdout(), h, waysIn(code, cs.Addr(), nil))
+		return f.headless(ctx, cmd.OutOrStdout(), h, waysIn(code, cs.Addr(), nil, ""))
 	}
 	stage := tui.NewStage(title+" · code "+code, "")
 	stage.Code = code
 	ws := hostWorkshop{h}
 	var sshAddr net.Addr
 	if ssh != nil {
+		admitByCode(ssh, code)
+		ssh.Participate = participate(url, f.room)
 		srv, err := serveSSH(ctx, ssh, stage, th)
 		if err != nil {
 			return runtimeError{err}
@@ -162,7 +165,11 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 		defer srv.Close()
 		sshAddr = srv.Addr()
 	}
-	stage.WaysIn = waysIn(code, cs.Addr(), sshAddr)
+	sshPass := ""
+	if ssh != nil {
+		sshPass = ssh.Password
+	}
+	stage.WaysIn = waysIn(code, cs.Addr(), sshAddr, sshPass)
 	stage.Hint = stage.WaysIn[len(stage.WaysIn)-1]
 	return tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
 }

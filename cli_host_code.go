@@ -62,12 +62,16 @@ func listenCode(addr string, fallback bool) (net.Listener, error) {
 // waysIn are the lines the host's screen shows attendees, one per way in
 // and address: the room code at each address this machine is reached at
 // by the listener (all non-loopback ones when it binds every interface).
-func waysIn(code string, codeLn net.Addr, sshLn net.Addr) []string {
+func waysIn(code string, codeLn net.Addr, sshLn net.Addr, sshPass string) []string {
 	var out []string
 	if sshLn != nil {
 		host, port := splitListen(sshLn)
+		pass := "   (watch@ only watches)"
+		if sshPass == code {
+			pass = "   password " + code + " (watch@ only watches)"
+		}
 		for _, a := range workshop.Addresses(host) {
-			out = append(out, fmt.Sprintf("ssh -p %s watch@%s", port, bracket(a)))
+			out = append(out, fmt.Sprintf("ssh -p %s NAME@%s%s", port, bracket(a), pass))
 		}
 	}
 	host, port := splitListen(codeLn)

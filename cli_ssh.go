@@ -18,6 +18,9 @@ const sshPasswordEnv = "LOCKLAB_SSH_PASSWORD"
 
 type sshFlags struct {
 	addr, password, keys, hostKey string
+	// roomCode: the listener admits with the room's code when nothing
+	// else admits (a host's), so a wider one needs no password given.
+	roomCode bool
 }
 
 func addSSHFlags(fl *pflag.FlagSet, f *sshFlags) {
@@ -68,7 +71,7 @@ func (f *sshFlags) sshConfig(cmd *cobra.Command) (*sshview.Config, error) {
 		host = "127.0.0.1" // loopback unless told otherwise
 	}
 	c := &sshview.Config{Addr: net.JoinHostPort(host, port), Password: f.password, AuthorizedKeys: f.keys, HostKey: f.hostKey}
-	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && c.Open() {
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && c.Open() && !f.roomCode {
 		return nil, usagef("--ssh %s admits anyone who reaches it: add --ssh-password (or $%s) or --ssh-authorized-keys FILE, or serve on loopback (:%s)",
 			f.addr, sshPasswordEnv, port)
 	}

@@ -70,7 +70,7 @@ func TestJoinByRoomCode(t *testing.T) {
 // 127.0.0.1; one on loopback at 127.0.0.1; one on an address at it.
 func TestJoinLineNamesReachableAddresses(t *testing.T) {
 	t.Parallel()
-	all := waysIn("K7QX2M", &net.TCPAddr{IP: net.IPv4zero, Port: workshop.CodePort}, &net.TCPAddr{IP: net.IPv6unspecified, Port: 2222})
+	all := waysIn("K7QX2M", &net.TCPAddr{IP: net.IPv4zero, Port: workshop.CodePort}, &net.TCPAddr{IP: net.IPv6unspecified, Port: 2222}, "K7QX2M")
 	own := workshop.Addresses("")
 	if len(own) == 1 && own[0] == "127.0.0.1" {
 		t.Skip("this machine has no address but loopback")
@@ -83,10 +83,10 @@ func TestJoinLineNamesReachableAddresses(t *testing.T) {
 	if !strings.Contains(strings.Join(all, "\n"), "locklab join K7QX2M@"+bracket(own[0])+" --name NAME") {
 		t.Errorf("no join line at %s:\n%s", own[0], strings.Join(all, "\n"))
 	}
-	if got := waysIn("K7QX2M", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7421}, nil); len(got) != 1 || got[0] != "locklab join K7QX2M@127.0.0.1:7421 --name NAME" {
+	if got := waysIn("K7QX2M", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 7421}, nil, ""); len(got) != 1 || got[0] != "locklab join K7QX2M@127.0.0.1:7421 --name NAME" {
 		t.Errorf("loopback: %q", got)
 	}
-	if got := waysIn("K7QX2M", &net.TCPAddr{IP: net.IPv4(192, 0, 2, 9), Port: workshop.CodePort}, nil); len(got) != 1 || got[0] != "locklab join K7QX2M@192.0.2.9 --name NAME" {
+	if got := waysIn("K7QX2M", &net.TCPAddr{IP: net.IPv4(192, 0, 2, 9), Port: workshop.CodePort}, nil, ""); len(got) != 1 || got[0] != "locklab join K7QX2M@192.0.2.9 --name NAME" {
 		t.Errorf("one address: %q", got)
 	}
 }

@@ -41,6 +41,8 @@ type HostView struct {
 	polled   time.Time
 	scores   scoreCache
 	bigCode  bigCache // the room code in block letters
+	me       string   // a participant's name: their lanes and line are marked
+	reserve  int      // rows under the view kept for a participant's lines
 }
 
 type hostKeys struct {
@@ -121,7 +123,7 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		s := &session{spec: runSpec{Scenario: r.Header.Scenario, Strategy: r.Header.Strategy, Params: r.Header.Params, Seed: r.Header.Seed},
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
-		v.run.tl.Names = r.Header.Lanes
+		v.run.tl.Names = markOwn(r.Header.Lanes, v.me)
 		v.run.hosted = true // no fault (it would change everyone's run), no rerun: enter opens the next round
 		v.run.setKeys()
 		v.run.keys.Save.SetEnabled(v.ws != nil)
@@ -194,11 +196,11 @@ func (v *HostView) view(th *themes.Theme) string {
 		body = v.lobbyView(th)
 	} else {
 		board := v.board(th)
-		runH := max(v.h-1-len(board), minH-1-len(board))
+		runH := max(v.h-v.reserve-1-len(board), minH-v.reserve-1-len(board))
 		body = strings.Split(v.run.View(th, v.w, runH), "\n")
 		body = append(body[:min(len(body), runH)], board...)
 	}
-	height := v.h - 1
+	height := v.h - v.reserve - 1
 	if len(body) > height {
 		body = body[:height]
 	}
@@ -254,7 +256,7 @@ func helpEntries(th *themes.Theme, h helpMap) []string {
 
 // lobbyView is the screen before the first round.
 func (v *HostView) lobbyView(th *themes.Theme) []string {
-	out := []string{th.Title.Render("locklab host — " + v.stage.Title), ""}
+	out := []string{th.Title.Render(fit("locklab host — "+v.stage.Title, v.w)), ""}
 	lobby, err := v.stage.Lobby()
 	if err != "" {
 		out = append(out, th.Alarm.Render(err), "")

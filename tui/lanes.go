@@ -183,9 +183,7 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 		if g.first < len(tl.Names) && tl.Names[g.first] != "" {
 			name = tl.Names[g.first]
 		}
-		if r := []rune(name); len(r) > labelW {
-			name = string(r[:labelW])
-		}
+		name = cutLabel(name, labelW)
 		b.WriteString(lk.worker(g.first).wrap(name))
 		if g.count > 1 {
 			count := fmt.Sprintf("×%d", g.count)
@@ -205,6 +203,22 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 		out = append(out, "")
 	}
 	return append(out, axis(th, labelW+1, cols, now, span, tl, k))
+}
+
+// cutLabel shortens a lane's name to w cells, keeping the worker's number
+// of a participant's lane (a-very-long-name/3 → a-very-l…/3).
+func cutLabel(name string, w int) string {
+	r := []rune(name)
+	if len(r) <= w {
+		return name
+	}
+	if i := strings.LastIndex(name, "/"); i > 0 {
+		tail := []rune(name[i:])
+		if keep := w - len(tail) - 1; keep > 0 {
+			return string(r[:keep]) + "…" + string(tail)
+		}
+	}
+	return string(r[:w])
 }
 
 // participantOf is whose worker w is: the part of its lane's name before

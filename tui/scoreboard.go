@@ -26,12 +26,12 @@ func (v *HostView) scoreboard(th *themes.Theme) []string {
 		evs, _ := v.run.s.log.Read(0, make([]scenario.Event, 0, k+1))
 		v.scores = scoreCache{k: k, valid: true, scores: scenario.Scores(v.run.s.header, evs[:k+1])}
 	}
-	return scoreLines(th, v.scores.scores, scenario.ScoreTerm(v.run.s.header.Scenario), v.w)
+	return scoreLines(th, v.scores.scores, scenario.ScoreTerm(v.run.s.header.Scenario), v.w, v.me)
 }
 
 // scoreLines draws a scoreboard in the lanes' order; term names what
-// Score.Did counts.
-func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int) []string {
+// Score.Did counts; me's line (a participant's own) is marked.
+func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int, me string) []string {
 	dw := max(len(term), 5)
 	head := fmt.Sprintf(" %-16s %7s %*s %7s %10s  %s", "attendee", "workers", dw, term, "denied", "violations", "state")
 	out := []string{th.Title.Render(fit(" scoreboard", w)), th.Muted.Render(fit(head, w))}
@@ -51,7 +51,11 @@ func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int) [
 		if s.Violations > 0 {
 			viol = th.Alarm.Render(fmt.Sprintf("%10d", s.Violations))
 		}
-		line := fmt.Sprintf(" %-16s %7d %*d %7d ", truncName(s.Name, 16), s.Workers, dw, s.Did, s.Denials) + viol + "  " + style.Render(state)
+		mark := " "
+		if s.Name == me && me != "" {
+			mark = th.Accent.Render(ownMark)
+		}
+		line := fmt.Sprintf("%s%-16s %7d %*d %7d ", mark, truncName(s.Name, 16), s.Workers, dw, s.Did, s.Denials) + viol + "  " + style.Render(state)
 		out = append(out, fit(line, w))
 	}
 	return out
