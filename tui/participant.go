@@ -94,12 +94,12 @@ const (
 // lanes marked, a key to fire their workers, and after each round their
 // verdict and rank.
 type ParticipantView struct {
-	host  *HostView
-	p     *Participation
-	keys  *rate.Limiter
-	fire  key.Binding
-	rank  string // the last finished round's line for this participant
-	ranked int   // the stage's round it is of
+	host   *HostView
+	p      *Participation
+	keys   *rate.Limiter
+	fire   key.Binding
+	rank   string // the last finished round's line for this participant
+	ranked int    // the stage's round it is of
 }
 
 // NewParticipantView returns p's view of stage.

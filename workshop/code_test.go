@@ -72,3 +72,22 @@ func TestReachableURL(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanName: a client's name keeps letters, digits, '-' and '_', no
+// control sequence, at most 32 characters.
+func TestCleanName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"alice":                       "alice",
+		"\x1b[31mbob\x07":             "31mbob",
+		"--x":                         "x",
+		"émile.z":                     "milez",
+		"...":                         "",
+		strings.Repeat("abcdefgh", 6): strings.Repeat("abcdefgh", 4),
+	} {
+		got := CleanName(in)
+		if got != want || (got != "" && CheckName("name", got) != nil) {
+			t.Errorf("CleanName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
