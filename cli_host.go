@@ -68,6 +68,7 @@ func newHostCmd() *cobra.Command {
 	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
 	fl.StringVar(&f.joinAddr, "join-addr", "", "answer the room code (locklab join CODE@HOST) on ADDR (default: port 7420, beside --ssh, else on every interface if the Redis URL is not loopback)")
 	addSSHFlags(fl, &f.sshFlags)
+	fl.Lookup("ssh").Usage = "also let the room take part over SSH on ADDR: ssh NAME@HOST races, watch@HOST watches (:2222 is loopback; on a wider ADDR the room code is the password)"
 	misplacedFlag(fl, "serve")
 	return cmd
 }
