@@ -124,6 +124,11 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
 		v.run.tl.Names = markOwn(r.Header.Lanes, v.me)
+		for i, l := range r.Header.Lanes {
+			if v.me != "" && scenario.AttendeeOf(l) == v.me {
+				v.run.own = append(v.run.own, int32(i))
+			}
+		}
 		v.run.hosted = true // no fault (it would change everyone's run), no rerun: enter opens the next round
 		v.run.setKeys()
 		v.run.keys.Save.SetEnabled(v.ws != nil)

@@ -111,3 +111,32 @@ func TestHostSizeMessageFits(t *testing.T) {
 		}
 	}
 }
+
+// TestParticipantSeesOwnLanes: at 80×24, where the room's lanes do not
+// all fit, a participant's own lanes are in view and marked, and their
+// line and keys are at the bottom.
+func TestParticipantSeesOwnLanes(t *testing.T) {
+	t.Parallel()
+	lanes := append(append(laneNames("alice", 8), laneNames("bob", 8)...), laneNames("carol", 5)...)
+	stage := NewStage("test", "")
+	stage.SetRound(hostedRound(t, lanes))
+	said := &Said{}
+	fmt.Fprintln(said, "round 1: fire your 3 worker(s) now")
+	fire := make(chan struct{}, 1)
+	v := NewParticipantView(stage, &Participation{Name: "carol", Fire: fire, Said: said, Done: make(chan struct{})}, themes.Mono(), 80, 24)
+	v.Update(frameMsg(time.Now()))
+	screen := ansi.Strip(v.View())
+	lines := strings.Split(screen, "\n")
+	if len(lines) != 24 || !strings.Contains(screen, ownMark+"carol/1") {
+		t.Fatalf("%d lines, carol's lanes not in view:\n%s", len(lines), screen)
+	}
+	if !strings.Contains(lines[23], "space fire your workers") || !strings.Contains(lines[22], "carol · round 1") {
+		t.Errorf("the participant's lines:\n%s", strings.Join(lines[20:], "\n"))
+	}
+	for range 100 {
+		v.Update(keyRunes(" "))
+	}
+	if len(fire) != 1 {
+		t.Error("space did not fire")
+	}
+}

@@ -42,6 +42,8 @@ type runView struct {
 	// hosted: a round of a room, opened by its host; a fault, a rerun, a
 	// new seed or the parameters are a run of one's own, not the room's.
 	hosted bool
+	// own are a participant's workers: their lanes stay in view, unfolded.
+	own []int32
 }
 
 func newRunView(s *session, speed float64) *runView {
