@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -25,6 +26,7 @@ type hostFlags struct {
 	theme     string
 	attendees int
 	joinAddr  string
+	results   string
 	sshFlags
 }
 
@@ -67,6 +69,7 @@ func newHostCmd() *cobra.Command {
 	fl.IntVar(&f.attendees, "attendees", 0, "without a terminal: run one round once this many have joined, print its summary and exit")
 	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
 	fl.StringVar(&f.joinAddr, "join-addr", "", "answer the room code (locklab join CODE@HOST) on ADDR (default: port 7420, beside --ssh, else on every interface if the Redis URL is not loopback)")
+	fl.StringVar(&f.results, "results", "", "on quitting, write the rounds and leaderboard to PREFIX.md and PREFIX.json (default: locklab-ROOM-DATE-TIME in this directory)")
 	addSSHFlags(fl, &f.sshFlags)
 	fl.Lookup("ssh").Usage = "also let the room take part over SSH on ADDR: ssh NAME@HOST races, watch@HOST watches (:2222 is loopback; on a wider ADDR the room code is the password)"
 	misplacedFlag(fl, "serve")
@@ -172,7 +175,31 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	}
 	stage.WaysIn = waysIn(code, cs.Addr(), sshAddr, sshPass)
 	stage.Hint = stage.WaysIn[len(stage.WaysIn)-1]
-	return tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
+	viewErr := tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
+	return errors.Join(viewErr, f.writeResults(cmd.OutOrStdout(), stage.Runs()))
+}
+
+// writeResults prints the finished rounds and the leaderboard, and keeps
+// them in PREFIX.md and PREFIX.json; a round still racing is left out.
+func (f *hostFlags) writeResults(out io.Writer, runs []*scenario.Run) error {
+	res := workshop.Collect(f.room, runs)
+	if left := len(runs) - len(res.Rounds); left > 0 {
+		fmt.Fprintf(out, "%d round(s) still racing when the room ended: left out of the results\n", left)
+	}
+	if len(res.Rounds) == 0 {
+		return nil
+	}
+	fmt.Fprint(out, res.Markdown())
+	prefix := f.results
+	if prefix == "" {
+		prefix = fmt.Sprintf("locklab-%s-%s", f.room, time.Now().Format("20060102-150405"))
+	}
+	md, js, err := res.Write(prefix)
+	if err != nil {
+		return runtimeError{err}
+	}
+	fmt.Fprintf(out, "\nresults written to %s and %s\n", md, js)
+	return nil
 }
 
 func redactedAddr(url string) string {

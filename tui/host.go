@@ -27,31 +27,34 @@ const lobbyEvery = 500 * time.Millisecond
 // the scoreboard. The host's own (with a Workshop) opens rounds; a
 // viewer's (without) can only watch, with its own playhead.
 type HostView struct {
-	stage    *Stage
-	ws       Workshop // nil for a viewer
-	theme    *themes.Theme
-	w, h     int
-	run      *runView
-	round    int // the stage's round run shows
-	keys     hostKeys
-	help     help.Model
-	showHelp bool
-	err      string
-	opening  bool
-	polled   time.Time
-	scores   scoreCache
-	bigCode  bigCache // the room code in block letters
-	me       string   // a participant's name: their lanes and line are marked
-	reserve  int      // rows under the view kept for a participant's lines
+	stage     *Stage
+	ws        Workshop // nil for a viewer
+	theme     *themes.Theme
+	w, h      int
+	run       *runView
+	round     int // the stage's round run shows
+	keys      hostKeys
+	help      help.Model
+	showHelp  bool
+	err       string
+	opening   bool
+	polled    time.Time
+	scores    scoreCache
+	bigCode   bigCache // the room code in block letters
+	me        string   // a participant's name: their lanes and line are marked
+	standings bool     // the leaderboard is shown instead of the scoreboard
+	asking    bool     // the host pressed q: y quits
+	reserve   int      // rows under the view kept for a participant's lines
 }
 
 type hostKeys struct {
-	Open, Theme, Help, Quit key.Binding
+	Open, Board, Theme, Help, Quit key.Binding
 }
 
 func defaultHostKeys(host bool) hostKeys {
 	k := hostKeys{
 		Open:  bind([]string{"enter", "n"}, "enter", "new round"),
+		Board: bind([]string{"l"}, "l", "leaderboard"),
 		Theme: bind([]string{"t"}, "t", "theme"),
 		Help:  bind([]string{"?"}, "?", "help"),
 		Quit:  bind([]string{"q", "ctrl+c"}, "q", "quit"),
@@ -152,9 +155,22 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 
 func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := v.keys
+	if v.asking {
+		v.asking = false
+		if msg.String() == "y" || msg.String() == "ctrl+c" {
+			return v, tea.Quit
+		}
+		return v, nil
+	}
 	switch {
+	case key.Matches(msg, k.Quit) && msg.String() == "q" && v.ws != nil && len(v.stage.Runs()) > 0:
+		v.asking = true // the host's q ends the room for everyone: it asks
+		return v, nil
 	case key.Matches(msg, k.Quit):
 		return v, tea.Quit
+	case key.Matches(msg, k.Board):
+		v.standings = !v.standings
+		return v, nil
 	case key.Matches(msg, k.Help):
 		v.showHelp = !v.showHelp
 		return v, nil
@@ -214,6 +230,8 @@ func (v *HostView) view(th *themes.Theme) string {
 	}
 	footer := footerView(th, keys.short, []key.Binding{v.keys.Help, v.keys.Quit}, v.w)
 	switch {
+	case v.asking:
+		footer = th.Warn.Render("end the room? y prints and writes the results and quits · any other key goes on")
 	case v.err != "":
 		footer = th.Alarm.Render(v.err)
 	case v.opening:
@@ -229,12 +247,15 @@ func (v *HostView) board(th *themes.Theme) []string {
 		_, n := v.stage.Round()
 		return []string{th.Accent.Render(fit(fmt.Sprintf(" round %d · %s", n, v.stage.Hint), v.w))}
 	}
+	if v.standings {
+		return v.leaderboard(th)
+	}
 	return v.scoreboard(th)
 }
 
 func (v *HostView) helpKeys() helpMap {
 	short := []key.Binding{v.keys.Open}
-	full := [][]key.Binding{{v.keys.Open, v.keys.Theme, v.keys.Help, v.keys.Quit}}
+	full := [][]key.Binding{{v.keys.Open, v.keys.Board, v.keys.Theme, v.keys.Help, v.keys.Quit}}
 	if v.run != nil {
 		rk := v.run.helpKeys()
 		short = append(short, rk.short...)

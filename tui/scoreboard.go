@@ -5,6 +5,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/workshop"
 )
 
 // scoreRows is the most attendees the scoreboard shows at once.
@@ -66,4 +67,33 @@ func truncName(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// leaderboard is the room's standings over its finished rounds, in the
+// scoreboard's place.
+func (v *HostView) leaderboard(th *themes.Theme) []string {
+	runs := v.stage.Runs()
+	st := workshop.Leaderboard(runs)
+	n := 0
+	for _, r := range runs {
+		select {
+		case <-r.Done():
+			n++
+		default:
+		}
+	}
+	out := []string{th.Title.Render(fit(fmt.Sprintf(" leaderboard after %d round(s) · l: this round's scoreboard", n), v.w)),
+		th.Muted.Render(fit(fmt.Sprintf(" %3s %-16s %6s %7s %7s %10s", "#", "participant", "rounds", "done", "denied", "violations"), v.w))}
+	for i, s := range st {
+		if i == scoreRows-1 && len(st) > scoreRows {
+			out = append(out, th.Muted.Render(fmt.Sprintf(" … and %d more", len(st)-i)))
+			break
+		}
+		mark := " "
+		if s.Name == v.me && v.me != "" {
+			mark = th.Accent.Render(ownMark)
+		}
+		out = append(out, fit(fmt.Sprintf("%s%3d %-16s %6d %7d %7d %10d", mark, i+1, truncName(s.Name, 16), s.Rounds, s.Did, s.Denials, s.Violations), v.w))
+	}
+	return out
 }

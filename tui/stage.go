@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/locklab/locklab/scenario"
@@ -41,6 +42,7 @@ type Stage struct {
 	Requests bool
 
 	mu    sync.Mutex
+	runs  []*scenario.Run // every round put on stage, in order
 	run   *scenario.Run
 	round int
 	lobby []Attendee
@@ -66,6 +68,14 @@ func (s *Stage) SetRound(r *scenario.Run) {
 	}
 	s.run = r
 	s.round++
+	s.runs = append(s.runs, r)
+}
+
+// Runs are every round put on stage, in order.
+func (s *Stage) Runs() []*scenario.Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.runs)
 }
 
 // Lobby is who was here when last asked, and why asking failed, if it did.
