@@ -141,10 +141,6 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 		return workshopError(err)
 	}
 	defer h.Close()
-	title := fmt.Sprintf("room %s · %s with %s · %s", f.room, sc.Name, strategy, redactedAddr(url))
-	if slices.Contains(sc.Uses, "stock") {
-		title = fmt.Sprintf("room %s · %s with %s · stock %d · %s", f.room, sc.Name, strategy, p.Stock, redactedAddr(url))
-	}
 	code := workshop.NewCode()
 	ln, err := listenCode(codeListen, codeFallback)
 	if err != nil {
@@ -155,7 +151,8 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if f.attendees > 0 {
 		return f.headless(ctx, cmd.OutOrStdout(), h, waysIn(code, cs.Addr(), nil, ""))
 	}
-	stage := tui.NewStage(title+" · code "+code, "")
+	stage := tui.NewStage(fmt.Sprintf("room %s · %s · code %s", f.room, redactedAddr(url), code), "")
+	stage.SetNext(tui.NextLine(h.Next()))
 	stage.Code = code
 	ws := hostWorkshop{h}
 	var sshAddr net.Addr
@@ -220,6 +217,9 @@ func (w hostWorkshop) Lobby(ctx context.Context) ([]tui.Attendee, error) {
 	}
 	return out, err
 }
+
+func (w hostWorkshop) Next() workshop.Next            { return w.h.Next() }
+func (w hostWorkshop) SetNext(n workshop.Next) error { return w.h.SetNext(n) }
 
 func (w hostWorkshop) Open(ctx context.Context) (*scenario.Run, error) {
 	r, _, err := w.h.Open(ctx)

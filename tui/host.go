@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,22 +45,25 @@ type HostView struct {
 	me        string   // a participant's name: their lanes and line are marked
 	standings bool     // the leaderboard is shown instead of the scoreboard
 	asking    bool     // the host pressed q: y quits
-	reserve   int      // rows under the view kept for a participant's lines
+	menu      steerMenu
+	reserve   int // rows under the view kept for a participant's lines
 }
 
 type hostKeys struct {
-	Open, Board, Theme, Help, Quit key.Binding
+	Open, Steer, Board, Theme, Help, Quit key.Binding
 }
 
 func defaultHostKeys(host bool) hostKeys {
 	k := hostKeys{
 		Open:  bind([]string{"enter", "n"}, "enter", "new round"),
+		Steer: bind([]string{"m"}, "m", "next round's lock"),
 		Board: bind([]string{"l"}, "l", "leaderboard"),
 		Theme: bind([]string{"t"}, "t", "theme"),
 		Help:  bind([]string{"?"}, "?", "help"),
 		Quit:  bind([]string{"q", "ctrl+c"}, "q", "quit"),
 	}
 	k.Open.SetEnabled(host)
+	k.Steer.SetEnabled(false) // until the room says it can be steered
 	return k
 }
 
@@ -68,7 +72,11 @@ func NewHostView(stage *Stage, ws Workshop, th *themes.Theme, w, h int) *HostVie
 	if th == nil {
 		th = themes.Dark()
 	}
-	return &HostView{stage: stage, ws: ws, theme: th, w: w, h: h, keys: defaultHostKeys(ws != nil), help: help.New(), bigCode: bigCache{}}
+	v := &HostView{stage: stage, ws: ws, theme: th, w: w, h: h, keys: defaultHostKeys(ws != nil), help: help.New(), bigCode: bigCache{}}
+	if _, ok := ws.(Steerable); ok {
+		v.keys.Steer.SetEnabled(true)
+	}
+	return v
 }
 
 // RunHost runs the host's view until the user quits or ctx ends.
@@ -155,6 +163,9 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 
 func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := v.keys
+	if v.menu.open {
+		return v, v.steerKey(msg)
+	}
 	if v.asking {
 		v.asking = false
 		if msg.String() == "y" || msg.String() == "ctrl+c" {
@@ -168,6 +179,9 @@ func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return v, nil
 	case key.Matches(msg, k.Quit):
 		return v, tea.Quit
+	case key.Matches(msg, k.Steer):
+		v.menu = steerMenu{open: true, next: v.ws.(Steerable).Next()}
+		return v, nil
 	case key.Matches(msg, k.Board):
 		v.standings = !v.standings
 		return v, nil
@@ -247,15 +261,45 @@ func (v *HostView) board(th *themes.Theme) []string {
 		_, n := v.stage.Round()
 		return []string{th.Accent.Render(fit(fmt.Sprintf(" round %d · %s", n, v.stage.Hint), v.w))}
 	}
-	if v.standings {
-		return v.leaderboard(th)
+	var out []string
+	switch {
+	case v.menu.open:
+		out = v.menuLines(th)
+	case v.standings:
+		out = v.leaderboard(th)
+	default:
+		out = v.scoreboard(th)
 	}
-	return v.scoreboard(th)
+	return append(out, v.comingLines(th)...)
+}
+
+// comingLines say what the next round races, once the host changed it,
+// and who joins it: attendees here now who are not in this round.
+func (v *HostView) comingLines(th *themes.Theme) []string {
+	var out []string
+	if n := v.stage.Next(); n != "" {
+		out = append(out, th.Accent.Render(fit(" "+n, v.w)))
+	}
+	run, _ := v.stage.Round()
+	lobby, _ := v.stage.Lobby()
+	if run == nil || len(lobby) == 0 {
+		return out
+	}
+	var late []string
+	for _, a := range lobby {
+		if !slices.ContainsFunc(run.Header.Lanes, func(l string) bool { return scenario.AttendeeOf(l) == a.Name }) {
+			late = append(late, a.Name)
+		}
+	}
+	if len(late) > 0 {
+		out = append(out, th.Muted.Render(fit(" joins next round: "+strings.Join(late, ", "), v.w)))
+	}
+	return out
 }
 
 func (v *HostView) helpKeys() helpMap {
-	short := []key.Binding{v.keys.Open}
-	full := [][]key.Binding{{v.keys.Open, v.keys.Board, v.keys.Theme, v.keys.Help, v.keys.Quit}}
+	short := []key.Binding{v.keys.Open, v.keys.Steer, v.keys.Board}
+	full := [][]key.Binding{{v.keys.Open, v.keys.Steer, v.keys.Board, v.keys.Theme, v.keys.Help, v.keys.Quit}}
 	if v.run != nil {
 		rk := v.run.helpKeys()
 		short = append(short, rk.short...)
@@ -296,6 +340,12 @@ func (v *HostView) lobbyView(th *themes.Theme) []string {
 		out = append(out, fmt.Sprintf("  %s %s", th.Accent.Render(a.Name), th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers))))
 	}
 	out = append(out, "", th.Text.Render(fmt.Sprintf("%d attendee(s), %d worker(s)", len(lobby), total)), "")
+	if v.menu.open {
+		out = append(out, v.menuLines(th)...)
+	} else if n := v.stage.Next(); n != "" {
+		out = append(out, th.Accent.Render(fit(n, v.w)))
+	}
+	out = append(out, "")
 	out = append(out, v.waysIn(th)...)
 	if v.ws != nil {
 		out = append(out, th.Text.Render("enter opens a round: everyone's workers start at the same instant"))

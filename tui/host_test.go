@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -138,5 +139,31 @@ func TestParticipantSeesOwnLanes(t *testing.T) {
 	}
 	if len(fire) != 1 {
 		t.Error("space did not fire")
+	}
+}
+
+// TestHostQuitAsks: the host's q, once a round has been raced, asks first
+// (any other key goes on); y quits. A viewer's q just leaves.
+func TestHostQuitAsks(t *testing.T) {
+	t.Parallel()
+	v := hostViewOf(t, openWorkshop{}, laneNames("alice", 2), 120, 36)
+	if _, cmd := v.Update(keyRunes("q")); cmd != nil {
+		t.Fatal("q quit without asking")
+	}
+	if !strings.Contains(ansi.Strip(v.View()), "end the room? y prints and writes the results") {
+		t.Fatalf("q did not ask:\n%s", ansi.Strip(v.View()))
+	}
+	if _, cmd := v.Update(keyRunes("x")); cmd != nil || strings.Contains(ansi.Strip(v.View()), "end the room?") {
+		t.Fatal("another key did not go on")
+	}
+	v.Update(keyRunes("q"))
+	if _, cmd := v.Update(keyRunes("y")); cmd == nil {
+		t.Fatal("y did not quit")
+	} else if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("y did not quit")
+	}
+	viewer := hostViewOf(t, nil, laneNames("alice", 2), 120, 36)
+	if _, cmd := viewer.Update(keyRunes("q")); cmd == nil {
+		t.Fatal("a viewer's q did not leave")
 	}
 }

@@ -42,6 +42,7 @@ type Stage struct {
 	Requests bool
 
 	mu    sync.Mutex
+	next  string // what the next round races, when the host changed it
 	runs  []*scenario.Run // every round put on stage, in order
 	run   *scenario.Run
 	round int
@@ -91,5 +92,21 @@ func (s *Stage) setLobby(l []Attendee, err error) {
 	if err != nil {
 		s.err = untrusted.Line(err.Error())
 	}
+	s.mu.Unlock()
+}
+
+// Next says what the next round races, once the host has changed it.
+func (s *Stage) Next() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next
+}
+
+// SetNext says what the next round races.
+func (s *Stage) SetNext(line string) { s.setNext(line) }
+
+func (s *Stage) setNext(line string) {
+	s.mu.Lock()
+	s.next = line
 	s.mu.Unlock()
 }

@@ -114,7 +114,7 @@ func (r *Results) Markdown() string {
 		fmt.Fprintf(&b, "| %d | %s | %d | %d | %d | %d |\n", i+1, s.Name, s.Rounds, s.Did, s.Denials, s.Violations)
 	}
 	for _, rr := range r.Rounds {
-		fmt.Fprintf(&b, "\n## Round %d: %s with %s\n\n%s\n\n", rr.N, rr.Scenario, rr.Strategy, rr.Verdict)
+		fmt.Fprintf(&b, "\n## Round %d: %s with %s, retry %s\n\n%s\n\n", rr.N, rr.Scenario, rr.Strategy, rr.Params.Retry, rr.Verdict)
 		term := scenario.ScoreTerm(rr.Scenario)
 		fmt.Fprintf(&b, "| participant | workers | %s | denied | violations | state |\n|---|---|---|---|---|---|\n", term)
 		for _, s := range rr.Participants {
