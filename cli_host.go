@@ -218,7 +218,7 @@ func (w hostWorkshop) Lobby(ctx context.Context) ([]tui.Attendee, error) {
 	return out, err
 }
 
-func (w hostWorkshop) Next() workshop.Next            { return w.h.Next() }
+func (w hostWorkshop) Next() workshop.Next           { return w.h.Next() }
 func (w hostWorkshop) SetNext(n workshop.Next) error { return w.h.SetNext(n) }
 
 func (w hostWorkshop) Open(ctx context.Context) (*scenario.Run, error) {

@@ -42,7 +42,7 @@ type Stage struct {
 	Requests bool
 
 	mu    sync.Mutex
-	next  string // what the next round races, when the host changed it
+	next  string          // what the next round races, when the host changed it
 	runs  []*scenario.Run // every round put on stage, in order
 	run   *scenario.Run
 	round int
