@@ -111,16 +111,11 @@ func renderCells(lk *look, b *strings.Builder, cells []themes.State) {
 	}
 }
 
-// lanesOver is lanes over a window of span (at least now): what is past
-// now is left blank, the time still to come.
-func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int) []string {
-	return lanesFocus(th, tl, k, now, span, width, labelW, rows, scroll, nil)
-}
-
 // lanesFocus renders the swimlanes box content — one row per worker
 // (identical rows of one participant folded together when they do not
-// fit), then the time axis — scrolled, when scroll is 0, so that the
-// lanes of the focus workers are in view.
+// fit), then the time axis — over a window of span (at least now: what is
+// past now is left blank, the time still to come), scrolled, when scroll
+// is 0, so that the lanes of the focus workers are in view.
 func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int, focus []int32) []string {
 	if rows < 2 {
 		return nil

@@ -24,7 +24,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 }
 
 // lockLanesOver is lockLanes over a window of span (at least now), its
-// columns lined up with lanesOver's.
+// columns lined up with lanesFocus's.
 func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows int) []string {
 	return lockLanesOf(th, tl, tl.Locks, k, now, span, width, labelW, rows)
 }
