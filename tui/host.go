@@ -76,6 +76,7 @@ func NewHostView(stage *Stage, ws Workshop, th *themes.Theme, w, h int) *HostVie
 	if _, ok := ws.(Steerable); ok {
 		v.keys.Steer.SetEnabled(true)
 	}
+	v.keys.Board.SetEnabled(!stage.Requests) // a served race's requests are nobody's
 	return v
 }
 
@@ -135,6 +136,7 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
 		v.run.tl.Names = markOwn(r.Header.Lanes, v.me)
+		v.run.tl.Arrivals = v.stage.Requests // a served round's requests arrive one by one
 		for i, l := range r.Header.Lanes {
 			if v.me != "" && scenario.AttendeeOf(l) == v.me {
 				v.run.own = append(v.run.own, int32(i))
@@ -174,7 +176,7 @@ func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return v, nil
 	}
 	switch {
-	case key.Matches(msg, k.Quit) && msg.String() == "q" && v.ws != nil && len(v.stage.Runs()) > 0:
+	case key.Matches(msg, k.Quit) && msg.String() == "q" && v.ws != nil && !v.stage.Requests && len(v.stage.Runs()) > 0:
 		v.asking = true // the host's q ends the room for everyone: it asks
 		return v, nil
 	case key.Matches(msg, k.Quit):
