@@ -27,6 +27,7 @@ type hostFlags struct {
 	attendees int
 	joinAddr  string
 	results   string
+	countdown time.Duration
 	sshFlags
 }
 
@@ -69,6 +70,7 @@ func newHostCmd() *cobra.Command {
 	fl.IntVar(&f.attendees, "attendees", 0, "without a terminal: run one round once this many have joined, print its summary and exit")
 	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
 	fl.StringVar(&f.joinAddr, "join-addr", "", "answer the room code (locklab join CODE@HOST) on ADDR (default: port 7420, beside --ssh, else on every interface if the Redis URL is not loopback)")
+	fl.DurationVar(&f.countdown, "countdown", 3*time.Second, "how long everyone sees a new round coming before its workers start (at least 500ms)")
 	fl.StringVar(&f.results, "results", "", "on quitting, write the rounds and leaderboard to PREFIX.md and PREFIX.json (default: locklab-ROOM-DATE-TIME in this directory)")
 	addSSHFlags(fl, &f.sshFlags)
 	fl.Lookup("ssh").Usage = "also let the room take part over SSH on ADDR: ssh NAME@HOST races, watch@HOST watches (:2222 is loopback; on a wider ADDR the room code is the password)"
@@ -135,8 +137,15 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	}
 	seed := seedFlag(cmd, f.seed)
 	ctx := cmd.Context()
+	if f.countdown < 500*time.Millisecond || f.countdown > time.Minute {
+		return usagef("--countdown must be between 500ms and 1m (got %v): joiners need a moment to see the round", f.countdown)
+	}
+	lead := f.countdown
+	if f.attendees > 0 && !cmd.Flags().Changed("countdown") {
+		lead = 0 // nobody watches a headless host's screen: the joiners' shortest lead
+	}
 	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: url, Room: f.room, Scenario: sc.Name, Strategy: strategy,
-		Params: p, Seed: seed, Tool: "locklab " + version})
+		Params: p, Seed: seed, Tool: "locklab " + version, Lead: lead})
 	if err != nil {
 		return workshopError(err)
 	}
@@ -154,7 +163,7 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	stage := tui.NewStage(fmt.Sprintf("room %s · %s · code %s", f.room, redactedAddr(url), code), "")
 	stage.SetNext(tui.NextLine(h.Next()))
 	stage.Code = code
-	ws := hostWorkshop{h}
+	ws := hostWorkshop{h, stage}
 	var sshAddr net.Addr
 	if ssh != nil {
 		admitByCode(ssh, code)
@@ -207,7 +216,10 @@ func redactedAddr(url string) string {
 }
 
 // hostWorkshop shows a workshop.Host to the view.
-type hostWorkshop struct{ h *workshop.Host }
+type hostWorkshop struct {
+	h     *workshop.Host
+	stage *tui.Stage
+}
 
 func (w hostWorkshop) Lobby(ctx context.Context) ([]tui.Attendee, error) {
 	l, err := w.h.Lobby(ctx)
@@ -223,6 +235,9 @@ func (w hostWorkshop) SetNext(n workshop.Next) error { return w.h.SetNext(n) }
 
 func (w hostWorkshop) Open(ctx context.Context) (*scenario.Run, error) {
 	r, _, err := w.h.Open(ctx)
+	if err == nil {
+		w.stage.SetStart(time.Now().Add(w.h.Config().Lead))
+	}
 	return r, err
 }
 

@@ -279,6 +279,10 @@ func (v *HostView) board(th *themes.Theme) []string {
 // and who joins it: attendees here now who are not in this round.
 func (v *HostView) comingLines(th *themes.Theme) []string {
 	var out []string
+	if d := v.stage.Countdown(time.Now()); d > 0 {
+		_, n := v.stage.Round()
+		out = append(out, th.Warn.Render(fit(fmt.Sprintf(" round %d starts in %.1fs", n, d.Seconds()), v.w)))
+	}
 	if n := v.stage.Next(); n != "" {
 		out = append(out, th.Accent.Render(fit(" "+n, v.w)))
 	}

@@ -167,3 +167,20 @@ func TestHostQuitAsks(t *testing.T) {
 		t.Fatal("a viewer's q did not leave")
 	}
 }
+
+// TestCountdownAndNextRound: everyone's screen counts down to a round's
+// start and says what the next round races.
+func TestCountdownAndNextRound(t *testing.T) {
+	t.Parallel()
+	v := hostViewOf(t, nil, laneNames("alice", 2), 120, 36)
+	v.stage.SetStart(time.Now().Add(time.Minute))
+	v.stage.SetNext("next round: oversell with safe · retry none · stock 3")
+	screen := ansi.Strip(v.View())
+	if !strings.Contains(screen, "round 1 starts in ") || !strings.Contains(screen, "next round: oversell with safe") {
+		t.Errorf("no countdown or next round:\n%s", screen)
+	}
+	v.stage.SetStart(time.Now().Add(-time.Second))
+	if strings.Contains(ansi.Strip(v.View()), "starts in") {
+		t.Error("a countdown after the start")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/untrusted"
@@ -43,6 +44,7 @@ type Stage struct {
 
 	mu    sync.Mutex
 	next  string          // what the next round races, when the host changed it
+	start time.Time       // when the newest round's workers start
 	runs  []*scenario.Run // every round put on stage, in order
 	run   *scenario.Run
 	round int
@@ -109,4 +111,19 @@ func (s *Stage) setNext(line string) {
 	s.mu.Lock()
 	s.next = line
 	s.mu.Unlock()
+}
+
+// SetStart says when the newest round's workers start, for the countdown.
+func (s *Stage) SetStart(t time.Time) {
+	s.mu.Lock()
+	s.start = t
+	s.mu.Unlock()
+}
+
+// Countdown is how long until the newest round's workers start; 0 once
+// they have.
+func (s *Stage) Countdown(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(s.start.Sub(now), 0)
 }
