@@ -95,7 +95,9 @@ func TestFireByKeyOrByThemselves(t *testing.T) {
 	go func() {
 		errs <- Join(ctx, JoinConfig{URL: srv.URL, Room: "fire", Name: "bob", Workers: 1, Rounds: 1, Out: outs["bob"], Fire: never, FireWait: 300 * time.Millisecond})
 	}()
-	go func() { errs <- Join(ctx, JoinConfig{URL: srv.URL, Room: "fire", Name: "carol", Workers: 1, Rounds: 1, Out: outs["carol"]}) }()
+	go func() {
+		errs <- Join(ctx, JoinConfig{URL: srv.URL, Room: "fire", Name: "carol", Workers: 1, Rounds: 1, Out: outs["carol"]})
+	}()
 	waitLobby(t, h, 3)
 	run, _, err := h.Open(ctx)
 	if err != nil {
