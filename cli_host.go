@@ -14,7 +14,9 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
+	"github.com/locklab/locklab/tui/sshview"
 	"github.com/locklab/locklab/workshop"
 	"github.com/spf13/cobra"
 )
@@ -137,12 +139,9 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	}
 	seed := seedFlag(cmd, f.seed)
 	ctx := cmd.Context()
-	if f.countdown < 500*time.Millisecond || f.countdown > time.Minute {
-		return usagef("--countdown must be between 500ms and 1m (got %v): joiners need a moment to see the round", f.countdown)
-	}
-	lead := f.countdown
-	if f.attendees > 0 && !cmd.Flags().Changed("countdown") {
-		lead = 0 // nobody watches a headless host's screen: the joiners' shortest lead
+	lead, err := f.lead(cmd)
+	if err != nil {
+		return err
 	}
 	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: url, Room: f.room, Scenario: sc.Name, Strategy: strategy,
 		Params: p, Seed: seed, Tool: "locklab " + version, Lead: lead})
@@ -160,11 +159,18 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if f.attendees > 0 {
 		return f.headless(ctx, cmd.OutOrStdout(), h, waysIn(code, cs.Addr(), nil, ""))
 	}
+	return f.hostRoom(cmd, h, url, code, cs.Addr(), ssh, th)
+}
+
+// hostRoom runs the host's screen, and the SSH way in when there is one, until
+// the host quits; then it prints and writes the results.
+func (f *hostFlags) hostRoom(cmd *cobra.Command, h *workshop.Host, url, code string, codeAt net.Addr, ssh *sshview.Config, th *themes.Theme) error {
+	ctx := cmd.Context()
 	stage := tui.NewStage(fmt.Sprintf("room %s · %s · code %s", f.room, redactedAddr(url), code), "")
 	stage.SetNext(tui.NextLine(h.Next()))
 	stage.Code = code
-	ws := hostWorkshop{h, stage}
 	var sshAddr net.Addr
+	sshPass := ""
 	if ssh != nil {
 		admitByCode(ssh, code)
 		ssh.Participate = participate(url, f.room)
@@ -173,16 +179,24 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 			return runtimeError{err}
 		}
 		defer srv.Close()
-		sshAddr = srv.Addr()
+		sshAddr, sshPass = srv.Addr(), ssh.Password
 	}
-	sshPass := ""
-	if ssh != nil {
-		sshPass = ssh.Password
-	}
-	stage.WaysIn = waysIn(code, cs.Addr(), sshAddr, sshPass)
+	stage.WaysIn = waysIn(code, codeAt, sshAddr, sshPass)
 	stage.Hint = stage.WaysIn[len(stage.WaysIn)-1]
-	viewErr := tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
+	viewErr := tui.RunHost(ctx, stage, hostWorkshop{h, stage}, th, os.Stdin, os.Stdout)
 	return errors.Join(viewErr, f.writeResults(cmd.OutOrStdout(), stage.Runs()))
+}
+
+// lead is how far ahead of its opening a round starts: --countdown, or
+// for a headless host, whose screen nobody watches, the joiners' shortest.
+func (f *hostFlags) lead(cmd *cobra.Command) (time.Duration, error) {
+	if f.countdown < 500*time.Millisecond || f.countdown > time.Minute {
+		return 0, usagef("--countdown must be between 500ms and 1m (got %v): joiners need a moment to see the round", f.countdown)
+	}
+	if f.attendees > 0 && !cmd.Flags().Changed("countdown") {
+		return 0, nil
+	}
+	return f.countdown, nil
 }
 
 // writeResults prints the finished rounds and the leaderboard, and keeps
