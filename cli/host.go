@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -12,7 +14,9 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
+	"github.com/locklab/locklab/tui/sshview"
 	"github.com/locklab/locklab/workshop"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +27,9 @@ type hostFlags struct {
 	scenario  string
 	theme     string
 	attendees int
+	joinAddr  string
+	results   string
+	countdown time.Duration
 	sshFlags
 }
 
@@ -56,7 +63,11 @@ func newHostCmd() *cobra.Command {
 	fl.StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	fl.IntVar(&f.attendees, "attendees", 0, "without a terminal: run one round once this many have joined, print its summary and exit")
 	fl.StringVar(&f.events, "events", "", "with --attendees: write the round's event log (JSON Lines) to FILE")
+	fl.StringVar(&f.joinAddr, "join-addr", "", "answer the room code (locklab join CODE@HOST) on ADDR (default: port 7420, beside --ssh, else on every interface if the Redis URL is not loopback)")
+	fl.DurationVar(&f.countdown, "countdown", 3*time.Second, "how long everyone sees a new round coming before its workers start (at least 500ms)")
+	fl.StringVar(&f.results, "results", "", "on quitting, write the rounds and leaderboard to PREFIX.md and PREFIX.json (default: locklab-ROOM-DATE-TIME in this directory)")
 	addSSHFlags(fl, &f.sshFlags)
+	fl.Lookup("ssh").Usage = "also let the room take part over SSH on ADDR: ssh NAME@HOST races, watch@HOST watches (:2222 is loopback; on a wider ADDR the room code is the password)"
 	misplacedFlag(fl, "serve")
 	return cmd
 }
@@ -95,7 +106,12 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	f.roomCode = true
 	ssh, err := f.sshConfig(cmd)
+	if err != nil {
+		return err
+	}
+	codeListen, codeFallback, err := codeAddr(f.joinAddr, url, ssh)
 	if err != nil {
 		return err
 	}
@@ -115,34 +131,87 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	}
 	seed := seedFlag(cmd, f.seed)
 	ctx := cmd.Context()
+	lead, err := f.lead(cmd)
+	if err != nil {
+		return err
+	}
 	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: url, Room: f.room, Scenario: sc.Name, Strategy: strategy,
-		Params: p, Seed: seed, Tool: "locklab " + version})
+		Params: p, Seed: seed, Tool: "locklab " + version, Lead: lead})
 	if err != nil {
 		return workshopError(err)
 	}
 	defer h.Close()
-	title := fmt.Sprintf("room %s · %s with %s · %s", f.room, sc.Name, strategy, redactedAddr(url))
-	if slices.Contains(sc.Uses, "stock") {
-		title = fmt.Sprintf("room %s · %s with %s · stock %d · %s", f.room, sc.Name, strategy, p.Stock, redactedAddr(url))
+	code := workshop.NewCode()
+	ln, err := listenCode(codeListen, codeFallback)
+	if err != nil {
+		return runtimeError{err}
 	}
-	hint := "locklab join --redis " + store.Redact(url) + " --name NAME"
-	if f.room != workshop.DefaultRoom {
-		hint += " --room " + f.room
-	}
+	cs := workshop.ServeCode(ln, code, url, f.room)
+	defer cs.Close()
 	if f.attendees > 0 {
-		return f.headless(ctx, cmd.OutOrStdout(), h)
+		return f.headless(ctx, cmd.OutOrStdout(), h, waysIn(code, cs.Addr(), nil, ""))
 	}
-	stage := tui.NewStage(title, hint)
-	ws := hostWorkshop{h}
+	return f.hostRoom(cmd, h, url, code, cs.Addr(), ssh, th)
+}
+
+// hostRoom runs the host's screen, and the SSH way in when there is one, until
+// the host quits; then it prints and writes the results.
+func (f *hostFlags) hostRoom(cmd *cobra.Command, h *workshop.Host, url, code string, codeAt net.Addr, ssh *sshview.Config, th *themes.Theme) error {
+	ctx := cmd.Context()
+	stage := tui.NewStage(fmt.Sprintf("room %s · %s · code %s", f.room, redactedAddr(url), code), "")
+	stage.SetNext(tui.NextLine(h.Next()))
+	stage.Code = code
+	var sshAddr net.Addr
+	sshPass := ""
 	if ssh != nil {
-		srv, addr, err := serveSSH(ctx, ssh, stage, th)
+		admitByCode(ssh, code)
+		ssh.Participate = participate(url, f.room)
+		srv, err := serveSSH(ctx, ssh, stage, th)
 		if err != nil {
 			return runtimeError{err}
 		}
 		defer srv.Close()
-		stage.Title += " · ssh -p " + addr
+		sshAddr, sshPass = srv.Addr(), ssh.Password
 	}
-	return tui.RunHost(ctx, stage, ws, th, os.Stdin, os.Stdout)
+	stage.WaysIn = waysIn(code, codeAt, sshAddr, sshPass)
+	stage.Hint = stage.WaysIn[len(stage.WaysIn)-1]
+	viewErr := tui.RunHost(ctx, stage, hostWorkshop{h, stage}, th, os.Stdin, os.Stdout)
+	return errors.Join(viewErr, f.writeResults(cmd.OutOrStdout(), stage.Runs()))
+}
+
+// lead is how far ahead of its opening a round starts: --countdown, or
+// for a headless host, whose screen nobody watches, the joiners' shortest.
+func (f *hostFlags) lead(cmd *cobra.Command) (time.Duration, error) {
+	if f.countdown < 500*time.Millisecond || f.countdown > time.Minute {
+		return 0, usagef("--countdown must be between 500ms and 1m (got %v): joiners need a moment to see the round", f.countdown)
+	}
+	if f.attendees > 0 && !cmd.Flags().Changed("countdown") {
+		return 0, nil
+	}
+	return f.countdown, nil
+}
+
+// writeResults prints the finished rounds and the leaderboard, and keeps
+// them in PREFIX.md and PREFIX.json; a round still racing is left out.
+func (f *hostFlags) writeResults(out io.Writer, runs []*scenario.Run) error {
+	res := workshop.Collect(f.room, runs)
+	if left := len(runs) - len(res.Rounds); left > 0 {
+		fmt.Fprintf(out, "%d round(s) still racing when the room ended: left out of the results\n", left)
+	}
+	if len(res.Rounds) == 0 {
+		return nil
+	}
+	fmt.Fprint(out, res.Markdown())
+	prefix := f.results
+	if prefix == "" {
+		prefix = fmt.Sprintf("locklab-%s-%s", f.room, time.Now().Format("20060102-150405"))
+	}
+	md, js, err := res.Write(prefix)
+	if err != nil {
+		return runtimeError{err}
+	}
+	fmt.Fprintf(out, "\nresults written to %s and %s\n", md, js)
+	return nil
 }
 
 func redactedAddr(url string) string {
@@ -153,7 +222,10 @@ func redactedAddr(url string) string {
 }
 
 // hostWorkshop shows a workshop.Host to the view.
-type hostWorkshop struct{ h *workshop.Host }
+type hostWorkshop struct {
+	h     *workshop.Host
+	stage *tui.Stage
+}
 
 func (w hostWorkshop) Lobby(ctx context.Context) ([]tui.Attendee, error) {
 	l, err := w.h.Lobby(ctx)
@@ -164,14 +236,23 @@ func (w hostWorkshop) Lobby(ctx context.Context) ([]tui.Attendee, error) {
 	return out, err
 }
 
+func (w hostWorkshop) Next() workshop.Next           { return w.h.Next() }
+func (w hostWorkshop) SetNext(n workshop.Next) error { return w.h.SetNext(n) }
+
 func (w hostWorkshop) Open(ctx context.Context) (*scenario.Run, error) {
 	r, _, err := w.h.Open(ctx)
+	if err == nil {
+		w.stage.SetStart(time.Now().Add(w.h.Config().Lead))
+	}
 	return r, err
 }
 
 // headless waits for the attendees, runs one round and prints it.
-func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Host) error {
+func (f *hostFlags) headless(ctx context.Context, out io.Writer, h *workshop.Host, ways []string) error {
 	fmt.Fprintf(out, "room %s: waiting for %d attendee(s)\n", h.Room(), f.attendees)
+	for _, w := range ways {
+		fmt.Fprintln(out, "join with: "+w)
+	}
 	var seen []string
 	for {
 		l, err := h.Lobby(ctx)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/store"
@@ -31,20 +32,22 @@ type joinFlags struct {
 func newJoinCmd() *cobra.Command {
 	f := &joinFlags{}
 	cmd := &cobra.Command{
-		Use:   "join --redis URL --name NAME",
+		Use:   "join CODE@HOST --name NAME",
 		Short: "Race with your own workers in the round a host opens on a shared Redis",
 		Long: "join takes part in a workshop race: the host (locklab host --redis URL) picks the scenario\n" +
 			"and the lock; every round it opens, your workers race everyone else's on the same Redis,\n" +
-			"and their events appear on the host's screen under your name.",
-		Example: "  locklab join --redis redis://10.0.0.5:6379 --name alice\n" +
+			"and their events appear on the host's screen under your name. The host's screen shows\n" +
+			"its room code and address (CODE@HOST): the host tells join its Redis; --redis URL instead\n" +
+			"goes to the Redis directly.",
+		Example: "  locklab join K7QX2M@10.0.0.5 --name alice\n" +
 			"  locklab join --redis redis://10.0.0.5:6379 --name bob --workers 5",
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("join takes no arguments (got %q): locklab join --redis URL --name NAME", args[0])
+			if len(args) > 1 {
+				return usagef("join takes one room, CODE@HOST (got %d arguments): locklab join CODE@HOST --name NAME", len(args))
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+		RunE: func(cmd *cobra.Command, args []string) error { return f.run(cmd, args) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.redis, "redis", "", "the host's Redis, redis://[:password@]host:port/db (default $LOCKLAB_REDIS_URL)")
@@ -70,10 +73,28 @@ func workshopURL(cmd *cobra.Command, flag string) (string, error) {
 	return url, nil
 }
 
-func (f *joinFlags) run(cmd *cobra.Command) error {
-	url, err := workshopURL(cmd, f.redis)
-	if err != nil {
-		return err
+func (f *joinFlags) run(cmd *cobra.Command, args []string) error {
+	var code, at string
+	if len(args) == 1 {
+		var err error
+		if code, at, err = parseCodeArg(args[0]); err != nil {
+			return err
+		}
+		for _, n := range []string{"redis", "room"} {
+			if cmd.Flags().Changed(n) {
+				return usagef("the room code names the room and its Redis: leave out --%s, or the code", n)
+			}
+		}
+	}
+	var url string
+	var err error
+	if code == "" {
+		if f.redis == "" && os.Getenv("LOCKLAB_REDIS_URL") == "" {
+			return usagef("join needs the room: locklab join CODE@HOST --name NAME, as the host's screen shows it (or --redis URL)")
+		}
+		if url, err = workshopURL(cmd, f.redis); err != nil {
+			return err
+		}
 	}
 	if f.name == "" {
 		return usagef("join needs your name: --name NAME (it labels your lanes on the host's screen)")
@@ -89,6 +110,17 @@ func (f *joinFlags) run(cmd *cobra.Command) error {
 	}
 	if f.rounds < 0 {
 		return usagef("--rounds must be 0 (stay) or more (got %d)", f.rounds)
+	}
+	if code != "" {
+		a, err := workshop.Resolve(cmd.Context(), code, at)
+		var none *workshop.NoRoomError
+		if errors.As(err, &none) {
+			none.Host = strings.TrimPrefix(args[0][strings.Index(args[0], "@"):], "@") // as typed
+		}
+		if err != nil {
+			return runtimeError{err}
+		}
+		url, f.room = a.Redis, a.Room
 	}
 	var skew time.Duration
 	if s := os.Getenv(skewEnv); s != "" {

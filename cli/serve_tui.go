@@ -10,6 +10,7 @@ import (
 	"github.com/locklab/locklab/serve"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
+	"github.com/locklab/locklab/workshop"
 	"github.com/spf13/cobra"
 )
 
@@ -58,15 +59,17 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 		return err
 	}
 	if ssh != nil {
-		v, addr, err := serveSSH(ctx, ssh, stage, th)
+		v, err := serveSSH(ctx, ssh, stage, th)
 		if err != nil {
 			srv.Close()
 			ln.Close()
 			return runtimeError{err}
 		}
 		defer v.Close()
-		stage.Title += " · ssh -p " + addr
-		stage.Hint += "   · ssh -p " + addr
+		host, port := splitListen(v.Addr())
+		line := fmt.Sprintf("ssh -p %s %s", port, bracket(workshop.Addresses(host)[0]))
+		stage.Title += " · " + line
+		stage.Hint += "   · " + line
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)

@@ -113,7 +113,7 @@ func TestServeBesideTheView(t *testing.T) {
 		t.Fatalf("state %+v (%v), %d sold: want round 1, %d lanes, OVERSOLD, more than one sale", st, err, n, clients)
 	}
 	out.waitFor(t, regexp.MustCompile(`sold \d+ of 1 .*OVERSOLD`)) // the gauge on screen: the same run
-	out.waitFor(t, regexp.MustCompile(`w\d\d×\d+`))                // the lanes of the requests, folded
+	out.waitFor(t, regexp.MustCompile(`│w19 `))                    // a lane for each request: 20 fit the box unfolded
 	if res, err := http.Post(base+"/reset", "application/json", nil); err != nil {
 		t.Fatal(err)
 	} else {

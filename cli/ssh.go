@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -19,6 +18,9 @@ const sshPasswordEnv = "LOCKLAB_SSH_PASSWORD"
 
 type sshFlags struct {
 	addr, password, keys, hostKey string
+	// roomCode: the listener admits with the room's code when nothing
+	// else admits (a host's), so a wider one needs no password given.
+	roomCode bool
 }
 
 func addSSHFlags(fl *pflag.FlagSet, f *sshFlags) {
@@ -69,7 +71,7 @@ func (f *sshFlags) sshConfig(cmd *cobra.Command) (*sshview.Config, error) {
 		host = "127.0.0.1" // loopback unless told otherwise
 	}
 	c := &sshview.Config{Addr: net.JoinHostPort(host, port), Password: f.password, AuthorizedKeys: f.keys, HostKey: f.hostKey}
-	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && c.Open() {
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" && c.Open() && !f.roomCode {
 		return nil, usagef("--ssh %s admits anyone who reaches it: add --ssh-password (or $%s) or --ssh-authorized-keys FILE, or serve on loopback (:%s)",
 			f.addr, sshPasswordEnv, port)
 	}
@@ -86,14 +88,8 @@ func (f *sshFlags) sshConfig(cmd *cobra.Command) (*sshview.Config, error) {
 	return c, nil
 }
 
-// serveSSH starts the SSH view of stage; it returns the address viewers use.
-func serveSSH(_ context.Context, c *sshview.Config, stage *tui.Stage, th *themes.Theme) (*sshview.Server, string, error) {
+// serveSSH starts the SSH view of stage.
+func serveSSH(_ context.Context, c *sshview.Config, stage *tui.Stage, th *themes.Theme) (*sshview.Server, error) {
 	c.Theme = th
-	srv, err := sshview.Listen(*c, stage)
-	if err != nil {
-		return nil, "", err
-	}
-	_, port, _ := net.SplitHostPort(srv.Addr().String())
-	host, _, _ := net.SplitHostPort(c.Addr)
-	return srv, fmt.Sprintf("%s %s", port, host), nil
+	return sshview.Listen(*c, stage)
 }

@@ -432,7 +432,7 @@ func (a *App) View() string {
 
 func (a *App) view(th *themes.Theme) string {
 	if a.w < minW || a.h < minH {
-		return th.Warn.Render(fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, a.w, a.h))
+		return tooSmall(th, a.w, a.h)
 	}
 	var body string
 	var keys helpMap

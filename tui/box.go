@@ -105,3 +105,20 @@ func (s scale) col(t time.Duration) int {
 	c := int(int64(t) * int64(s.cols) / int64(s.span))
 	return min(max(c, 0), s.cols-1)
 }
+
+// tooSmall says that a w×h window is smaller than the views need, in the
+// longest wording that fits one line of w cells.
+func tooSmall(th *themes.Theme, w, h int) string {
+	for _, s := range []string{
+		fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, w, h),
+		fmt.Sprintf("at least %d×%d, please (now %d×%d)", minW, minH, w, h),
+		fmt.Sprintf("need %d×%d (is %d×%d)", minW, minH, w, h),
+		fmt.Sprintf("need %d×%d", minW, minH),
+		fmt.Sprintf("%d×%d", minW, minH),
+	} {
+		if cellWidth(s) <= w {
+			return th.Warn.Render(s)
+		}
+	}
+	return th.Warn.Render(strings.Repeat("…", max(min(w, 1), 0)))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,33 +28,42 @@ const lobbyEvery = 500 * time.Millisecond
 // the scoreboard. The host's own (with a Workshop) opens rounds; a
 // viewer's (without) can only watch, with its own playhead.
 type HostView struct {
-	stage    *Stage
-	ws       Workshop // nil for a viewer
-	theme    *themes.Theme
-	w, h     int
-	run      *runView
-	round    int // the stage's round run shows
-	keys     hostKeys
-	help     help.Model
-	showHelp bool
-	err      string
-	opening  bool
-	polled   time.Time
-	scores   scoreCache
+	stage     *Stage
+	ws        Workshop // nil for a viewer
+	theme     *themes.Theme
+	w, h      int
+	run       *runView
+	round     int // the stage's round run shows
+	keys      hostKeys
+	help      help.Model
+	showHelp  bool
+	err       string
+	opening   bool
+	polled    time.Time
+	scores    scoreCache
+	bigCode   bigCache // the room code in block letters
+	me        string   // a participant's name: their lanes and line are marked
+	standings bool     // the leaderboard is shown instead of the scoreboard
+	asking    bool     // the host pressed q: y quits
+	menu      steerMenu
+	reserve   int // rows under the view kept for a participant's lines
 }
 
 type hostKeys struct {
-	Open, Theme, Help, Quit key.Binding
+	Open, Steer, Board, Theme, Help, Quit key.Binding
 }
 
 func defaultHostKeys(host bool) hostKeys {
 	k := hostKeys{
 		Open:  bind([]string{"enter", "n"}, "enter", "new round"),
+		Steer: bind([]string{"m"}, "m", "next round's lock"),
+		Board: bind([]string{"l"}, "l", "leaderboard"),
 		Theme: bind([]string{"t"}, "t", "theme"),
 		Help:  bind([]string{"?"}, "?", "help"),
 		Quit:  bind([]string{"q", "ctrl+c"}, "q", "quit"),
 	}
 	k.Open.SetEnabled(host)
+	k.Steer.SetEnabled(false) // until the room says it can be steered
 	return k
 }
 
@@ -62,7 +72,12 @@ func NewHostView(stage *Stage, ws Workshop, th *themes.Theme, w, h int) *HostVie
 	if th == nil {
 		th = themes.Dark()
 	}
-	return &HostView{stage: stage, ws: ws, theme: th, w: w, h: h, keys: defaultHostKeys(ws != nil), help: help.New()}
+	v := &HostView{stage: stage, ws: ws, theme: th, w: w, h: h, keys: defaultHostKeys(ws != nil), help: help.New(), bigCode: bigCache{}}
+	if _, ok := ws.(Steerable); ok {
+		v.keys.Steer.SetEnabled(true)
+	}
+	v.keys.Board.SetEnabled(!stage.Requests) // a served race's requests are nobody's
+	return v
 }
 
 // RunHost runs the host's view until the user quits or ctx ends.
@@ -120,8 +135,15 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		s := &session{spec: runSpec{Scenario: r.Header.Scenario, Strategy: r.Header.Strategy, Params: r.Header.Params, Seed: r.Header.Seed},
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
-		v.run.tl.Names = r.Header.Lanes
-		v.run.keys.Faults.SetEnabled(false) // a fault would change everyone's run
+		v.run.tl.Names = markOwn(r.Header.Lanes, v.me)
+		v.run.tl.Arrivals = v.stage.Requests // a served round's requests arrive one by one
+		for i, l := range r.Header.Lanes {
+			if v.me != "" && scenario.AttendeeOf(l) == v.me {
+				v.run.own = append(v.run.own, int32(i))
+			}
+		}
+		v.run.hosted = true // no fault (it would change everyone's run), no rerun: enter opens the next round
+		v.run.setKeys()
 		v.run.keys.Save.SetEnabled(v.ws != nil)
 		v.scores = scoreCache{}
 	}
@@ -143,9 +165,28 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 
 func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := v.keys
+	if v.menu.open {
+		return v, v.steerKey(msg)
+	}
+	if v.asking {
+		v.asking = false
+		if msg.String() == "y" || msg.String() == "ctrl+c" {
+			return v, tea.Quit
+		}
+		return v, nil
+	}
 	switch {
+	case key.Matches(msg, k.Quit) && msg.String() == "q" && v.ws != nil && !v.stage.Requests && len(v.stage.Runs()) > 0:
+		v.asking = true // the host's q ends the room for everyone: it asks
+		return v, nil
 	case key.Matches(msg, k.Quit):
 		return v, tea.Quit
+	case key.Matches(msg, k.Steer):
+		v.menu = steerMenu{open: true, next: v.ws.(Steerable).Next()}
+		return v, nil
+	case key.Matches(msg, k.Board):
+		v.standings = !v.standings
+		return v, nil
 	case key.Matches(msg, k.Help):
 		v.showHelp = !v.showHelp
 		return v, nil
@@ -181,7 +222,7 @@ func (v *HostView) View() string {
 
 func (v *HostView) view(th *themes.Theme) string {
 	if v.w < minW || v.h < minH {
-		return th.Warn.Render(fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, v.w, v.h))
+		return tooSmall(th, v.w, v.h)
 	}
 	keys := v.helpKeys()
 	if v.showHelp {
@@ -192,11 +233,11 @@ func (v *HostView) view(th *themes.Theme) string {
 		body = v.lobbyView(th)
 	} else {
 		board := v.board(th)
-		runH := max(v.h-1-len(board), minH-1-len(board))
+		runH := max(v.h-v.reserve-1-len(board), minH-v.reserve-1-len(board))
 		body = strings.Split(v.run.View(th, v.w, runH), "\n")
 		body = append(body[:min(len(body), runH)], board...)
 	}
-	height := v.h - 1
+	height := v.h - v.reserve - 1
 	if len(body) > height {
 		body = body[:height]
 	}
@@ -205,6 +246,8 @@ func (v *HostView) view(th *themes.Theme) string {
 	}
 	footer := footerView(th, keys.short, []key.Binding{v.keys.Help, v.keys.Quit}, v.w)
 	switch {
+	case v.asking:
+		footer = th.Warn.Render("end the room? y prints and writes the results and quits · any other key goes on")
 	case v.err != "":
 		footer = th.Alarm.Render(v.err)
 	case v.opening:
@@ -220,12 +263,49 @@ func (v *HostView) board(th *themes.Theme) []string {
 		_, n := v.stage.Round()
 		return []string{th.Accent.Render(fit(fmt.Sprintf(" round %d · %s", n, v.stage.Hint), v.w))}
 	}
-	return v.scoreboard(th)
+	var out []string
+	switch {
+	case v.menu.open:
+		out = v.menuLines(th)
+	case v.standings:
+		out = v.leaderboard(th)
+	default:
+		out = v.scoreboard(th)
+	}
+	return append(out, v.comingLines(th)...)
+}
+
+// comingLines say what the next round races, once the host changed it,
+// and who joins it: attendees here now who are not in this round.
+func (v *HostView) comingLines(th *themes.Theme) []string {
+	var out []string
+	if d := v.stage.Countdown(time.Now()); d > 0 {
+		_, n := v.stage.Round()
+		out = append(out, th.Warn.Render(fit(fmt.Sprintf(" round %d starts in %.1fs", n, d.Seconds()), v.w)))
+	}
+	if n := v.stage.Next(); n != "" {
+		out = append(out, th.Accent.Render(fit(" "+n, v.w)))
+	}
+	run, _ := v.stage.Round()
+	lobby, _ := v.stage.Lobby()
+	if run == nil || len(lobby) == 0 {
+		return out
+	}
+	var late []string
+	for _, a := range lobby {
+		if !slices.ContainsFunc(run.Header.Lanes, func(l string) bool { return scenario.AttendeeOf(l) == a.Name }) {
+			late = append(late, a.Name)
+		}
+	}
+	if len(late) > 0 {
+		out = append(out, th.Muted.Render(fit(" joins next round: "+strings.Join(late, ", "), v.w)))
+	}
+	return out
 }
 
 func (v *HostView) helpKeys() helpMap {
-	short := []key.Binding{v.keys.Open}
-	full := [][]key.Binding{{v.keys.Open, v.keys.Theme, v.keys.Help, v.keys.Quit}}
+	short := []key.Binding{v.keys.Open, v.keys.Steer, v.keys.Board}
+	full := [][]key.Binding{{v.keys.Open, v.keys.Steer, v.keys.Board, v.keys.Theme, v.keys.Help, v.keys.Quit}}
 	if v.run != nil {
 		rk := v.run.helpKeys()
 		short = append(short, rk.short...)
@@ -252,7 +332,7 @@ func helpEntries(th *themes.Theme, h helpMap) []string {
 
 // lobbyView is the screen before the first round.
 func (v *HostView) lobbyView(th *themes.Theme) []string {
-	out := []string{th.Title.Render("locklab host — " + v.stage.Title), ""}
+	out := []string{th.Title.Render(fit("locklab host — "+v.stage.Title, v.w)), ""}
 	lobby, err := v.stage.Lobby()
 	if err != "" {
 		out = append(out, th.Alarm.Render(err), "")
@@ -266,11 +346,41 @@ func (v *HostView) lobbyView(th *themes.Theme) []string {
 		out = append(out, fmt.Sprintf("  %s %s", th.Accent.Render(a.Name), th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers))))
 	}
 	out = append(out, "", th.Text.Render(fmt.Sprintf("%d attendee(s), %d worker(s)", len(lobby), total)), "")
+	if v.menu.open {
+		out = append(out, v.menuLines(th)...)
+	} else if n := v.stage.Next(); n != "" {
+		out = append(out, th.Accent.Render(fit(n, v.w)))
+	}
+	out = append(out, "")
+	out = append(out, v.waysIn(th)...)
 	if v.ws != nil {
-		out = append(out, th.Text.Render("attendees join with:"), "  "+th.Accent.Render(v.stage.Hint), "",
-			th.Text.Render("enter opens a round: everyone's workers start at the same instant"))
+		out = append(out, th.Text.Render("enter opens a round: everyone's workers start at the same instant"))
 	} else {
 		out = append(out, th.Muted.Render("waiting for the host to open a round"))
 	}
 	return out
+}
+
+// waysIn shows the room code in big type, when it fits beside what the
+// lobby lists, and the lines to join with.
+func (v *HostView) waysIn(th *themes.Theme) []string {
+	ways := v.stage.WaysIn
+	if len(ways) == 0 && v.stage.Hint != "" {
+		ways = []string{v.stage.Hint}
+	}
+	if len(ways) == 0 {
+		return nil
+	}
+	out := []string{th.Text.Render("join with:")}
+	if v.stage.Code != "" && v.h >= 30 {
+		if big := v.bigCode.letters(v.stage.Code, v.w-2, false); big != nil {
+			for _, r := range big {
+				out = append(out, "  "+th.Accent.Render(r))
+			}
+		}
+	}
+	for _, w := range ways {
+		out = append(out, "  "+th.Accent.Render(fit(w, v.w-2)))
+	}
+	return append(out, "")
 }

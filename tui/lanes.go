@@ -111,53 +111,50 @@ func renderCells(lk *look, b *strings.Builder, cells []themes.State) {
 	}
 }
 
-// lanes renders the swimlanes box content: one row per worker (identical
-// rows folded together when they do not fit), then the time axis.
-func lanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, width, labelW, rows, scroll int) []string {
-	return lanesOver(th, tl, k, now, now, width, labelW, rows, scroll)
-}
-
-// lanesOver is lanes over a window of span (at least now): what is past
-// now is left blank, the time still to come.
-func lanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int) []string {
-	return lanesFocus(th, tl, k, now, span, width, labelW, rows, scroll, nil)
-}
-
-// lanesFocus is lanesOver scrolled, when scroll is 0, so that the lanes of
-// the focus workers are in view.
+// lanesFocus renders the swimlanes box content — one row per worker
+// (identical rows of one participant folded together when they do not
+// fit), then the time axis — over a window of span (at least now: what is
+// past now is left blank, the time still to come), scrolled, when scroll
+// is 0, so that the lanes of the focus workers are in view.
 func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int, focus []int32) []string {
 	if rows < 2 {
 		return nil
 	}
-	workers := len(tl.Workers)
 	cols := max(width-labelW-1, 1)
 	span = max(span, now)
 	sc := newScale(span, cols)
 	type group struct {
-		first, count int
-		cells        []themes.State
+		first   int
+		members []int
+		cells   []themes.State
 	}
 	var groups []group
 	index := map[string]int{}
-	fold := workers > rows-1
+	shown := shownWorkers(tl, k)
+	fold := len(shown) > rows-1
 	var buf []themes.State
 	masks := make([]uint16, sc.cols)
 	lo, hi := -1, -1 // the groups of the focus workers
-	for w := 0; w < workers; w++ {
+	for i, w := range shown {
 		buf = laneCells(buf, masks, tl, w, k, sc, now)
 		g := len(groups)
 		inFocus := slices.Contains(focus, int32(w))
-		if fold && !inFocus { // a worker in focus keeps a lane of its own, labelled
-			key := string(statesKey(buf))
+		// A lane folds only while the rest would not fit one row each: as
+		// many lanes of their own as the box has rows. A worker in focus
+		// keeps a lane of its own, labelled.
+		if fold && !inFocus && len(groups)+len(shown)-i > rows-1 {
+			// Lanes fold only with lanes of the same participant: one row
+			// never stands for alice's and bob's workers at once.
+			key := participantOf(tl, w) + "\x00" + string(statesKey(buf))
 			if i, ok := index[key]; ok {
-				groups[i].count++
+				groups[i].members = append(groups[i].members, w)
 				g = i
 			} else {
 				index[key] = g
 			}
 		}
 		if g == len(groups) {
-			groups = append(groups, group{first: w, count: 1, cells: append([]themes.State(nil), buf...)})
+			groups = append(groups, group{first: w, members: []int{w}, cells: append([]themes.State(nil), buf...)})
 		}
 		if inFocus {
 			if lo < 0 || g < lo {
@@ -177,19 +174,11 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 	for i := scroll; i < len(groups) && len(out) < avail; i++ {
 		g := groups[i]
 		b.Reset()
-		name := scenario.WorkerName(int32(g.first))
-		if g.first < len(tl.Names) && tl.Names[g.first] != "" {
-			name = tl.Names[g.first]
-		}
-		if r := []rune(name); len(r) > labelW {
-			name = string(r[:labelW])
+		name := cutLabel(laneName(tl, g.first), labelW)
+		if len(g.members) > 1 {
+			name = membersLabel(tl, g.members, labelW)
 		}
 		b.WriteString(lk.worker(g.first).wrap(name))
-		if g.count > 1 {
-			count := fmt.Sprintf("×%d", g.count)
-			b.WriteString(th.Muted.Render(count))
-			name += count
-		}
 		b.WriteString(strings.Repeat(" ", max(labelW-len([]rune(name)), 0)+1))
 		renderCells(lk, &b, g.cells)
 		out = append(out, b.String())
@@ -203,6 +192,86 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 		out = append(out, "")
 	}
 	return append(out, axis(th, labelW+1, cols, now, span, tl, k))
+}
+
+// shownWorkers are the workers with a lane: all of them, or, when lanes
+// appear as requests arrive (a served race), those that have begun by
+// cursor k — no rows for requests that have not come.
+func shownWorkers(tl *timeline.Timeline, k int) []int {
+	out := make([]int, 0, len(tl.Workers))
+	for w := range tl.Workers {
+		if !tl.Arrivals || tl.Started(w, k) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// laneName is worker w's lane's name: the log's own (alice/2), else w02.
+func laneName(tl *timeline.Timeline, w int) string {
+	if w < len(tl.Names) && tl.Names[w] != "" {
+		return tl.Names[w]
+	}
+	return scenario.WorkerName(int32(w))
+}
+
+// membersLabel names the lanes a folded row stands for, as a list that
+// never reads as a range — w01,w07 or alice/1,4 — with +N for those that
+// do not fit in w cells.
+func membersLabel(tl *timeline.Timeline, members []int, w int) string {
+	var parts []string
+	prefix := ""
+	for _, m := range members {
+		name := laneName(tl, m)
+		if prefix != "" && strings.HasPrefix(name, prefix) {
+			name = strings.TrimPrefix(name, prefix)
+		} else if i := strings.LastIndex(name, "/"); i > 0 && prefix == "" {
+			prefix = name[:i+1]
+		}
+		parts = append(parts, name)
+	}
+	label := parts[0]
+	for i := 1; i < len(parts); i++ {
+		next := label + "," + parts[i]
+		need := len([]rune(next))
+		if rest := len(parts) - i - 1; rest > 0 {
+			need += len(fmt.Sprintf("+%d", rest))
+		}
+		if need > w {
+			more := fmt.Sprintf("+%d", len(parts)-i)
+			return cutLabel(label, max(w-len(more), 1)) + more
+		}
+		label = next
+	}
+	return label
+}
+
+// cutLabel shortens a lane's name to w cells, keeping the worker's number
+// of a participant's lane (a-very-long-name/3 → a-very-l…/3).
+func cutLabel(name string, w int) string {
+	r := []rune(name)
+	if len(r) <= w {
+		return name
+	}
+	if i := strings.LastIndex(name, "/"); i > 0 {
+		tail := []rune(name[i:])
+		if keep := w - len(tail) - 1; keep > 0 {
+			return string(r[:keep]) + "…" + string(tail)
+		}
+	}
+	return string(r[:w])
+}
+
+// participantOf is whose worker w is: the part of its lane's name before
+// a '/' (alice/2 → alice), or "" for lanes with no participant.
+func participantOf(tl *timeline.Timeline, w int) string {
+	if w >= len(tl.Names) {
+		return ""
+	}
+	if p, _, ok := strings.Cut(tl.Names[w], "/"); ok {
+		return p
+	}
+	return ""
 }
 
 func statesKey(cells []themes.State) []byte {

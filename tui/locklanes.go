@@ -24,7 +24,7 @@ func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration
 }
 
 // lockLanesOver is lockLanes over a window of span (at least now), its
-// columns lined up with lanesOver's.
+// columns lined up with lanesFocus's.
 func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows int) []string {
 	return lockLanesOf(th, tl, tl.Locks, k, now, span, width, labelW, rows)
 }
@@ -224,14 +224,19 @@ func labelWidth(tl *timeline.Timeline, laneRows int) int {
 	if len(tl.Workers) > 100 {
 		w = 5
 	}
-	if len(tl.Workers) > laneRows {
-		w += 1 + len(fmt.Sprint(len(tl.Workers)))
+	folds := len(tl.Workers) > laneRows
+	if folds { // a folded row lists its members: w01,w07+3
+		w = max(w+1+len(fmt.Sprint(len(tl.Workers))), 9)
 	}
 	for _, l := range tl.Locks {
 		w = max(w, min(len(strings.TrimPrefix(l.Name, "lock:")), 10))
 	}
 	for _, n := range tl.Names {
-		w = max(w, min(len([]rune(n)), 14))
+		longest := len([]rune(n))
+		if folds {
+			longest += 3 // alice/1+7
+		}
+		w = max(w, min(longest, 14))
 	}
 	return w
 }

@@ -87,7 +87,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 		leftW := w - rightW
 		laneH := bodyH - lockH
 		labelW := labelWidth(v.tl, laneH-3)
-		left := box(th, "swimlanes", lanes(th, v.tl, k, now, leftW-2, labelW, laneH-2, v.scroll), leftW, laneH)
+		left := box(th, "swimlanes", lanesFocus(th, v.tl, k, now, now, leftW-2, labelW, laneH-2, v.scroll, v.own), leftW, laneH)
 		if lockH > 0 {
 			left += "\n" + lockBox(leftW, labelW)
 		}
@@ -102,7 +102,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 		}
 		laneH := bodyH - lockH - 1
 		labelW := labelWidth(v.tl, laneH-3)
-		body = box(th, "swimlanes", lanes(th, v.tl, k, now, w-2, labelW, laneH-2, v.scroll), w, laneH)
+		body = box(th, "swimlanes", lanesFocus(th, v.tl, k, now, now, w-2, labelW, laneH-2, v.scroll, v.own), w, laneH)
 		switch {
 		case nodeBox != "":
 			body += "\n" + nodeBox

@@ -39,6 +39,11 @@ type runView struct {
 	marked    int                // timeline markers already reported
 	noHints   bool               // a recording: no hints at keys nobody can press
 	scene     *talk.Scene        // the talk's scene this run is, if any
+	// hosted: a round of a room, opened by its host; a fault, a rerun, a
+	// new seed or the parameters are a run of one's own, not the room's.
+	hosted bool
+	// own are a participant's workers: their lanes stay in view, unfolded.
+	own []int32
 }
 
 func newRunView(s *session, speed float64) *runView {
@@ -70,12 +75,13 @@ func newRunView(s *session, speed float64) *runView {
 // footer is always true.
 func (v *runView) setKeys() {
 	live := v.s.live()
-	v.keys.Rerun.SetEnabled(live)
-	v.keys.NewSeed.SetEnabled(live)
+	v.keys.Rerun.SetEnabled(live && !v.hosted)
+	v.keys.NewSeed.SetEnabled(live && !v.hosted)
+	v.keys.Back.SetEnabled(!v.hosted)
 	if v.recorded() {
 		v.keys.Live.SetHelp("end", "to the end")
 	}
-	v.keys.Faults.SetEnabled(live && !v.recorded())
+	v.keys.Faults.SetEnabled(live && !v.recorded() && !v.hosted)
 	if v.s.replay != "" {
 		v.keys.Back.SetHelp("esc", "quit")
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/workshop"
 )
 
 // scoreRows is the most attendees the scoreboard shows at once.
@@ -26,12 +27,12 @@ func (v *HostView) scoreboard(th *themes.Theme) []string {
 		evs, _ := v.run.s.log.Read(0, make([]scenario.Event, 0, k+1))
 		v.scores = scoreCache{k: k, valid: true, scores: scenario.Scores(v.run.s.header, evs[:k+1])}
 	}
-	return scoreLines(th, v.scores.scores, scenario.ScoreTerm(v.run.s.header.Scenario), v.w)
+	return scoreLines(th, v.scores.scores, scenario.ScoreTerm(v.run.s.header.Scenario), v.w, v.me)
 }
 
 // scoreLines draws a scoreboard in the lanes' order; term names what
-// Score.Did counts.
-func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int) []string {
+// Score.Did counts; me's line (a participant's own) is marked.
+func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int, me string) []string {
 	dw := max(len(term), 5)
 	head := fmt.Sprintf(" %-16s %7s %*s %7s %10s  %s", "attendee", "workers", dw, term, "denied", "violations", "state")
 	out := []string{th.Title.Render(fit(" scoreboard", w)), th.Muted.Render(fit(head, w))}
@@ -51,7 +52,11 @@ func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int) [
 		if s.Violations > 0 {
 			viol = th.Alarm.Render(fmt.Sprintf("%10d", s.Violations))
 		}
-		line := fmt.Sprintf(" %-16s %7d %*d %7d ", truncName(s.Name, 16), s.Workers, dw, s.Did, s.Denials) + viol + "  " + style.Render(state)
+		mark := " "
+		if s.Name == me && me != "" {
+			mark = th.Accent.Render(ownMark)
+		}
+		line := fmt.Sprintf("%s%-16s %7d %*d %7d ", mark, truncName(s.Name, 16), s.Workers, dw, s.Did, s.Denials) + viol + "  " + style.Render(state)
 		out = append(out, fit(line, w))
 	}
 	return out
@@ -62,4 +67,33 @@ func truncName(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
+}
+
+// leaderboard is the room's standings over its finished rounds, in the
+// scoreboard's place.
+func (v *HostView) leaderboard(th *themes.Theme) []string {
+	runs := v.stage.Runs()
+	st := workshop.Leaderboard(runs)
+	n := 0
+	for _, r := range runs {
+		select {
+		case <-r.Done():
+			n++
+		default:
+		}
+	}
+	out := []string{th.Title.Render(fit(fmt.Sprintf(" leaderboard after %d round(s) · l: this round's scoreboard", n), v.w)),
+		th.Muted.Render(fit(fmt.Sprintf(" %3s %-16s %6s %7s %7s %10s", "#", "participant", "rounds", "done", "denied", "violations"), v.w))}
+	for i, s := range st {
+		if i == scoreRows-1 && len(st) > scoreRows {
+			out = append(out, th.Muted.Render(fmt.Sprintf(" … and %d more", len(st)-i)))
+			break
+		}
+		mark := " "
+		if s.Name == v.me && v.me != "" {
+			mark = th.Accent.Render(ownMark)
+		}
+		out = append(out, fit(fmt.Sprintf("%s%3d %-16s %6d %7d %7d %10d", mark, i+1, truncName(s.Name, 16), s.Rounds, s.Did, s.Denials, s.Violations), v.w))
+	}
+	return out
 }

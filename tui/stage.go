@@ -2,7 +2,9 @@ package tui
 
 import (
 	"context"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/untrusted"
@@ -31,12 +33,19 @@ type Stage struct {
 	Title string
 	// Hint tells attendees how to join.
 	Hint string
+	// Code is the room's code, shown in big type in the lobby; WaysIn the
+	// lines attendees join with, one per way in and address.
+	Code   string
+	WaysIn []string
 	// Requests: the round's workers are requests to an HTTP server (serve),
 	// one lane each, not attendees' machines: no lobby, no scoreboard; the
 	// hint stays on screen under the lanes.
 	Requests bool
 
 	mu    sync.Mutex
+	next  string          // what the next round races, when the host changed it
+	start time.Time       // when the newest round's workers start
+	runs  []*scenario.Run // every round put on stage, in order
 	run   *scenario.Run
 	round int
 	lobby []Attendee
@@ -62,6 +71,14 @@ func (s *Stage) SetRound(r *scenario.Run) {
 	}
 	s.run = r
 	s.round++
+	s.runs = append(s.runs, r)
+}
+
+// Runs are every round put on stage, in order.
+func (s *Stage) Runs() []*scenario.Run {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.runs)
 }
 
 // Lobby is who was here when last asked, and why asking failed, if it did.
@@ -78,4 +95,35 @@ func (s *Stage) setLobby(l []Attendee, err error) {
 		s.err = untrusted.Line(err.Error())
 	}
 	s.mu.Unlock()
+}
+
+// Next says what the next round races, once the host has changed it.
+func (s *Stage) Next() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.next
+}
+
+// SetNext says what the next round races.
+func (s *Stage) SetNext(line string) { s.setNext(line) }
+
+func (s *Stage) setNext(line string) {
+	s.mu.Lock()
+	s.next = line
+	s.mu.Unlock()
+}
+
+// SetStart says when the newest round's workers start, for the countdown.
+func (s *Stage) SetStart(t time.Time) {
+	s.mu.Lock()
+	s.start = t
+	s.mu.Unlock()
+}
+
+// Countdown is how long until the newest round's workers start; 0 once
+// they have.
+func (s *Stage) Countdown(now time.Time) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return max(s.start.Sub(now), 0)
 }

@@ -25,10 +25,21 @@ type JoinConfig struct {
 	Miss    time.Duration // the clock sync misses by this much, unknown to its error bound (for tests and demos)
 	Rounds  int           // leave after this many rounds; 0: stay until ctx ends
 	Out     io.Writer     // one line per happening
+	// Fire, if set, holds the workers of each round until it receives (a
+	// participant's key) or FireWait has passed since the round's start;
+	// meanwhile the host is told that nothing earlier is to come.
+	Fire     <-chan struct{}
+	FireWait time.Duration // default DefaultFireWait
 }
 
+// DefaultFireWait is how long a round waits for a participant to fire
+// before their workers go by themselves.
+const DefaultFireWait = 10 * time.Second
+
 // Join takes part in the room's rounds until ctx ends (or cfg.Rounds are
-// done): it runs cfg.Workers workers in each round the host opens.
+// done): it runs cfg.Workers workers in each round the host opens. The end
+// of ctx (the attendee's Ctrl-C) is leaving, not a failure: it says so and
+// returns nil, whatever step it interrupted.
 func Join(ctx context.Context, cfg JoinConfig) error {
 	if cfg.Room == "" {
 		cfg.Room = DefaultRoom
@@ -36,6 +47,19 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
+	err := join(ctx, cfg)
+	if ctx.Err() != nil {
+		var taken *NameTakenError
+		if errors.As(err, &taken) {
+			return err
+		}
+		fmt.Fprintf(cfg.Out, "%s left the room %q\n", cfg.Name, cfg.Room)
+		return nil
+	}
+	return err
+}
+
+func join(ctx context.Context, cfg JoinConfig) error {
 	room, err := store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
 	if err != nil {
 		return err
@@ -112,7 +136,10 @@ func (j *joiner) loop(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		hosted, _ := rc.Exists(ctx, j.room.Key("host")).Result()
+		hosted, err := rc.Exists(ctx, j.room.Key("host")).Result()
+		if err != nil {
+			return err
+		}
 		switch {
 		case hosted == 0 && said != "nohost":
 			said = "nohost"
@@ -168,6 +195,16 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 		case <-time.After(wait):
 		}
 	}
+	mac, err := batchKey(j.key, r.HostKey, r.ID, a.Name)
+	if err != nil {
+		return fmt.Errorf("round %d: the host's key is not one: %w", r.N, err)
+	}
+	f := &forwarder{rc: rc, stream: st.Key("events"), round: r.ID, mac: mac, name: a.Name, syncErr: j.clk.Err}
+	if j.cfg.Fire != nil {
+		if err := j.awaitFire(ctx, r, a, f); err != nil || ctx.Err() != nil {
+			return err
+		}
+	}
 	p := r.Params
 	p.Workers = a.Workers
 	cfg := scenario.Config{Scenario: r.Scenario, Strategy: r.Strategy, Params: p, Seed: r.Seed + uint64(a.First)*7919, Tool: j.cfg.Tool}
@@ -175,15 +212,9 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 	if err != nil {
 		return err
 	}
-	mac, err := batchKey(j.key, r.HostKey, r.ID, a.Name)
-	if err != nil {
-		run.Stop()
-		run.Wait()
-		return fmt.Errorf("round %d: the host's key is not one: %w", r.N, err)
-	}
 	s0, c0 := j.clk.Now(), st.Clock().Now()
-	f := &forwarder{rc: rc, stream: st.Key("events"), round: r.ID, mac: mac, name: a.Name, log: run.Log, syncErr: j.clk.Err,
-		toServer: func(t time.Duration) time.Duration { return time.Duration(s0)*time.Microsecond + t - c0 }}
+	f.log = run.Log
+	f.toServer = func(t time.Duration) time.Duration { return time.Duration(s0)*time.Microsecond + t - c0 }
 	tick := time.NewTicker(flushEvery)
 	defer tick.Stop()
 	for running := true; running; {
@@ -288,4 +319,45 @@ func cut(s string) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// awaitFire holds round r's workers until the participant fires or the
+// wait is over, sending the host a watermark (nothing earlier is to come)
+// at the stream's pace, so that everyone else's events are not held up.
+func (j *joiner) awaitFire(ctx context.Context, r *Round, a Attendee, f *forwarder) error {
+	wait := j.cfg.FireWait
+	if wait <= 0 {
+		wait = DefaultFireWait
+	}
+	fmt.Fprintf(j.cfg.Out, "round %d: fire your %d worker(s) now (they go by themselves in %v)\n", r.N, a.Workers, wait)
+drain: // a key pressed before the round does not fire it
+	for {
+		select {
+		case <-j.cfg.Fire:
+		default:
+			break drain
+		}
+	}
+	deadline := time.After(wait)
+	tick := time.NewTicker(flushEvery)
+	defer tick.Stop()
+	for {
+		if err := f.send(ctx, nil, j.clk.Now(), false); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("sending events to the host: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-j.cfg.Fire:
+			fmt.Fprintf(j.cfg.Out, "round %d: %s fired %d worker(s)\n", r.N, a.Name, a.Workers)
+			return nil
+		case <-deadline:
+			fmt.Fprintf(j.cfg.Out, "round %d: %s's %d worker(s) went by themselves\n", r.N, a.Name, a.Workers)
+			return nil
+		case <-tick.C:
+		}
+	}
 }

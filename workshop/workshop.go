@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/scenario"
@@ -48,14 +49,34 @@ const (
 // DefaultRoom is the room host and join use unless told otherwise.
 const DefaultRoom = "workshop"
 
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,23}$`)
+// MaxName is the longest name of a room or an attendee.
+const MaxName = 32
+
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_-]{0,31}$`)
 
 // CheckName refuses names that cannot be a lane's or a key's.
 func CheckName(what, name string) error {
 	if !nameRE.MatchString(name) {
-		return fmt.Errorf("--%s %q: use 1 to 24 letters, digits, '-' or '_', starting with a letter or digit", what, name)
+		return fmt.Errorf("--%s %q: use 1 to %d letters, digits, '-' or '_', starting with a letter or digit", what, name, MaxName)
 	}
 	return nil
+}
+
+// CleanName makes a name out of anything a client sends (an SSH user):
+// only letters, digits, '-' and '_' are kept, leading '-' and '_' are
+// dropped, and it is cut to MaxName; "" when nothing is left.
+func CleanName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		ok := r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || (r == '-' || r == '_') && b.Len() > 0)
+		if ok {
+			b.WriteRune(r)
+		}
+		if b.Len() == MaxName {
+			break
+		}
+	}
+	return b.String()
 }
 
 // Attendee is one machine's share of a round.

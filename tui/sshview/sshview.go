@@ -30,6 +30,9 @@ type Config struct {
 	// HostKey is the server's key file, generated once if missing.
 	HostKey string
 	Theme   *themes.Theme
+	// Participate, if set, seats every user but WatchUser in the room as
+	// a participant, named after their SSH user.
+	Participate tui.Participate
 
 	// The limits below are OpenSSH's where it has one; zero means the
 	// default. LoginGrace is how long a connection may go without
@@ -48,10 +51,11 @@ func (c Config) Open() bool { return c.Password == "" && c.AuthorizedKeys == "" 
 
 // Server is a running SSH server of one stage.
 type Server struct {
-	srv      *ssh.Server
-	ln       net.Listener
-	guard    *guard
-	sessions sessions
+	participate tui.Participate
+	srv         *ssh.Server
+	ln          net.Listener
+	guard       *guard
+	sessions    sessions
 }
 
 // DefaultHostKey is the host key's path under the user's config directory.
@@ -71,7 +75,7 @@ func Listen(cfg Config, stage *tui.Stage) (*Server, error) {
 	if err := os.MkdirAll(filepath.Dir(cfg.HostKey), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot keep the SSH host key: %w", err)
 	}
-	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}}
+	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}, participate: cfg.Participate}
 	opts := []ssh.Option{
 		wish.WithHostKeyPath(cfg.HostKey),
 		wish.WithMiddleware(

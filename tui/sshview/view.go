@@ -10,7 +10,12 @@ import (
 	bm "github.com/charmbracelet/wish/bubbletea"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
+	"github.com/locklab/locklab/untrusted"
 )
+
+// WatchUser is the SSH user who only watches a room that takes
+// participants: ssh watch@HOST.
+const WatchUser = "watch"
 
 // resizeEvery spaces the resizes a view redraws for: a client may send a
 // thousand a second, a terminal is dragged at a frame's pace at most.
@@ -32,8 +37,16 @@ func (s *Server) viewMiddleware(stage *tui.Stage, th *themes.Theme) wish.Middlew
 			s.guard.view(gc, +1)
 			defer s.guard.view(gc, -1)
 			w := sz.latest(pty.Window)
-			p := tea.NewProgram(tui.NewHostView(stage, nil, th, w.Width, w.Height),
-				append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
+			var model tea.Model = tui.NewHostView(stage, nil, th, w.Width, w.Height)
+			if s.participate != nil && sess.User() != WatchUser {
+				part, err := s.participate(sess.Context(), sess.User())
+				if err != nil {
+					wish.Fatalln(sess, untrusted.Line(err.Error()))
+					return
+				}
+				model = tui.NewParticipantView(stage, part, th, w.Width, w.Height)
+			}
+			p := tea.NewProgram(model, append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
 			ctx, cancel := context.WithCancel(sess.Context())
 			resized := make(chan struct{})
 			go func() { defer close(resized); sz.follow(ctx, p) }()

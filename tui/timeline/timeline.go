@@ -190,10 +190,13 @@ type Count struct {
 type Timeline struct {
 	Workers []Worker
 	Names   []string // the lanes' names, when the log gives its own (alice/2); else w02
-	Locks   []*Lock
-	lockIdx map[string]int
-	waiters map[string][]int32 // who may be waiting on each lock
-	armed   []int              // locks with a holder, to check for TTL lapses
+	// Arrivals: a worker's lane is drawn once it has begun (a served
+	// race's requests arrive one by one; the rest have not come).
+	Arrivals bool
+	Locks    []*Lock
+	lockIdx  map[string]int
+	waiters  map[string][]int32 // who may be waiting on each lock
+	armed    []int              // locks with a holder, to check for TTL lapses
 
 	HasStock  bool
 	Initial   int64
@@ -529,6 +532,15 @@ func (w *Worker) st(i int) themes.State { return themes.State(w.spans[i] & 0xff)
 // span returns span i.
 func (w *Worker) span(i int) Span {
 	return Span{Seq: int64(w.seqs[i]), T: w.t(i), State: w.st(i)}
+}
+
+// Started reports whether worker w has a span at or before cursor k.
+func (tl *Timeline) Started(w, k int) bool {
+	if w < 0 || w >= len(tl.Workers) {
+		return false
+	}
+	ws := &tl.Workers[w]
+	return len(ws.seqs) > 0 && int64(ws.seqs[0]) <= int64(k)
 }
 
 // upTo is how many of w's spans are at or before cursor k.

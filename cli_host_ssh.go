@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/locklab/locklab/tui"
+	"github.com/locklab/locklab/tui/sshview"
+	"github.com/locklab/locklab/workshop"
+)
+
+// sshParticipantWorkers is how many workers a participant over SSH races
+// with, as join's default.
+const sshParticipantWorkers = 3
+
+// admitByCode makes the room code the SSH password of a listener wider
+// than loopback that has none of its own.
+func admitByCode(c *sshview.Config, code string) {
+	host, _, _ := net.SplitHostPort(c.Addr)
+	if ip := net.ParseIP(host); c.Open() && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		c.Password = code
+	}
+}
+
+// participate seats SSH users in the room as join processes would be:
+// each runs workshop.Join here, on the room's Redis, until its session
+// ends. The name is the SSH user's, cleaned; when it is taken, -2, -3…
+// is added.
+func participate(url, room string) tui.Participate {
+	return func(ctx context.Context, user string) (*tui.Participation, error) {
+		base := workshop.CleanName(user)
+		if base == "" {
+			base = "guest"
+		}
+		for i := 1; i <= 9; i++ {
+			name := base
+			if i > 1 {
+				suffix := fmt.Sprintf("-%d", i)
+				name = base[:min(len(base), workshop.MaxName-len(suffix))] + suffix
+			}
+			p, err := seat(ctx, url, room, name)
+			var taken *workshop.NameTakenError
+			if errors.As(err, &taken) {
+				continue
+			}
+			return p, err
+		}
+		return nil, fmt.Errorf("the names %s to %s-9 are all taken in this room: connect as another user (ssh OTHER@HOST)", base, base)
+	}
+}
+
+// seat starts one participant's joiner and waits until it is in the room
+// or has failed.
+func seat(ctx context.Context, url, room, name string) (*tui.Participation, error) {
+	fire := make(chan struct{}, 1)
+	said := &tui.Said{}
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(done)
+		errs <- workshop.Join(ctx, workshop.JoinConfig{URL: url, Room: room, Name: name, Workers: sshParticipantWorkers,
+			Tool: "locklab " + version + " (ssh)", Out: said, Fire: fire})
+	}()
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for said.Last() == "" {
+		select {
+		case <-done:
+			if err := <-errs; err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%s left the room before the first round", name)
+		case <-t.C:
+		}
+	}
+	return &tui.Participation{Name: name, Fire: fire, Said: said, Done: done}, nil
+}
