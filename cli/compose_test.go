@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 // `--profile redlock` starts only the five Redlock nodes, and every port is
 // published on loopback unless $LOCKLAB_BIND says otherwise.
 func TestComposeProfilesAndBinds(t *testing.T) {
-	b, err := os.ReadFile("docker-compose.yml")
+	b, err := os.ReadFile("../docker-compose.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
