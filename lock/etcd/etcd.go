@@ -208,12 +208,20 @@ func (m *Mutex) tryLock(ctx context.Context, key string, s *session) (int64, err
 	if err != nil {
 		return 0, err
 	}
-	mine := r.Responses[1].GetResponseRange().Kvs
+	// Then answers put, getOwn, first; Else (the key was there) getOwn, first.
+	at := 0
+	if r.Succeeded {
+		at = 1
+	}
+	if len(r.Responses) < at+2 {
+		return 0, errors.New("etcd answered the lock's transaction with fewer replies than it asked")
+	}
+	mine := r.Responses[at].GetResponseRange().Kvs
 	if len(mine) == 0 {
 		return 0, errors.New("etcd answered the lock's transaction without the waiter's key")
 	}
 	rev := mine[0].CreateRevision
-	if kvs := r.Responses[2].GetResponseRange().Kvs; len(kvs) == 0 || kvs[0].CreateRevision == rev {
+	if kvs := r.Responses[at+1].GetResponseRange().Kvs; len(kvs) == 0 || kvs[0].CreateRevision == rev {
 		return rev, nil
 	}
 	if r.Succeeded { // this waiter put its key: take it back

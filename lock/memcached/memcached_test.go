@@ -12,7 +12,7 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/memcached"
+	_ "github.com/locklab/locklab/lock/all" // registers memcached-add
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
 )
