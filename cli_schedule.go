@@ -72,7 +72,7 @@ func (f *runFlags) replaySchedule(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	f.planned = s.Faults
+	f.planned, f.steps = s.Faults, s.Steps
 	f.noted = true
 	_, err = f.runOne(cmd.Context(), cmd.OutOrStdout(), sc, s.Strategy, s.Params, s.Seed, nil, false)
 	return err
@@ -103,6 +103,7 @@ func writeSchedule(out io.Writer, path string, run *scenario.Run, cfg scenario.C
 		return usagef("--schedule-out: this run kept %s, so it has no schedule to replay", run.Header.Time)
 	}
 	cfg.Faults = run.Faults() // with those pressed meanwhile, where they landed
+	cfg.Steps = run.Hand()
 	if err := writeOutput("schedule-out", path, "schedule", schedule.Of(cfg).Write); err != nil {
 		return err
 	}

@@ -63,6 +63,9 @@ func (rt *Runtime) pick() *actor {
 			rt.inputs()
 			rt.wake()
 		}
+		if a := rt.steered(); a != nil {
+			return a
+		}
 		if n := len(rt.runnable); n > 0 {
 			i := 0
 			if n > 1 {

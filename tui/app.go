@@ -22,6 +22,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/talk"
@@ -52,6 +53,13 @@ type Options struct {
 	Present  bool          // presenter mode from the start
 	Cast     string        // record the session as an asciicast v2 file here
 	Servers  store.Servers // servers beyond Redis (--postgres, …)
+	// The scheduler mode (the person decides each step), a level to play
+	// in it, and a schedule's faults and hand-chosen steps for the run
+	// started at once.
+	Manual bool
+	Level  *levels.Level
+	Faults []scenario.Timed
+	Steps  []scenario.Step
 
 	// A talk's hold on presenter mode. Extras add a caption and notes to
 	// beats, keyed by beat ID ("race", "verdict") or number from 1 ("2").
@@ -234,7 +242,12 @@ func (t teeFile) WriteString(s string) (int, error) { return t.Write([]byte(s)) 
 func (a *App) Init() tea.Cmd {
 	if a.opts.Start && a.opts.Replay == nil && a.opts.Loading == nil && a.talk == nil {
 		a.form = newForm(a.picker.scenario(), a.picker.strategy(), a.opts)
-		return tea.Batch(frame(), a.start(a.form.spec()))
+		spec, err := a.form.spec()
+		if err == nil {
+			spec.Manual, spec.Level = a.opts.Manual, a.opts.Level
+			spec.Faults, spec.Steps = a.opts.Faults, a.opts.Steps
+		}
+		return tea.Batch(frame(), a.start(spec, err))
 	}
 	return frame()
 }
@@ -405,6 +418,9 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case key.Matches(msg, k.Rerun):
 		spec := a.run.s.spec
+		if spec.Manual {
+			spec.Steps, spec.From = nil, 0 // the scheduler mode starts over
+		}
 		spec.Speed = a.run.speed // the pace on screen, not the one it opened at
 		return a, a.start(spec, nil)
 	case key.Matches(msg, k.NewSeed):
@@ -413,8 +429,45 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		a.form.setSeed(spec.Seed)
 		return a, a.start(spec, nil)
 	}
+	switch mk := a.run.mkeys; {
+	case key.Matches(msg, mk.Undo) && a.run.s.man != nil:
+		return a, a.undo()
+	case key.Matches(msg, mk.Manual) && mk.Manual.Enabled():
+		return a, a.toManual()
+	}
 	a.run.handleKey(msg)
 	return a, nil
+}
+
+// undo plays the run again with every hand-chosen step but the person's
+// last, and asks again where that one was chosen: the same seed and the
+// same choices give the same run.
+func (a *App) undo() tea.Cmd {
+	s := a.run.s
+	hand := s.run.Hand()
+	last := -1
+	for i, st := range hand {
+		if s.man.laneOf(st.Actor) != "" {
+			last = i
+		}
+	}
+	if last < 0 {
+		a.run.status = "nothing to undo: no step chosen yet"
+		return nil
+	}
+	spec := s.spec
+	spec.Steps, spec.From = hand[:last], hand[last].N
+	return a.start(spec, nil)
+}
+
+// toManual plays the simulated run again up to where it is now and hands
+// the steps from there on to the person.
+func (a *App) toManual() tea.Cmd {
+	s := a.run.s
+	spec := s.spec
+	spec.Manual, spec.From = true, s.run.Steps()+1
+	spec.Faults, spec.Steps = s.run.Faults(), s.run.Hand()
+	return a.start(spec, nil)
 }
 
 // View draws the current screen with the help footer, on the theme's own

@@ -15,6 +15,8 @@ type runView struct {
 	s      *session
 	tl     *timeline.Timeline
 	keys   runKeys
+	mkeys  manualKeys
+	seen   int  // events the scheduler mode has looked at for the level's goal
 	cursor int  // index of the last event shown; −1 before the first
 	follow bool // the cursor follows the newest event
 	paused bool
@@ -42,7 +44,7 @@ type runView struct {
 }
 
 func newRunView(s *session, speed float64) *runView {
-	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), cursor: -1, speed: speed,
+	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
 	v.tl.Strategy = s.header.Strategy
 	v.tl.SetTraits(s.header.LockTraits())
@@ -75,7 +77,9 @@ func (v *runView) setKeys() {
 	if v.recorded() {
 		v.keys.Live.SetHelp("end", "to the end")
 	}
-	v.keys.Faults.SetEnabled(live && !v.recorded())
+	v.keys.Faults.SetEnabled(live && !v.recorded() && v.s.man == nil)
+	v.mkeys.Manual.SetEnabled(live && !v.recorded() && v.s.man == nil && v.s.run.Simulated())
+	v.mkeys.Undo.SetEnabled(live && v.s.man != nil)
 	if v.s.replay != "" {
 		v.keys.Back.SetHelp("esc", "quit")
 	}
@@ -84,6 +88,9 @@ func (v *runView) setKeys() {
 func (v *runView) helpKeys() helpMap {
 	if v.faults.open {
 		return v.faultHelp()
+	}
+	if v.scheduling() {
+		return v.manualHelp()
 	}
 	k, p := v.keys, v.pr.keys
 	if v.pr.on {
