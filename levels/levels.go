@@ -38,11 +38,11 @@ var files embed.FS
 // Level is one puzzle: a run to schedule by hand and the violation that
 // wins it.
 type Level struct {
-	Name     string `json:"name"`
-	Title    string `json:"title"`
-	Goal     string `json:"goal"`      // the checker's violation code that wins: overlap, oversold, lost_update
-	GoalText string `json:"goal_text"` // the goal in words
-	Lesson   string `json:"lesson"`    // what winning shows
+	Name     string             `json:"name"`
+	Title    string             `json:"title"`
+	Goal     string             `json:"goal"`      // the checker's violation code that wins: overlap, oversold, lost_update
+	GoalText string             `json:"goal_text"` // the goal in words
+	Lesson   string             `json:"lesson"`    // what winning shows
 	Run      *schedule.Schedule `json:"-"`
 }
 

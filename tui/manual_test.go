@@ -1,0 +1,109 @@
+package tui
+
+import (
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/levels"
+	"github.com/locklab/locklab/scenario"
+)
+
+// levelSession starts the first level in the scheduler mode.
+func levelSession(t *testing.T, steps []scenario.Step, from uint64) *session {
+	t.Helper()
+	l, err := levels.Lookup("first-sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := l.Run
+	s, err := startSession(&Options{}, runSpec{Scenario: r.Scenario, Strategy: r.Strategy, Params: r.Params, Seed: r.Seed,
+		Manual: true, Level: l, Steps: steps, From: from})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+// ask waits for the run's next question.
+func ask(t *testing.T, m *manual) *question {
+	t.Helper()
+	for range 2000 {
+		if q, _ := m.asking(); q != nil {
+			return q
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the run asked nothing")
+	return nil
+}
+
+// The person chooses every step: both workers read before either
+// writes, the checker finds the oversell, the level is won; undo asks
+// the last step again, with the same choices.
+func TestSchedulerModeWinsAndUndoes(t *testing.T) {
+	s := levelSession(t, nil, 0)
+	m := s.man
+	var asked []uint64
+	for _, lane := range []string{"w00", "w00", "w01", "w01", "w00", "w01"} {
+		q := ask(t, m)
+		asked = append(asked, q.step)
+		i := -1
+		for j, c := range q.choices {
+			if c.lane == lane {
+				i = j
+			}
+		}
+		if !m.pick(i) {
+			t.Fatalf("step %d: %s is no choice of %v", q.step, lane, q.choices)
+		}
+	}
+	<-s.run.Done()
+	m.checkWin(s.run, 0, s.run.Log.Len())
+	won := m.result()
+	if won == nil || len(won.moves) != 6 {
+		t.Fatalf("not won: %+v (hand %v)", won, s.run.Hand())
+	}
+	if m.pick(0) {
+		t.Fatal("a finished run took an answer")
+	}
+	hand := s.run.Hand()
+	// Undo: the last of the person's steps is asked again.
+	last := hand[len(hand)-1]
+	for m.laneOf(last.Actor) == "" {
+		hand = hand[:len(hand)-1]
+		last = hand[len(hand)-1]
+	}
+	u := levelSession(t, hand[:len(hand)-1], last.N)
+	q := ask(t, u.man)
+	if q.step != last.N || q.step != asked[len(asked)-1] {
+		t.Fatalf("undo asked step %d, want %d", q.step, last.N)
+	}
+	if len(u.man.moves(u.run.Hand())) != 5 {
+		t.Fatalf("undo kept %v, want five of the person's steps", u.run.Hand())
+	}
+}
+
+// space leaves steps to the seed until two workers could move.
+func TestSchedulerModeSeedSkips(t *testing.T) {
+	s := levelSession(t, nil, 0)
+	q := ask(t, s.man)
+	s.man.seed()
+	q2 := ask(t, s.man)
+	if q2.step <= q.step || len(q2.choices) < 2 {
+		t.Fatalf("after space: step %d with %d choices, want a later step with two", q2.step, len(q2.choices))
+	}
+}
+
+// Every shipped level reads, names a goal and a scenario that exists.
+func TestLevelsRead(t *testing.T) {
+	all := levels.All()
+	if len(all) < 4 {
+		t.Fatalf("%d levels", len(all))
+	}
+	for _, l := range all {
+		if _, err := scenario.Lookup(l.Run.Scenario); err != nil {
+			t.Errorf("%s: %v", l.Name, err)
+		}
+	}
+}
