@@ -22,25 +22,27 @@ type runView struct {
 	paused bool
 	speed  float64
 	// Replay playhead (virtual time) and the wall time of the last frame.
-	playT     time.Duration
-	lastFrame time.Time
-	frameStep time.Duration // between two frames: frameEvery unless recorded at another rate
-	stepping  bool          // waiting for the world to make one more event
-	over      bool          // the run had ended when the last frame folded the log
-	loadNoted bool          // the status said why a replay was cut short
-	scroll    int
-	status    string
-	cache     renderCache
-	hist      histCache
-	trade     tradeCache // trade-offs' table
-	leader    leaderFold // leader's leaders and ledger
-	faults    faultMenu
-	pr        presenter
-	big       bigCache           // headlines in block letters
-	mark      func(label string) // a recording's markers, if recording
-	marked    int                // timeline markers already reported
-	noHints   bool               // a recording: no hints at keys nobody can press
-	scene     *talk.Scene        // the talk's scene this run is, if any
+	playT      time.Duration
+	lastFrame  time.Time
+	frameStep  time.Duration // between two frames: frameEvery unless recorded at another rate
+	stepping   bool          // waiting for the world to make one more event
+	over       bool          // the run had ended when the last frame folded the log
+	loadNoted  bool          // the status said why a replay was cut short
+	scroll     int
+	status     string
+	cache      renderCache
+	hist       histCache
+	trade      tradeCache // trade-offs' table
+	leader     leaderFold // leader's leaders and ledger
+	faults     faultMenu
+	pr         presenter
+	big        bigCache           // headlines in block letters
+	mark       func(label string) // a recording's markers, if recording
+	eventMarks bool               // a marker at every event too
+	evMarked   int                // events marked so far
+	marked     int                // timeline markers already reported
+	noHints    bool               // a recording: no hints at keys nobody can press
+	scene      *talk.Scene        // the talk's scene this run is, if any
 }
 
 func newRunView(s *session, speed float64) *runView {
