@@ -41,6 +41,9 @@ type Config struct {
 	// Steer, when set, is asked at each other step of a simulated run who
 	// goes (the scheduler mode of the view); what it picks joins Hand.
 	Steer sim.Steer
+	// Branchable keeps the scheduler's step of each event, so that a
+	// branch can start from any of them (see Run.StepAt).
+	Branchable bool
 }
 
 // Run is one running (or finished) scenario. Its event log is the only
@@ -144,6 +147,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	}
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{}), bg: clock.NewGroup(st.Clock()), rt: rt}
+	if rt != nil && (len(cfg.Steps) > 0 || cfg.Steer != nil || cfg.Branchable) {
+		r.Log.stepper = rt.Steps
+	}
 	env := &Env{run: r, ctx: ctx, Store: st, serial: clock.NewMutex(st.Clock()), order: clock.NewMutex(st.Clock()), Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
 		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted, guest: mode.guest, first: mode.first, total: mode.total}
 	if mode.guest {

@@ -109,19 +109,21 @@ type startedMsg struct {
 
 // App is the root model.
 type App struct {
-	left     []error // what stopped runs could not delete
-	opts     *Options
-	theme    *themes.Theme
-	w, h     int
-	screen   screen
-	picker   picker
-	form     form
-	run      *runView
-	starting bool
-	help     help.Model
-	showHelp bool
-	keys     globalKeys
-	err      string
+	left      []error // what stopped runs could not delete
+	opts      *Options
+	theme     *themes.Theme
+	w, h      int
+	screen    screen
+	picker    picker
+	form      form
+	run       *runView
+	orig      *runView    // the original run, while a branch of it is on screen
+	branching *branchInfo // a branch being started
+	starting  bool
+	help      help.Model
+	showHelp  bool
+	keys      globalKeys
+	err       string
 	// A message the footer shows for a moment (the theme's name), until
 	// the first frame after flashUntil.
 	flash                 string
@@ -260,6 +262,14 @@ func (a *App) stopRun() {
 	if a.run == nil {
 		return
 	}
+	if o := a.orig; o != nil {
+		// The original of a branch goes with it.
+		a.orig = nil
+		run := a.run
+		a.run = o
+		a.stopRun()
+		a.run = run
+	}
 	a.run.s.stop()
 	if l := a.run.s.left; l != nil && !slices.Contains(a.left, l) {
 		a.left = append(a.left, l)
@@ -310,6 +320,10 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if a.run != nil && a.screen == screenRun {
 			a.run.onFrame(time.Time(msg))
+			if a.orig != nil {
+				a.orig.s.finished() // its verdict, once it has one
+				a.run.branchNote = a.branchLine()
+			}
 		}
 		return a, frame()
 	case startedMsg:
@@ -321,6 +335,16 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return a, nil
 		}
+		var br *branchInfo
+		if a.branching != nil {
+			br, a.branching = a.branching, nil
+			if a.orig == nil {
+				a.orig = a.run // kept: tab shows it again
+			} else {
+				a.run.s.stop() // a branch of a branch replaces the branch
+			}
+			a.run = nil
+		}
 		if a.run != nil {
 			a.stopRun()
 		}
@@ -329,6 +353,15 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			present = a.run.pr.on // a rerun keeps the mode
 		}
 		a.run = newRunView(msg.s, msg.s.spec.Speed)
+		a.run.branch = br
+		if br != nil && a.orig != nil {
+			a.orig.fork = br
+			a.orig.tl.Fork, a.run.tl.Fork = br.t, br.t
+		}
+		a.run.setKeys()
+		if a.orig != nil {
+			a.orig.setKeys()
+		}
 		a.run.pr.on = present
 		a.run.pr.talkOpts(a.opts)
 		if a.rec != nil {
@@ -434,6 +467,12 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return a, a.undo()
 	case key.Matches(msg, mk.Manual) && mk.Manual.Enabled():
 		return a, a.toManual()
+	case key.Matches(msg, mk.Branch) && a.run.canBranch():
+		return a, a.branchHere()
+	case key.Matches(msg, mk.Switch) && a.orig != nil:
+		a.run, a.orig = a.orig, a.run
+		a.run.cache = renderCache{} // the other side's verdict may have come meanwhile
+		return a, nil
 	}
 	a.run.handleKey(msg)
 	return a, nil

@@ -12,7 +12,7 @@ import (
 
 // manualKeys are the scheduler mode's keys.
 type manualKeys struct {
-	Pick, Up, Down, Enter, Seed, Undo, Manual key.Binding
+	Pick, Up, Down, Enter, Seed, Undo, Manual, Branch, Switch key.Binding
 }
 
 func defaultManualKeys() manualKeys {
@@ -24,6 +24,8 @@ func defaultManualKeys() manualKeys {
 		Seed:   bind([]string{" "}, "space", "seed decides"),
 		Undo:   bind([]string{"u"}, "u", "undo"),
 		Manual: bind([]string{"m"}, "m", "you schedule"),
+		Branch: bind([]string{"F"}, "F", "branch here"),
+		Switch: bind([]string{"tab"}, "tab", "original/branch"),
 	}
 }
 
@@ -130,12 +132,12 @@ func (v *runView) hand() []scenario.Step {
 func (v *runView) schedKey() string {
 	m := v.s.man
 	if m == nil {
-		return ""
+		return v.branchNote
 	}
 	q, sel := m.asking()
 	var step uint64
 	if q != nil {
 		step = q.step
 	}
-	return fmt.Sprint(step, sel, m.result() != nil, len(v.hand()))
+	return fmt.Sprint(step, sel, m.result() != nil, len(v.hand()), v.branchNote)
 }

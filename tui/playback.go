@@ -432,6 +432,9 @@ func (v *runView) pace() string {
 func (v *runView) saveLog() {
 	sp := v.s.spec
 	path := fmt.Sprintf("locklab-%s-%s-%d.jsonl", sp.Scenario, sp.Strategy, sp.Seed)
+	if v.branch != nil {
+		path = fmt.Sprintf("locklab-%s-%s-%d-branch-%d.jsonl", sp.Scenario, sp.Strategy, sp.Seed, v.branch.step)
+	}
 	if err := v.s.save(path); err != nil {
 		v.status = "could not save: " + untrusted.Line(err.Error())
 		return

@@ -12,10 +12,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/talk"
-	"github.com/locklab/locklab/untrusted"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 	"github.com/locklab/locklab/tui/timeline"
+	"github.com/locklab/locklab/untrusted"
 	"github.com/muesli/termenv"
 )
 

@@ -187,6 +187,9 @@ func (v *runView) statusLine(th *themes.Theme) string {
 	if v.status != "" {
 		return th.Accent.Render(v.status)
 	}
+	if v.branchNote != "" {
+		return th.Warn.Render(v.branchNote)
+	}
 	if v.s.loading != nil {
 		return legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d so far", v.cursor+1, v.tl.N))
 	}

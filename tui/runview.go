@@ -12,15 +12,18 @@ import (
 
 // runView shows one session: live, paused, rewound, or replayed.
 type runView struct {
-	s      *session
-	tl     *timeline.Timeline
-	keys   runKeys
-	mkeys  manualKeys
-	seen   int  // events the scheduler mode has looked at for the level's goal
-	cursor int  // index of the last event shown; −1 before the first
-	follow bool // the cursor follows the newest event
-	paused bool
-	speed  float64
+	s          *session
+	tl         *timeline.Timeline
+	keys       runKeys
+	mkeys      manualKeys
+	seen       int         // events the scheduler mode has looked at for the level's goal
+	branch     *branchInfo // this run is a branch: where it left its original
+	fork       *branchInfo // this run has a branch: where it leaves
+	branchNote string      // where the branch left, and both verdicts
+	cursor     int         // index of the last event shown; −1 before the first
+	follow     bool        // the cursor follows the newest event
+	paused     bool
+	speed      float64
 	// Replay playhead (virtual time) and the wall time of the last frame.
 	playT      time.Duration
 	lastFrame  time.Time
@@ -82,6 +85,8 @@ func (v *runView) setKeys() {
 	v.keys.Faults.SetEnabled(live && !v.recorded() && v.s.man == nil)
 	v.mkeys.Manual.SetEnabled(live && !v.recorded() && v.s.man == nil && v.s.run.Simulated())
 	v.mkeys.Undo.SetEnabled(live && v.s.man != nil)
+	v.mkeys.Branch.SetEnabled(live && v.s.run.Simulated())
+	v.mkeys.Switch.SetEnabled(v.branch != nil || v.fork != nil)
 	if v.s.replay != "" {
 		v.keys.Back.SetHelp("esc", "quit")
 	}
@@ -105,7 +110,7 @@ func (v *runView) helpKeys() helpMap {
 	}
 	return helpMap{
 		// Most important first: the footer drops from the end.
-		short: []key.Binding{k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekFwd, k.Faults, k.StepFwd, k.StepBack, k.PrevMark, k.NextMark, k.Start, p.Toggle, k.Rerun, k.Back},
+		short: []key.Binding{k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekFwd, k.Faults, v.mkeys.Branch, v.mkeys.Switch, v.mkeys.Manual, k.StepFwd, k.StepBack, k.PrevMark, k.NextMark, k.Start, p.Toggle, k.Rerun, k.Back},
 		full: [][]key.Binding{
 			{k.Pause, k.StepFwd, k.StepBack, k.SeekBack, k.SeekFwd},
 			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Start, k.Live},

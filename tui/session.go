@@ -59,7 +59,7 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 	}
 	s := &session{spec: spec, store: st, kind: st.Kind()}
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
-		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: !spec.Manual, Faults: spec.Faults, Steps: spec.Steps}
+		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: !spec.Manual, Faults: spec.Faults, Steps: spec.Steps, Branchable: true}
 	if spec.Manual {
 		lanes := make([]string, spec.Params.Workers)
 		for i := range lanes {
