@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -105,5 +106,74 @@ func TestLevelsRead(t *testing.T) {
 		if _, err := scenario.Lookup(l.Run.Scenario); err != nil {
 			t.Errorf("%s: %v", l.Name, err)
 		}
+	}
+}
+
+// A branch from an event of a finished run is that run up to the event's
+// step, then asks who moves next; choosing otherwise changes the verdict.
+func TestBranchFromAnEvent(t *testing.T) {
+	l, _ := levels.Lookup("first-sale")
+	r := l.Run
+	orig, err := startSession(&Options{}, runSpec{Scenario: r.Scenario, Strategy: r.Strategy, Params: r.Params, Seed: r.Seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(orig.stop)
+	<-orig.run.Done()
+	sum := orig.run.Summary()
+	// The first read of the stock: the branch starts after it.
+	k := -1
+	for i := range orig.log.Len() {
+		if orig.log.At(i).Kind == scenario.KindRead {
+			k = i
+			break
+		}
+	}
+	step := orig.run.StepAt(k)
+	if k < 0 || step == 0 {
+		t.Fatalf("no read, or no step for it (event %d, step %d)", k, step)
+	}
+	br, err := startSession(&Options{}, runSpec{Scenario: r.Scenario, Strategy: r.Strategy, Params: r.Params, Seed: r.Seed,
+		Manual: true, From: step + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(br.stop)
+	q := ask(t, br.man)
+	if q.step != step+1 {
+		t.Fatalf("the branch asks at step %d, want %d", q.step, step+1)
+	}
+	for i := 0; i <= k; i++ {
+		a, b := orig.log.At(i), br.log.At(i)
+		if a.Kind != b.Kind || a.T != b.T || a.Worker != b.Worker {
+			t.Fatalf("event %d differs before the branch: %+v / %+v", i, a, b)
+		}
+	}
+	// The reader writes before anyone else reads: one sale (both are
+	// inside already, without a lock: an overlap, no oversell).
+	reader := scenario.WorkerName(orig.log.At(k).Worker)
+	for {
+		q, _ := br.man.asking()
+		if q == nil {
+			select {
+			case <-br.run.Done():
+			default:
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			break
+		}
+		i := 0
+		for j, c := range q.choices {
+			if c.lane == reader {
+				i = j
+			}
+		}
+		br.man.pick(i)
+	}
+	<-br.run.Done()
+	got := br.run.Summary().Verdict
+	if !strings.HasPrefix(sum.Verdict, "OVERSOLD") || strings.HasPrefix(got, "OVERSOLD") || got == sum.Verdict {
+		t.Fatalf("branch %q, original %q: want the original oversold and the branch not", got, sum.Verdict)
 	}
 }
