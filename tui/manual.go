@@ -218,7 +218,8 @@ func movesLine(moves []scenario.Step) string {
 	}
 	var names []string
 	for _, s := range moves {
-		names = append(names, s.Actor)
+		lane, _, _ := strings.Cut(s.Actor, "/") // w01, not which of its actors
+		names = append(names, lane)
 	}
 	const keep = 12
 	if len(names) > keep {
