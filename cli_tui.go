@@ -75,6 +75,11 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	if _, err := f.sshConfig(cmd); err != nil {
 		return err
 	}
+	if f.level != "" || f.schedule != "" && f.schedule != "manual" {
+		if extra := paramFlagsSet(cmd); len(extra) > 0 || cmd.Flags().Changed("scenario") || cmd.Flags().Changed("seed") {
+			return usagef("a level or a schedule fixes the run: leave out --scenario, --seed and the parameter flags")
+		}
+	}
 	urls, err := f.store(cmd)
 	if err != nil {
 		return err
