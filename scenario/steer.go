@@ -17,6 +17,10 @@ type Step struct {
 	Actor string
 }
 
+// WaitStep is a Step's Actor when the hand let time pass at that step
+// (sim.Wait) before choosing who goes: to the end of the earliest sleep.
+const WaitStep = "wait"
+
 // StepError is a hand-chosen step the run could not take: the run ends
 // there, with no verdict.
 type StepError struct{ Msg string }
@@ -50,6 +54,10 @@ func (r *Run) steerer(live sim.Steer) sim.Steer {
 			h.plan = h.plan[1:]
 		}
 		h.mu.Unlock()
+		if want != nil && want.Actor == WaitStep {
+			r.took(*want)
+			return sim.Wait
+		}
 		if want != nil {
 			for i, c := range cands {
 				if c.Path == want.Actor {
@@ -64,7 +72,10 @@ func (r *Run) steerer(live sim.Steer) sim.Steer {
 			return -1
 		}
 		i := live(step, cands)
-		if i >= 0 && i < len(cands) {
+		switch {
+		case i == sim.Wait:
+			r.took(Step{step, WaitStep})
+		case i >= 0 && i < len(cands):
 			r.took(Step{step, cands[i].Path})
 		}
 		return i

@@ -309,11 +309,12 @@ func (s *Schedule) Check() error {
 		last = f.At
 	}
 	var n uint64
+	wait := false
 	for _, st := range s.Steps {
-		if st.N <= n {
-			return errorf("step %d comes after step %d: steps are listed in order, each once", st.N, n)
+		if st.N < n || st.N == n && !wait {
+			return errorf("step %d comes after step %d: steps are listed in order, each once (after the waits at it)", st.N, n)
 		}
-		n = st.N
+		n, wait = st.N, st.Actor == scenario.WaitStep
 	}
 	return nil
 }

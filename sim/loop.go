@@ -63,8 +63,10 @@ func (rt *Runtime) pick() *actor {
 			rt.inputs()
 			rt.wake()
 		}
-		if a := rt.steered(); a != nil {
+		if a, again := rt.steered(); a != nil {
 			return a
+		} else if again {
+			continue
 		}
 		if n := len(rt.runnable); n > 0 {
 			i := 0

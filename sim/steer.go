@@ -25,8 +25,14 @@ type Candidate struct {
 	Ready bool   // it can go now; else it is on its way to a server
 }
 
+// Wait, returned by a Steer, lets time pass instead: to the end of the
+// earliest sleep (a backoff, a TTL's wait, a worker's work), holding back
+// every candidate — those on their way to a server arrive meanwhile and
+// wait to be chosen. The steerer is then asked again about the same step.
+const Wait = -2
+
 // Steer decides who goes at step (counted from 1): the index of one of
-// cands, or −1 to leave it to the seed. It is called on the scheduler's
+// cands, −1 to leave it to the seed, or Wait. It is called on the scheduler's
 // goroutine while no actor runs; it may block (a person deciding).
 type Steer func(step uint64, cands []Candidate) int
 
@@ -95,24 +101,34 @@ func (rt *Runtime) candidates() ([]Candidate, []*actor) {
 }
 
 // steered asks the steerer, once a step, who goes; nil leaves the step to
-// the seed. mu is held (and let go while the steerer decides).
-func (rt *Runtime) steered() *actor {
+// the seed. again says time was let pass: ask again. mu is held (and let
+// go while the steerer decides).
+func (rt *Runtime) steered() (a *actor, again bool) {
 	step := rt.steps.Load() + 1
 	if rt.steer == nil || rt.asked >= step {
-		return nil
+		return nil, false
 	}
 	cands, who := rt.candidates()
 	if len(cands) == 0 {
-		return nil
+		return nil, false
 	}
 	rt.asked = step
 	rt.mu.Unlock()
 	i := rt.steer(step, cands)
 	rt.mu.Lock()
-	if i < 0 || i >= len(who) {
-		return nil
+	if i == Wait {
+		// Nothing sleeping: nothing to wait for; the steerer is asked
+		// again all the same.
+		if at, ok := rt.nextSleep(); ok {
+			rt.fire(at)
+		}
+		rt.asked = step - 1
+		return nil, true
 	}
-	a := who[i]
+	if i < 0 || i >= len(who) {
+		return nil, false
+	}
+	a = who[i]
 	if j := slices.Index(rt.runnable, a); j >= 0 {
 		rt.runnable = slices.Delete(rt.runnable, j, j+1)
 	} else if a.timer != nil {
@@ -120,7 +136,24 @@ func (rt *Runtime) steered() *actor {
 		a.timer = nil
 	}
 	a.state = ready
-	return a
+	return a, false
+}
+
+// nextSleep is when the earliest sleep that is no trip to a server ends.
+// mu is held.
+func (rt *Runtime) nextSleep() (time.Duration, bool) {
+	var at time.Duration
+	found := false
+	for _, s := range rt.timers {
+		t := s.t
+		if t.done || t.a != nil && t.a.trip != "" {
+			continue
+		}
+		if !found || t.at < at {
+			at, found = t.at, true
+		}
+	}
+	return at, found
 }
 
 // Why says why the actor at path cannot go now: it sleeps, waits for

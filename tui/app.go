@@ -486,7 +486,7 @@ func (a *App) undo() tea.Cmd {
 	hand := s.run.Hand()
 	last := -1
 	for i, st := range hand {
-		if s.man.laneOf(st.Actor) != "" {
+		if s.man.laneOf(st.Actor) != "" || st.Actor == scenario.WaitStep {
 			last = i
 		}
 	}

@@ -156,6 +156,19 @@ func (m *manual) seed() bool {
 	return q != nil
 }
 
+// wait lets time pass to the end of the earliest sleep, holding every
+// worker back; the same step is asked again.
+func (m *manual) wait() bool {
+	m.mu.Lock()
+	q := m.q
+	m.q = nil
+	m.mu.Unlock()
+	if q != nil {
+		m.answer <- sim.Wait
+	}
+	return q != nil
+}
+
 // finish leaves every further step to the seed.
 func (m *manual) finish() {
 	m.mu.Lock()
@@ -171,7 +184,7 @@ func (m *manual) finish() {
 func (m *manual) moves(hand []scenario.Step) []scenario.Step {
 	var out []scenario.Step
 	for _, s := range hand {
-		if m.laneOf(s.Actor) != "" {
+		if m.laneOf(s.Actor) != "" || s.Actor == scenario.WaitStep {
 			out = append(out, s)
 		}
 	}

@@ -1,12 +1,14 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
 )
 
 // levelSession starts the first level in the scheduler mode.
@@ -175,5 +177,51 @@ func TestBranchFromAnEvent(t *testing.T) {
 	got := br.run.Summary().Verdict
 	if !strings.HasPrefix(sum.Verdict, "OVERSOLD") || strings.HasPrefix(got, "OVERSOLD") || got == sum.Verdict {
 		t.Fatalf("branch %q, original %q: want the original oversold and the branch not", got, sum.Verdict)
+	}
+}
+
+// Letting time pass (w) is a hand-chosen step too: in the short-TTL level
+// the seed's run is correct, while holding w00 back past its TTL lets w01
+// in and a write rests on a stale read; the same steps give the same log.
+func TestWaitingWinsTheShortTTLLevel(t *testing.T) {
+	l, err := levels.Lookup("short-ttl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := scenario.WaitStep
+	plan := []scenario.Step{{N: 3, Actor: w}, {N: 3, Actor: "w00"}, {N: 4, Actor: "w01"}, {N: 5, Actor: "w01"}, {N: 6, Actor: "w00"}, {N: 7, Actor: w}, {N: 7, Actor: w}, {N: 7, Actor: w}, {N: 7, Actor: w}, {N: 7, Actor: w},
+		{N: 7, Actor: "w00"}, {N: 8, Actor: "w00"}, {N: 9, Actor: w}, {N: 9, Actor: "w00"}, {N: 10, Actor: w}, {N: 10, Actor: "w01"}, {N: 11, Actor: "w00"}, {N: 12, Actor: "w00"}, {N: 13, Actor: w}, {N: 13, Actor: "w01"},
+		{N: 14, Actor: w}, {N: 14, Actor: "w01"}, {N: 15, Actor: w}, {N: 15, Actor: w}, {N: 15, Actor: "w00"}, {N: 16, Actor: w}, {N: 16, Actor: "w00"}, {N: 17, Actor: w}, {N: 17, Actor: w}, {N: 17, Actor: "w00"},
+		{N: 18, Actor: w}, {N: 18, Actor: w}, {N: 18, Actor: "w01"}}
+	run := func(steps []scenario.Step) (string, string) {
+		cfg := l.Run.Config()
+		cfg.Steps = steps
+		var buf strings.Builder
+		cfg.Events = &buf
+		st, err := store.Open(context.Background(), store.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		r, err := scenario.Start(context.Background(), st, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A command held back past its deadline times out, as on a slow
+		// network: the run may end unanswered; the log says what happened.
+		_ = r.Wait()
+		_, body, _ := strings.Cut(buf.String(), "\n")
+		return body, r.Summary().Verdict
+	}
+	seeded, v := run(nil)
+	if !strings.HasPrefix(v, "CORRECT") || strings.Contains(seeded, `"code":"lost_update"`) {
+		t.Fatalf("the seed's run: %s", v)
+	}
+	a, v := run(plan)
+	if !strings.Contains(a, `"code":"lost_update"`) {
+		t.Fatalf("waiting past the TTL: %s, want a lost update", v)
+	}
+	if b, _ := run(plan); a != b {
+		t.Fatal("the same steps with waits gave two logs")
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // manualKeys are the scheduler mode's keys.
 type manualKeys struct {
-	Pick, Up, Down, Enter, Seed, Undo, Manual, Branch, Switch key.Binding
+	Pick, Up, Down, Enter, Seed, Wait, Undo, Manual, Branch, Switch key.Binding
 }
 
 func defaultManualKeys() manualKeys {
@@ -23,6 +23,7 @@ func defaultManualKeys() manualKeys {
 		Enter:  bind([]string{"enter"}, "enter", "move it"),
 		Seed:   bind([]string{" "}, "space", "seed decides"),
 		Undo:   bind([]string{"u"}, "u", "undo"),
+		Wait:   bind([]string{"w"}, "w", "let time pass"),
 		Manual: bind([]string{"m"}, "m", "you schedule"),
 		Branch: bind([]string{"F"}, "F", "branch here"),
 		Switch: bind([]string{"tab"}, "tab", "original/branch"),
@@ -33,8 +34,8 @@ func defaultManualKeys() manualKeys {
 func (v *runView) manualHelp() helpMap {
 	k, rk := v.mkeys, v.keys
 	return helpMap{
-		short: []key.Binding{k.Pick, k.Enter, k.Seed, k.Undo, k.Up, rk.Back},
-		full:  [][]key.Binding{{k.Pick, k.Up, k.Down, k.Enter}, {k.Seed, k.Undo, rk.Save, rk.Back}},
+		short: []key.Binding{k.Pick, k.Enter, k.Wait, k.Seed, k.Undo, k.Up, rk.Back},
+		full:  [][]key.Binding{{k.Pick, k.Up, k.Down, k.Enter}, {k.Wait, k.Seed, k.Undo, rk.Save, rk.Back}},
 	}
 }
 
@@ -63,6 +64,10 @@ func (v *runView) handleManualKey(msg tea.KeyMsg) bool {
 		m.move(1)
 	case key.Matches(msg, k.Enter):
 		m.enter()
+	case key.Matches(msg, k.Wait):
+		if m.wait() {
+			v.status = "time passes to the end of the earliest sleep (if one sleeps); nobody moved"
+		}
 	case key.Matches(msg, k.Seed):
 		m.seed()
 		v.status = "the seed decides until two workers could move"
