@@ -82,6 +82,9 @@ func (v *runView) schedRows() int {
 	if v.s.man == nil {
 		return 0
 	}
+	if v.recorded() || v.s.man.result() != nil {
+		return 4 // two lines: the lanes and the verdict need the room
+	}
 	return min(len(v.s.man.lanes), 6) + 3
 }
 
@@ -99,8 +102,8 @@ func (v *runView) schedPanel(th *themes.Theme, w int) string {
 	q, sel := m.asking()
 	switch won := m.result(); {
 	case won != nil:
-		rows = append(rows, th.VerdictGood.Render("LEVEL WON")+" "+th.Text.Render(movesLine(won.moves)),
-			th.Alarm.Render(won.msg), th.Muted.Render(m.level.Lesson))
+		rows = append(rows, th.VerdictGood.Render("LEVEL WON")+" "+th.Alarm.Render(won.msg),
+			th.Text.Render(movesLine(won.moves))+" "+th.Muted.Render(m.level.Lesson))
 	case v.recorded():
 		rows = append(rows, th.Text.Render("the run is over — "+movesLine(hand)))
 		if m.level != nil {
