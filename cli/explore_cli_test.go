@@ -133,7 +133,7 @@ func TestRunScheduleBadInputExit2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--schedule", newer}, "version 9: this locklab reads version 1"},
+		{[]string{"run", "--schedule", newer}, "version 9: this locklab reads versions 1 and 2"},
 		{[]string{"run", "--schedule", hostile}, "longer than"},
 		{[]string{"run", "--schedule", huge}, "bigger than"},
 		{[]string{"run", "--schedule", dir}, dir},
@@ -148,5 +148,32 @@ func TestRunScheduleBadInputExit2(t *testing.T) {
 	}
 	if code, out, stderr := cli(t, "run", "--schedule", good, "-q"); code > 1 || !strings.Contains(out, "Seed:            3") {
 		t.Errorf("the good schedule: exit %d, %s\n%s", code, stderr, out)
+	}
+}
+
+// A hand-chosen step that cannot be taken ends the run in one line, exit
+// 1; record --schedule marks every event and the violation.
+func TestScheduleStepsCLI(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "lv.schedule")
+	head := `{"format":"locklab-schedule","version":2,"scenario":"oversell","strategy":"none","seed":1,"params":{"workers":2,"stock":1,"delay_ms":0,"work_ms":0,"ttl_ms":5000,"retry":"none","max_retries":10,"retry_base_ms":1,"retry_cap_ms":5000,"nodes":1}}` + "\n"
+	steps := `{"step":3,"worker":"w00"}` + "\n" + `{"step":4,"worker":"w00"}` + "\n" + `{"step":5,"worker":"w01"}` + "\n" + `{"step":6,"worker":"w01"}` + "\n"
+	_ = os.WriteFile(good, []byte(head+steps), 0o644)
+	bad := filepath.Join(dir, "bad.schedule")
+	_ = os.WriteFile(bad, []byte(head+steps+`{"step":9,"worker":"w00"}`+"\n"), 0o644)
+	code, _, stderr := cli(t, "run", "--schedule", bad, "-q")
+	if code != 1 || stderr != "locklab: step 9: w00 cannot move (it has finished)\n" {
+		t.Errorf("bad step: exit %d, %q", code, stderr)
+	}
+	cast := filepath.Join(dir, "lv.cast")
+	if code, _, stderr := cli(t, "record", "--schedule", good, "--cast", cast, "--size", "80x24"); code != 0 {
+		t.Fatalf("record: exit %d, %s", code, stderr)
+	}
+	data, _ := os.ReadFile(cast)
+	if !strings.Contains(string(data), `"m", "event 1: system sets up stock`) || !strings.Contains(string(data), `"m", "violation: oversold`) {
+		t.Errorf("record --schedule: no marker at the first event or at the oversell:\n%.2000s", data)
+	}
+	if code, _, stderr := cli(t, "record", "--schedule", good, "--cast", cast, "--workers", "3"); code != 2 || !strings.Contains(stderr, "--workers does not apply") {
+		t.Errorf("record --schedule --workers: exit %d, %q", code, stderr)
 	}
 }

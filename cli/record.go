@@ -62,13 +62,14 @@ func newRecordCmd() *cobra.Command {
 	fl.DurationVar(&f.hold, "hold", 3*time.Second, "presenter mode: how long each caption stays")
 	fl.DurationVar(&f.maxGap, "max-gap", 0, "presenter mode: the longest a stretch between two beats plays; a longer one plays faster (0: each at its run's pace)")
 	fl.Float64Var(&f.play, "play-speed", 0, "playback speed of the recorded runs, 0.00005 to 10 (default: each scenario's own pace)")
+	fl.StringVar(&f.schedule, "schedule", "", "record the simulated run a schedule FILE describes (explore writes them), with a marker at every event and at each violation")
 	fl.StringVar(&f.talk, "talk", "", "record a talk file's scenes in presenter mode, with their title cards")
 	_ = cmd.MarkFlagFilename("talk", "yaml", "yml")
 	return cmd
 }
 
 // recordFlagNames are the flags of record that apply with --from.
-var recordFlagNames = []string{"cast", "size", "from", "present", "theme", "fps", "hold", "max-gap", "play-speed", "talk"}
+var recordFlagNames = []string{"cast", "size", "from", "present", "theme", "fps", "hold", "max-gap", "play-speed", "talk", "schedule"}
 
 // Limits of --hold.
 const (
@@ -97,7 +98,12 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	case f.talk != "" && len(notApplying(cmd, append(recordFlagNames, "events")...)) > 0:
 		extra := notApplying(cmd, append(recordFlagNames, "events")...)
 		return usagef("--talk takes each scene's parameters from the talk file: %s %s not apply", flagList(extra), doesOrDo(extra))
-	case len(f.from) == 0 && len(args) == 0 && f.talk == "":
+	case f.schedule != "" && (len(args) > 0 || len(f.from) > 0 || f.talk != ""):
+		return usagef("record --schedule FILE records the run the schedule fixes: leave out scenarios, --from and --talk")
+	case f.schedule != "" && len(notApplying(cmd, append(recordFlagNames, "events")...)) > 0:
+		extra := notApplying(cmd, append(recordFlagNames, "events")...)
+		return usagef("--schedule fixes the run's parameters, seed and faults: %s %s not apply", flagList(extra), doesOrDo(extra))
+	case len(f.from) == 0 && len(args) == 0 && f.talk == "" && f.schedule == "":
 		return usagef("record needs a scenario (locklab record ttl-expiry --cast out.cast) or --from FILE.jsonl")
 	case len(f.from) > 0 && len(notApplying(cmd, recordFlagNames...)) > 0:
 		extra := notApplying(cmd, recordFlagNames...)
@@ -147,6 +153,10 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 		if tk, runs, names, err = f.runTalk(cmd); err != nil {
 			return err
 		}
+	} else if f.schedule != "" {
+		if runs, names, err = f.runSchedule(cmd); err != nil {
+			return err
+		}
 	} else if len(f.from) > 0 && f.talk == "" {
 		for _, path := range f.from {
 			l, err := loadLogFile(cmd.Context(), path)
@@ -170,7 +180,7 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	bw := &countingWriter{w: out}
 	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
 		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
-		Timestamp: castTimestamp(runs)})
+		Timestamp: castTimestamp(runs), EventMarks: f.schedule != ""})
 	switch {
 	case cmd.Context().Err() != nil:
 		return runtimeError{errors.New("interrupted; nothing was recorded")}
@@ -262,7 +272,8 @@ func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strate
 		return nil, storeError(err)
 	}
 	defer st.Close()
-	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime,
+		Faults: f.planned, Steps: f.steps}
 	if path := fileFor(f.events, strconv.Itoa(i+1), many); path != "" {
 		fh, err := createEventLog(path)
 		if err != nil {
@@ -275,7 +286,10 @@ func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strate
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if err := r.Wait(); err != nil {
+	var stepErr *scenario.StepError
+	if err := r.Wait(); errors.As(err, &stepErr) {
+		return nil, runtimeError{stepErr}
+	} else if err != nil {
 		if ctx.Err() != nil {
 			return nil, runtimeError{errors.New("interrupted; nothing was recorded")}
 		}
@@ -331,4 +345,18 @@ func castTimestamp(runs []*scenario.Loaded) int64 {
 		}
 	}
 	return 0
+}
+
+// runSchedule runs the simulated run of --schedule and keeps its log.
+func (f *recordFlags) runSchedule(cmd *cobra.Command) ([]*scenario.Loaded, []string, error) {
+	s, sc, err := checkedSchedule(cmd, f.schedule)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.planned, f.steps = s.Faults, s.Steps
+	l, err := f.runKept(cmd.Context(), sc, s.Strategy, s.Params, s.Seed, nil, 0, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []*scenario.Loaded{l}, []string{filepath.Base(f.schedule)}, nil
 }

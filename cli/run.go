@@ -35,6 +35,7 @@ type runFlags struct {
 	schedule   string           // --schedule: replay this file's run
 	scheduleTo string           // --schedule-out: write the run's schedule
 	planned    []scenario.Timed // the faults the run injects at their instants
+	steps      []scenario.Step  // the steps a replayed schedule chose by hand
 	serverFlags
 }
 
@@ -193,7 +194,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 			st.Close()
 		}
 	}()
-	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime, Faults: f.planned}
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime, Faults: f.planned, Steps: f.steps}
 	var evFile *files.Output
 	if path := fileFor(f.events, strategy, many); path != "" {
 		if evFile, err = createEventLog(path); err != nil {
@@ -207,6 +208,10 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 		return nil, usageError{err}
 	}
 	ended, runErr := awaitRun(ctx, run)
+	var stepErr *scenario.StepError
+	if errors.As(runErr, &stepErr) {
+		return nil, runtimeError{stepErr}
+	}
 	sum := run.Summary()
 	if !ended || runErr != nil && ctx.Err() != nil {
 		unfinishedVerdict(sum, run.Header.Params.Workers)

@@ -40,7 +40,7 @@ func (f *runFlags) replaySchedule(cmd *cobra.Command, args []string) error {
 		return usagef("%s %s not apply with --schedule: the schedule fixes the run's parameters, seed and faults (edit the file, or leave %s out)",
 			flagList(extra), doesOrDo(extra), flagList(extra))
 	}
-	s, err := readSchedule(cmd, f.schedule)
+	s, sc, err := checkedSchedule(cmd, f.schedule)
 	if err != nil {
 		return err
 	}
@@ -51,28 +51,12 @@ func (f *runFlags) replaySchedule(cmd *cobra.Command, args []string) error {
 	case f.lock != "" && f.lock != s.Strategy:
 		return usagef("--schedule %s is a schedule of %s, not of --lock %s", f.schedule, what, f.lock)
 	}
-	sc, err := scenario.Lookup(s.Scenario)
-	if err != nil {
-		return usagef("--schedule %s: %v", f.schedule, err)
-	}
-	switch {
-	case !sc.Supports(s.Strategy):
-		return usagef("--schedule %s: %q is not a strategy of %s: want one of %s", f.schedule, s.Strategy, sc.Name, sc.StrategyNames())
-	case sc.RealTime != "" || scenario.ServerOf(s.Strategy) != string(lock.ServerRedis):
-		return usagef("--schedule %s: %s keeps real time, so it has no schedule to replay", f.schedule, what)
-	}
-	if err := s.Params.Validate(); err != nil {
-		return usagef("--schedule %s: its parameters: %v", f.schedule, err)
-	}
-	if err := s.Check(); err != nil {
-		return usagef("--schedule %s: %v", f.schedule, err)
-	}
 	for _, o := range [][2]string{{"json", f.jsonFile}, {"events", f.events}, {"schedule-out", f.scheduleTo}} {
 		if err := checkOutputPath(o[0], o[1]); err != nil {
 			return err
 		}
 	}
-	f.planned = s.Faults
+	f.planned, f.steps = s.Faults, s.Steps
 	f.noted = true
 	_, err = f.runOne(cmd.Context(), cmd.OutOrStdout(), sc, s.Strategy, s.Params, s.Seed, nil, false)
 	return err
@@ -103,9 +87,37 @@ func writeSchedule(out io.Writer, path string, run *scenario.Run, cfg scenario.C
 		return usagef("--schedule-out: this run kept %s, so it has no schedule to replay", run.Header.Time)
 	}
 	cfg.Faults = run.Faults() // with those pressed meanwhile, where they landed
+	cfg.Steps = run.Hand()
 	if err := writeOutput("schedule-out", path, "schedule", schedule.Of(cfg).Write); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "  schedule: %s (replay: locklab run --schedule %s)\n", path, path)
 	return nil
+}
+
+// checkedSchedule reads a schedule file and refuses, in one line, one this
+// locklab cannot replay.
+func checkedSchedule(cmd *cobra.Command, path string) (*schedule.Schedule, *scenario.Scenario, error) {
+	s, err := readSchedule(cmd, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	what := s.Scenario + "/" + s.Strategy
+	sc, err := scenario.Lookup(s.Scenario)
+	if err != nil {
+		return nil, nil, usagef("--schedule %s: %v", path, err)
+	}
+	switch {
+	case !sc.Supports(s.Strategy):
+		return nil, nil, usagef("--schedule %s: %q is not a strategy of %s: want one of %s", path, s.Strategy, sc.Name, sc.StrategyNames())
+	case sc.RealTime != "" || scenario.ServerOf(s.Strategy) != string(lock.ServerRedis):
+		return nil, nil, usagef("--schedule %s: %s keeps real time, so it has no schedule to replay", path, what)
+	}
+	if err := s.Params.Validate(); err != nil {
+		return nil, nil, usagef("--schedule %s: its parameters: %v", path, err)
+	}
+	if err := s.Check(); err != nil {
+		return nil, nil, usagef("--schedule %s: %v", path, err)
+	}
+	return s, sc, nil
 }

@@ -20,6 +20,7 @@ type tuiFlags struct {
 	present  bool
 	cast     string
 	serve    string
+	level    string
 	allow    []string // --allow-host, with --serve
 	sshFlags
 }
@@ -30,6 +31,8 @@ func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
 	cmd.Flags().StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	cmd.Flags().BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
 	cmd.Flags().StringVar(&f.cast, "cast", "", "record the session as an asciicast v2 file")
+	cmd.Flags().StringVar(&f.schedule, "schedule", "", "manual: you are the scheduler (you choose which worker moves at each step); or a schedule FILE to play (explore writes them)")
+	cmd.Flags().StringVar(&f.level, "level", "", "play a level in the scheduler mode: a shipped level's name or number (locklab list levels… see README), or a level FILE")
 	cmd.Flags().StringVar(&f.serve, "serve", "", "also serve the run over HTTP on host:port (each request a lane on screen; see locklab serve)")
 	addAllowHostFlag(cmd.Flags(), &f.allow)
 	addSSHFlags(cmd.Flags(), &f.sshFlags)
@@ -71,6 +74,11 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	if _, err := f.sshConfig(cmd); err != nil {
 		return err
 	}
+	if f.level != "" || f.schedule != "" && f.schedule != "manual" {
+		if extra := paramFlagsSet(cmd); len(extra) > 0 || cmd.Flags().Changed("scenario") || cmd.Flags().Changed("seed") {
+			return usagef("a level or a schedule fixes the run: leave out --scenario, --seed and the parameter flags")
+		}
+	}
 	urls, err := f.store(cmd)
 	if err != nil {
 		return err
@@ -106,6 +114,9 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 		opts.Params = &p
 	} else if extra := paramFlagsSet(cmd); len(extra) > 0 {
 		return usagef("%s %s to one scenario: add --scenario NAME (one of %s)", flagList(extra), applyOrApplies(extra), scenario.Names())
+	}
+	if err := f.scheduleTUI(cmd, &opts); err != nil {
+		return err
 	}
 	if !interactive() {
 		return usagef("the interactive view needs a terminal; for a headless run use: locklab run %s", firstNonEmpty(opts.Scenario, "oversell"))

@@ -51,7 +51,8 @@ type Shrunk struct {
 }
 
 // Shrink makes cfg, whose run came to class, as small as it can while its
-// run still comes to class: fewer workers, less stock, fewer and shorter
+// run still comes to class: fewer workers and less stock together, fewer
+// workers, less stock, fewer and shorter
 // faults, shorter delays and work, fewer retries — greedily, one change
 // at a time, keeping each that still breaks. Last, among a few seeds of
 // the smallest case, it keeps the one with the shortest log. It makes
@@ -186,7 +187,11 @@ func smaller(cfg scenario.Config, o Outcome) []scenario.Config {
 		out = append(out, c)
 	}
 	p := cfg.Params
+	cast := true
 	if sc, err := scenario.Lookup(cfg.Scenario); err == nil && sc.Cast == 0 {
+		cast = false
+	}
+	if !cast {
 		for _, w := range fewer(p.Workers, 1) {
 			with(func(c *scenario.Config) { c.Params.Workers = w })
 		}
@@ -194,6 +199,17 @@ func smaller(cfg scenario.Config, o Outcome) []scenario.Config {
 	if o.HasStock {
 		for _, s := range fewer(int(p.Stock), 1) {
 			with(func(c *scenario.Config) { c.Params.Stock = int64(s) })
+		}
+	}
+	if !cast && o.HasStock {
+		// Workers and stock together, in the same proportion, once
+		// neither alone still breaks: an oversell needs more buyers than
+		// items, so fewer workers alone or less stock alone may stop
+		// breaking where both at once still do.
+		for _, w := range fewer(p.Workers, 1) {
+			if st := max(int64(1), p.Stock*int64(w)/int64(max(p.Workers, 1))); st < p.Stock {
+				with(func(c *scenario.Config) { c.Params.Workers, c.Params.Stock = w, st })
+			}
 		}
 	}
 	for i := range cfg.Faults {

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"time"
 
+	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -257,4 +258,13 @@ func (f *Fenced) try(ctx context.Context, key string, ttl time.Duration, attempt
 // scripts.
 func CompareAndDelete(ctx context.Context, c redis.Scripter, key, token string) (int64, error) {
 	return releaseScript.Run(ctx, c, []string{key}, token).Int64()
+}
+
+// The scripts' names, shown in place of their hashes where a simulated
+// run says what a worker is about to send.
+func init() {
+	store.NameScript(releaseScript, "release")
+	store.NameScript(renewScript, "renew")
+	store.NameScript(fencedScript, "fenced-acquire")
+	store.NameScript(raiseScript, "fence-raise")
 }

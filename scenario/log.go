@@ -143,6 +143,9 @@ type Log struct {
 	preparing atomic.Bool
 
 	mismatch string // a loaded log: how its recorded derived events differ from its events'
+
+	stepper func() uint64 // a simulated run's scheduler steps so far
+	stepAt  []uint64      // under mu: the step each event was logged at, with stepper
 }
 
 // Mismatch says how the derived events recorded in a loaded log's file
@@ -216,6 +219,9 @@ func (l *Log) now() time.Duration {
 
 // appendLocked appends e at the log's newest time, l.lastT.
 func (l *Log) appendLocked(e *Event) *record {
+	if l.stepper != nil {
+		l.stepAt = append(l.stepAt, l.stepper())
+	}
 	e.T = l.lastT
 	e.Seq = l.n
 	dir := *l.dir.Load()

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -172,4 +173,9 @@ func write(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64)
 	w.Emit(Event{Kind: KindFenceOK, Res: "stock"}.WithFence(lease.Fence).WithCall(call))
 	w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true).WithCall(call))
 	return true, nil
+}
+
+func init() {
+	store.NameScript(buyScript, "buy")
+	store.NameScript(fencedWriteScript, "fenced-write")
 }

@@ -33,8 +33,17 @@ type Config struct {
 	// machine can.
 	Paced bool
 	// Faults are injected at their instants of the run's time: with the
-	// seed, a simulated run's whole schedule.
+	// seed and the hand-chosen steps, a simulated run's whole schedule.
 	Faults []Timed
+	// Steps chosen by hand, in order: a simulated run takes them at their
+	// step; an actor a step names that cannot go then ends the run.
+	Steps []Step
+	// Steer, when set, is asked at each other step of a simulated run who
+	// goes (the scheduler mode of the view); what it picks joins Hand.
+	Steer sim.Steer
+	// Branchable keeps the scheduler's step of each event, so that a
+	// branch can start from any of them (see Run.StepAt).
+	Branchable bool
 }
 
 // Run is one running (or finished) scenario. Its event log is the only
@@ -57,6 +66,7 @@ type Run struct {
 	// outside runs a race whose workers come from outside, one per call.
 	outside func(ctx context.Context, env *Env) error
 	stuck   atomic.Pointer[error] // why the simulation had to end the run
+	hand    hand                  // the steps chosen by hand
 	lag     *lagWatch             // a real-time run's: steps the machine held up
 
 	planned []Timed // the faults Config planned
@@ -118,6 +128,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	h.Traits, h.KeyTraits = lockTraits(sc, cfg.Strategy)
 	rt, why := simulation(st, sc, cfg, mode)
 	h.Time = why
+	if rt == nil && (len(cfg.Steps) > 0 || cfg.Steer != nil) {
+		return nil, fmt.Errorf("steps chosen by hand need a simulated run; this one keeps %s", why)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	if rt != nil {
 		ctx, cancel = st.Clock().WithCancel(sim.Within(ctx, rt))
@@ -134,6 +147,9 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	}
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{}), bg: clock.NewGroup(st.Clock()), rt: rt}
+	if rt != nil && (len(cfg.Steps) > 0 || cfg.Steer != nil || cfg.Branchable) {
+		r.Log.stepper = rt.Steps
+	}
 	env := &Env{run: r, ctx: ctx, Store: st, serial: clock.NewMutex(st.Clock()), order: clock.NewMutex(st.Clock()), Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
 		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted, guest: mode.guest, first: mode.first, total: mode.total}
 	if mode.guest {
@@ -152,6 +168,10 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 			r.stuck.Store(&err)
 			cancel()
 		})
+		if len(cfg.Steps) > 0 || cfg.Steer != nil {
+			r.hand.plan = slices.Clone(cfg.Steps)
+			rt.SteerWith(r.steerer(cfg.Steer))
+		}
 		for _, f := range cfg.Faults {
 			if f.Pressed != nil {
 				rt.DoAt(*f.Pressed, f.At, func() { r.scheduled(f) })
@@ -197,10 +217,19 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = fmt.Errorf("run stopped: %w", err)
 	}
+	if err == nil {
+		if uerr := r.unplanned(); uerr != nil {
+			r.halt(uerr)
+		}
+	}
 	if p := r.stuck.Load(); p != nil {
 		err = *p
 	}
+	var stepErr *StepError
 	switch {
+	case errors.As(err, &stepErr):
+		// A schedule's step that could not be taken: the run is not the
+		// schedule's, so it has no verdict.
 	case r.guest != nil:
 		// A guest's verdict is its host's: the host folds these events
 		// with everyone else's.

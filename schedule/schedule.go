@@ -10,10 +10,13 @@
 //	{"at":"12ms","fault":"pause","worker":"w02","for":"600ms"}
 //	{"at":"40ms","fault":"node-pause","node":1}
 //	{"at":"41.2ms","fault":"crash","worker":"w01","landed":{"timers":9,"steps":130}}
+//	{"step":7,"worker":"w03"}
 //
 // A fault pressed during the run (in the view) says where it landed:
 // after how many timers fired and steps were scheduled; a replay lands
-// it there again.
+// it there again. A step chosen by hand (the view's scheduler mode) says
+// who went at that step of the scheduler; files with such steps are
+// version 2.
 package schedule
 
 import (
@@ -35,8 +38,12 @@ import (
 // Format and Version name the file's format; a reader refuses any other.
 const (
 	Format  = "locklab-schedule"
-	Version = 1
+	Version = 2
 )
+
+// plainVersion is the version of a schedule without hand-chosen steps,
+// which a locklab that knows no steps reads too.
+const plainVersion = 1
 
 // Limits of a schedule file: one is a few hundred bytes; a bigger one is
 // not a schedule.
@@ -44,6 +51,7 @@ const (
 	MaxBytes  = 1 << 20
 	MaxLine   = 8 << 10
 	MaxFaults = 10000
+	MaxSteps  = 10000
 )
 
 // Schedule is what makes a simulated run: replayed, the same log.
@@ -53,18 +61,19 @@ type Schedule struct {
 	Params   scenario.Params
 	Seed     uint64
 	Faults   []scenario.Timed
+	Steps    []scenario.Step // chosen by hand, in the order of their steps
 }
 
 // Config is the run the schedule describes, to start with scenario.Start.
 func (s *Schedule) Config() scenario.Config {
 	return scenario.Config{Scenario: s.Scenario, Strategy: s.Strategy, Params: s.Params, Seed: s.Seed,
-		Faults: slices.Clone(s.Faults)}
+		Faults: slices.Clone(s.Faults), Steps: slices.Clone(s.Steps)}
 }
 
 // Of is the schedule of the run cfg describes.
 func Of(cfg scenario.Config) *Schedule {
 	return &Schedule{Scenario: cfg.Scenario, Strategy: cfg.Strategy, Params: cfg.Params, Seed: cfg.Seed,
-		Faults: slices.Clone(cfg.Faults)}
+		Faults: slices.Clone(cfg.Faults), Steps: slices.Clone(cfg.Steps)}
 }
 
 type header struct {
@@ -85,6 +94,12 @@ type faultLine struct {
 	Landed *landed `json:"landed,omitempty"`
 }
 
+// stepLine is a step chosen by hand.
+type stepLine struct {
+	Step   uint64 `json:"step"`
+	Worker string `json:"worker"`
+}
+
 // landed is where a fault pressed during the run landed: after so many
 // timers fired and steps were scheduled.
 type landed struct {
@@ -98,7 +113,11 @@ func (s *Schedule) Write(w io.Writer) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(header{Format, Version, s.Scenario, s.Strategy, s.Seed, s.Params}); err != nil {
+	v := plainVersion
+	if len(s.Steps) > 0 {
+		v = Version
+	}
+	if err := enc.Encode(header{Format, v, s.Scenario, s.Strategy, s.Seed, s.Params}); err != nil {
 		return err
 	}
 	for _, f := range s.Faults {
@@ -115,6 +134,11 @@ func (s *Schedule) Write(w io.Writer) error {
 			l.Landed = &landed{f.Pressed.Timers, f.Pressed.Steps}
 		}
 		if err := enc.Encode(l); err != nil {
+			return err
+		}
+	}
+	for _, st := range s.Steps {
+		if err := enc.Encode(stepLine{st.N, st.Actor}); err != nil {
 			return err
 		}
 	}
@@ -156,6 +180,20 @@ func Read(r io.Reader) (*Schedule, error) {
 			}
 			continue
 		}
+		if isStep(line) {
+			if len(s.Steps) >= MaxSteps {
+				return nil, errorf("line %d: more than %d steps: not a schedule locklab wrote", n, MaxSteps)
+			}
+			st, err := readStep(line)
+			if err != nil {
+				return nil, errorf("line %d: %s", n, err.Error())
+			}
+			s.Steps = append(s.Steps, st)
+			continue
+		}
+		if len(s.Steps) > 0 {
+			return nil, errorf("line %d: a fault after the steps: faults come first", n)
+		}
 		if len(s.Faults) >= MaxFaults {
 			return nil, errorf("line %d: more than %d faults: not a schedule locklab wrote", n, MaxFaults)
 		}
@@ -185,8 +223,8 @@ func readHeader(line []byte) (*Schedule, error) {
 	if h.Format != Format {
 		return nil, errorf("format %q is not a schedule: want %q", untrusted.Line(clip(h.Format)), Format)
 	}
-	if h.Version != Version {
-		return nil, errorf("schedule format version %d: this locklab reads version %d", h.Version, Version)
+	if h.Version != Version && h.Version != plainVersion {
+		return nil, errorf("schedule format version %d: this locklab reads versions %d and %d", h.Version, plainVersion, Version)
 	}
 	if !untrusted.IsClean(h.Scenario) || !untrusted.IsClean(h.Strategy) {
 		return nil, errorf("line 1: the scenario or strategy holds control characters")
@@ -215,6 +253,28 @@ func readFault(line []byte, p scenario.Params) (scenario.Timed, error) {
 		f.Pressed = &sim.Point{Timers: l.Landed.Timers, Steps: l.Landed.Steps}
 	}
 	return f, err
+}
+
+// isStep reports whether line is a step's (it has a "step" field).
+func isStep(line []byte) bool {
+	var probe struct {
+		Step *json.RawMessage `json:"step"`
+	}
+	return json.Unmarshal(line, &probe) == nil && probe.Step != nil
+}
+
+// maxActor bounds an actor's path in a step line.
+const maxActor = 80
+
+func readStep(line []byte) (scenario.Step, error) {
+	var l stepLine
+	if err := strictJSON(line, &l); err != nil || l.Step == 0 || l.Worker == "" {
+		return scenario.Step{}, errors.New("not a step line (want {\"step\":7,\"worker\":\"w03\"}, steps counted from 1)")
+	}
+	if len(l.Worker) > maxActor || !untrusted.IsClean(l.Worker) {
+		return scenario.Step{}, fmt.Errorf("step %d: the worker's name is longer than %d bytes or holds control characters", l.Step, maxActor)
+	}
+	return scenario.Step{N: l.Step, Actor: l.Worker}, nil
 }
 
 // strictJSON decodes one object, refusing unknown fields and trailing data.
@@ -247,6 +307,14 @@ func (s *Schedule) Check() error {
 			return errorf("fault %d at %v comes before the one above it (%v): faults are listed in time order", i+1, f.At, last)
 		}
 		last = f.At
+	}
+	var n uint64
+	wait := false
+	for _, st := range s.Steps {
+		if st.N < n || st.N == n && !wait {
+			return errorf("step %d comes after step %d: steps are listed in order, each once (after the waits at it)", st.N, n)
+		}
+		n, wait = st.N, st.Actor == scenario.WaitStep
 	}
 	return nil
 }

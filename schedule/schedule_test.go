@@ -53,7 +53,7 @@ func TestBadSchedulesAreRefusedInOneLine(t *testing.T) {
 	_ = sample(t).Write(&good)
 	header, _, _ := strings.Cut(good.String(), "\n")
 	for name, c := range map[string]struct{ text, want string }{
-		"newer version":  {strings.Replace(header, `"version":1`, `"version":2`, 1), "version 2"},
+		"newer version":  {strings.Replace(header, `"version":1`, `"version":3`, 1), "version 3"},
 		"other format":   {strings.Replace(header, `"locklab-schedule"`, `"locklab-events"`, 1), `"locklab-events" is not a schedule`},
 		"an event log":   {`{"format":"locklab-events","version":2,"scenario":"oversell"}`, "not a schedule"},
 		"not json":       {"hello\n", "not a locklab-schedule header"},
@@ -66,6 +66,10 @@ func TestBadSchedulesAreRefusedInOneLine(t *testing.T) {
 		"escape in kind": {header + "\n" + `{"at":"1ms","fault":"\u001b]0;pwned\u0007","worker":"w00"}`, "unknown kind"},
 		"long line":      {header + "\n" + `{"at":"` + strings.Repeat("1", 9000) + `"}`, "longer than"},
 		"huge":           {header + "\n" + strings.Repeat(" \n", schedule.MaxBytes), "bigger than"},
+		"step zero":      {header + "\n" + `{"step":0,"worker":"w00"}`, "steps counted from 1"},
+		"step escape":    {header + "\n" + `{"step":3,"worker":"w0\u001b[2J"}`, "control characters"},
+		"step field":     {header + "\n" + `{"step":3,"worker":"w00","why":1}`, "not a step line"},
+		"fault after":    {header + "\n" + `{"step":3,"worker":"w00"}` + "\n" + `{"at":"1ms","fault":"crash","worker":"w00"}`, "faults come first"},
 	} {
 		_, err := schedule.Read(strings.NewReader(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

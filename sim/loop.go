@@ -63,6 +63,11 @@ func (rt *Runtime) pick() *actor {
 			rt.inputs()
 			rt.wake()
 		}
+		if a, again := rt.steered(); a != nil {
+			return a
+		} else if again {
+			continue
+		}
 		if n := len(rt.runnable); n > 0 {
 			i := 0
 			if n > 1 {

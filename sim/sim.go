@@ -50,6 +50,10 @@ type Runtime struct {
 	finished chan struct{}
 	err      error
 	onStuck  func(error)
+	steer    Steer // who goes, when a hand or a plan decides
+	steering atomic.Bool
+	asked    uint64   // the step steer was last asked about
+	all      []*actor // every actor, when steered (to say why one cannot go)
 }
 
 type state uint8
@@ -71,6 +75,8 @@ type actor struct {
 	wait  context.Context // what a sleeping or waiting actor's wait ends with
 	ready func() bool
 	timer *timer
+	up    *actor // the actor that started it, if one did
+	trip  string // on its way to a server: the command it sends
 }
 
 type key struct{}
@@ -127,8 +133,11 @@ func (rt *Runtime) Start(ctx context.Context, name string, f func(ctx context.Co
 // scheduler (a timer's or an input's function), or before Start.
 func (rt *Runtime) Go(ctx context.Context, name string, f func(ctx context.Context)) {
 	rt.mu.Lock()
-	a := &actor{id: rt.nextID, name: name}
+	a := &actor{id: rt.nextID, name: name, up: rt.running}
 	rt.nextID++
+	if rt.steer != nil {
+		rt.all = append(rt.all, a)
+	}
 	a.ctx = Within(ctx, rt)
 	rt.live++
 	rt.runnable = append(rt.runnable, a)

@@ -31,6 +31,7 @@ type Node struct {
 	done   chan struct{}
 
 	embedded    bool
+	many        bool   // one of several nodes: a described command names it
 	url         string // a real server's URL as given: for Scrub only
 	refused     atomic.Pointer[error]
 	net         *safetyNet // a real node's; nil when embedded

@@ -39,6 +39,7 @@ func (s *Store) SimulateWith(rt *sim.Runtime, conns int) bool {
 	s.clock.Simulate(rt)
 	for _, n := range s.nodes {
 		n.rt = rt
+		n.many = len(s.nodes) > 1
 		n.simClient(conns)
 		// The simulation's time starts at zero, whenever the store was
 		// opened: so does the server's.
@@ -70,7 +71,11 @@ func (n *Node) simulate(ctx context.Context, do func(context.Context) error, cmd
 	rt := n.rt
 	// The request and its reply cross the network: the command runs on
 	// the server as the reply leaves, which arrives at once.
-	if err := rt.SleepUntil(ctx, rt.Now()+rt.Latency()+rt.Latency()); err != nil {
+	what := ""
+	if rt.Steered() {
+		what = n.describe(cmds, n.many)
+	}
+	if err := rt.Trip(ctx, rt.Latency()+rt.Latency(), what); err != nil {
 		return fail(ctx, err, cmds)
 	}
 	if n.Paused() {

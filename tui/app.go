@@ -22,6 +22,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/talk"
@@ -52,6 +53,13 @@ type Options struct {
 	Present  bool          // presenter mode from the start
 	Cast     string        // record the session as an asciicast v2 file here
 	Servers  store.Servers // servers beyond Redis (--postgres, …)
+	// The scheduler mode (the person decides each step), a level to play
+	// in it, and a schedule's faults and hand-chosen steps for the run
+	// started at once.
+	Manual bool
+	Level  *levels.Level
+	Faults []scenario.Timed
+	Steps  []scenario.Step
 
 	// A talk's hold on presenter mode. Extras add a caption and notes to
 	// beats, keyed by beat ID ("race", "verdict") or number from 1 ("2").
@@ -101,19 +109,21 @@ type startedMsg struct {
 
 // App is the root model.
 type App struct {
-	left     []error // what stopped runs could not delete
-	opts     *Options
-	theme    *themes.Theme
-	w, h     int
-	screen   screen
-	picker   picker
-	form     form
-	run      *runView
-	starting bool
-	help     help.Model
-	showHelp bool
-	keys     globalKeys
-	err      string
+	left      []error // what stopped runs could not delete
+	opts      *Options
+	theme     *themes.Theme
+	w, h      int
+	screen    screen
+	picker    picker
+	form      form
+	run       *runView
+	orig      *runView    // the original run, while a branch of it is on screen
+	branching *branchInfo // a branch being started
+	starting  bool
+	help      help.Model
+	showHelp  bool
+	keys      globalKeys
+	err       string
 	// A message the footer shows for a moment (the theme's name), until
 	// the first frame after flashUntil.
 	flash                 string
@@ -234,7 +244,12 @@ func (t teeFile) WriteString(s string) (int, error) { return t.Write([]byte(s)) 
 func (a *App) Init() tea.Cmd {
 	if a.opts.Start && a.opts.Replay == nil && a.opts.Loading == nil && a.talk == nil {
 		a.form = newForm(a.picker.scenario(), a.picker.strategy(), a.opts)
-		return tea.Batch(frame(), a.start(a.form.spec()))
+		spec, err := a.form.spec()
+		if err == nil {
+			spec.Manual, spec.Level = a.opts.Manual, a.opts.Level
+			spec.Faults, spec.Steps = a.opts.Faults, a.opts.Steps
+		}
+		return tea.Batch(frame(), a.start(spec, err))
 	}
 	return frame()
 }
@@ -246,6 +261,14 @@ func (a *App) shutdown() { a.stopRun() }
 func (a *App) stopRun() {
 	if a.run == nil {
 		return
+	}
+	if o := a.orig; o != nil {
+		// The original of a branch goes with it.
+		a.orig = nil
+		run := a.run
+		a.run = o
+		a.stopRun()
+		a.run = run
 	}
 	a.run.s.stop()
 	if l := a.run.s.left; l != nil && !slices.Contains(a.left, l) {
@@ -297,6 +320,10 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		if a.run != nil && a.screen == screenRun {
 			a.run.onFrame(time.Time(msg))
+			if a.orig != nil {
+				a.orig.s.finished() // its verdict, once it has one
+				a.run.branchNote = a.branchLine()
+			}
 		}
 		return a, frame()
 	case startedMsg:
@@ -308,6 +335,16 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return a, nil
 		}
+		var br *branchInfo
+		if a.branching != nil {
+			br, a.branching = a.branching, nil
+			if a.orig == nil {
+				a.orig = a.run // kept: tab shows it again
+			} else {
+				a.run.s.stop() // a branch of a branch replaces the branch
+			}
+			a.run = nil
+		}
 		if a.run != nil {
 			a.stopRun()
 		}
@@ -316,6 +353,15 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			present = a.run.pr.on // a rerun keeps the mode
 		}
 		a.run = newRunView(msg.s, msg.s.spec.Speed)
+		a.run.branch = br
+		if br != nil && a.orig != nil {
+			a.orig.fork = br
+			a.orig.tl.Fork, a.run.tl.Fork = br.t, br.t
+		}
+		a.run.setKeys()
+		if a.orig != nil {
+			a.orig.setKeys()
+		}
 		a.run.pr.on = present
 		a.run.pr.talkOpts(a.opts)
 		if a.rec != nil {
@@ -405,6 +451,9 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case key.Matches(msg, k.Rerun):
 		spec := a.run.s.spec
+		if spec.Manual {
+			spec.Steps, spec.From = nil, 0 // the scheduler mode starts over
+		}
 		spec.Speed = a.run.speed // the pace on screen, not the one it opened at
 		return a, a.start(spec, nil)
 	case key.Matches(msg, k.NewSeed):
@@ -413,8 +462,51 @@ func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		a.form.setSeed(spec.Seed)
 		return a, a.start(spec, nil)
 	}
+	switch mk := a.run.mkeys; {
+	case key.Matches(msg, mk.Undo) && a.run.s.man != nil:
+		return a, a.undo()
+	case key.Matches(msg, mk.Manual) && mk.Manual.Enabled():
+		return a, a.toManual()
+	case key.Matches(msg, mk.Branch) && a.run.canBranch():
+		return a, a.branchHere()
+	case key.Matches(msg, mk.Switch) && a.orig != nil:
+		a.run, a.orig = a.orig, a.run
+		a.run.cache = renderCache{} // the other side's verdict may have come meanwhile
+		return a, nil
+	}
 	a.run.handleKey(msg)
 	return a, nil
+}
+
+// undo plays the run again with every hand-chosen step but the person's
+// last, and asks again where that one was chosen: the same seed and the
+// same choices give the same run.
+func (a *App) undo() tea.Cmd {
+	s := a.run.s
+	hand := s.run.Hand()
+	last := -1
+	for i, st := range hand {
+		if s.man.laneOf(st.Actor) != "" || st.Actor == scenario.WaitStep {
+			last = i
+		}
+	}
+	if last < 0 {
+		a.run.status = "nothing to undo: no step chosen yet"
+		return nil
+	}
+	spec := s.spec
+	spec.Steps, spec.From = hand[:last], hand[last].N
+	return a.start(spec, nil)
+}
+
+// toManual plays the simulated run again up to where it is now and hands
+// the steps from there on to the person.
+func (a *App) toManual() tea.Cmd {
+	s := a.run.s
+	spec := s.spec
+	spec.Manual, spec.From = true, s.run.Steps()+1
+	spec.Faults, spec.Steps = s.run.Faults(), s.run.Hand()
+	return a.start(spec, nil)
 }
 
 // View draws the current screen with the help footer, on the theme's own

@@ -315,6 +315,14 @@ func axis(th *themes.Theme, indent, cols int, now, span time.Duration, tl *timel
 	if len(r) > len([]rune(right)) {
 		r = append(r[:len(r)-len([]rune(right))], []rune(right)...)
 	}
+	if tl.Fork >= 0 && len(r) > 0 && tl.Fork <= span {
+		// Where a branch and its original part: the same column on both.
+		c := len(r) - 1
+		if span > 0 {
+			c = min(int(int64(tl.Fork)*int64(len(r))/int64(span)), len(r)-1)
+		}
+		r[c] = '⑂'
+	}
 	if (len(tl.Markers) == 0 && len(tl.Overlaps) == 0) || len(r) == 0 {
 		return strings.Repeat(" ", indent) + th.Muted.Render(string(r))
 	}

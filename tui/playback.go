@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -90,6 +91,10 @@ func (v *runView) onFrame(now time.Time) {
 	v.lastFrame = now
 	done := v.s.finished() // before the fold: a finished run's last events are all in it
 	v.tl.Catch(v.s.log)
+	if m := v.s.man; m != nil && v.tl.N > v.seen {
+		m.checkWin(v.s.run, v.seen, v.tl.N)
+		v.seen = v.tl.N
+	}
 	v.over = done
 	if done {
 		v.stepping = false // an open fault menu stays open (and modal) until esc
@@ -217,6 +222,9 @@ func (v *runView) holdLive() {
 
 // handleKey handles the run view's keys; the bool says whether it did.
 func (v *runView) handleKey(msg tea.KeyMsg) (bool, tea.Cmd) {
+	if v.scheduling() && v.handleManualKey(msg) {
+		return true, nil
+	}
 	if v.handlePresentKey(msg) {
 		return true, nil
 	}
@@ -424,9 +432,23 @@ func (v *runView) pace() string {
 func (v *runView) saveLog() {
 	sp := v.s.spec
 	path := fmt.Sprintf("locklab-%s-%s-%d.jsonl", sp.Scenario, sp.Strategy, sp.Seed)
+	if v.branch != nil {
+		path = fmt.Sprintf("locklab-%s-%s-%d-branch-%d.jsonl", sp.Scenario, sp.Strategy, sp.Seed, v.branch.step)
+	}
 	if err := v.s.save(path); err != nil {
 		v.status = "could not save: " + untrusted.Line(err.Error())
 		return
 	}
 	v.status = fmt.Sprintf("saved %d events to %s", v.s.log.Len(), path)
+	if v.s.run == nil || !v.s.run.Simulated() || !v.recorded() {
+		return
+	}
+	// A finished simulated run's schedule goes beside it: with the steps
+	// chosen by hand, run --schedule plays the same log again.
+	spath := strings.TrimSuffix(path, ".jsonl") + ".schedule"
+	if err := v.s.saveSchedule(spath); err != nil {
+		v.status += "; could not save the schedule: " + untrusted.Line(err.Error())
+		return
+	}
+	v.status += " and its schedule to " + spath
 }

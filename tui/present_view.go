@@ -109,13 +109,18 @@ func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h
 	if st.ID == scenario.BeatVerdict && v.bigShown(st, w, h) {
 		verdict = nil // the verdict is the beat on top, in big letters, its detail under it
 	}
-	bodyH := max(h-1-len(top)-len(verdict), 6)
+	bodyH := max(h-1-len(top)-len(verdict)-v.schedRows(), 6)
 	var b strings.Builder
 	b.WriteString(fit(v.header(th, k, now, w), w))
 	for _, l := range top {
 		b.WriteString("\n" + fit(l, w))
 	}
 	b.WriteString("\n" + v.presentBody(th, k, now, w, bodyH))
+	if v.s.man != nil {
+		// The room shouts which worker goes next: the choices stay in
+		// sight.
+		b.WriteString("\n" + v.schedPanel(th, w))
+	}
 	for _, l := range verdict {
 		b.WriteString("\n" + fit(l, w))
 	}

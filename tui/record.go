@@ -15,6 +15,7 @@ import (
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 	"github.com/locklab/locklab/tui/timeline"
+	"github.com/locklab/locklab/untrusted"
 	"github.com/muesli/termenv"
 )
 
@@ -40,6 +41,9 @@ type RecordOptions struct {
 	// scene, in order): each scene opens with its title card, held for Hold,
 	// and its beats carry the talk's extra captions.
 	Talk *talk.Talk
+	// EventMarks puts a marker at every event of the runs (a shrunk
+	// schedule's few dozen steps), besides the violations and the rest.
+	EventMarks bool
 }
 
 // pace is the playback speed of l: the one asked for, else its scenario's.
@@ -102,6 +106,7 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 		v.speed = o.pace(l)
 		v.frameStep = step
 		v.mark = rec.Marker
+		v.eventMarks = o.EventMarks
 		v.status = ""
 		v.noHints = true
 		if i > 0 {
@@ -263,6 +268,9 @@ func (v *runView) markPassed() {
 	if v.mark == nil {
 		return
 	}
+	if v.eventMarks {
+		v.markEvents()
+	}
 	var violation string
 	more := 0
 	flush := func() {
@@ -318,5 +326,17 @@ func playerColours() (restore func()) {
 		if recordings.n--; recordings.n == 0 {
 			lipgloss.SetColorProfile(recordings.was)
 		}
+	}
+}
+
+// markEvents marks every event the playhead has passed since the last
+// frame: "event 7: w01 reads stock stock=1".
+func (v *runView) markEvents() {
+	for ; v.evMarked <= v.cursor && v.evMarked < v.tl.N; v.evMarked++ {
+		e := v.s.log.At(v.evMarked)
+		if e.Kind == scenario.KindViolation || e.Kind == scenario.KindBeat {
+			continue // a violation has its own marker; a beat is narration
+		}
+		v.mark(fmt.Sprintf("event %d: %s", v.evMarked+1, untrusted.Line(describe(e))))
 	}
 }

@@ -32,12 +32,13 @@ type frameKey struct {
 	speed              float64
 	present            [2]bool
 	loading            bool // a replay still being read
+	sched              string
 }
 
 // View draws the run view in w×h cells.
 func (v *runView) View(th *themes.Theme, w, h int) string {
 	k, now := v.cursor, v.now()
-	key := frameKey{k: k, n: v.tl.N, w: w, h: h, scroll: v.scroll, now: now, theme: th.Name, mode: v.mode(), note: v.status, speed: v.speed, present: [2]bool{v.pr.on, v.pr.waiting}, loading: v.s.loading != nil}
+	key := frameKey{k: k, n: v.tl.N, w: w, h: h, scroll: v.scroll, now: now, theme: th.Name, mode: v.mode(), note: v.status, speed: v.speed, present: [2]bool{v.pr.on, v.pr.waiting}, loading: v.s.loading != nil, sched: v.schedKey()}
 	if key == v.cache.key && v.cache.view != "" {
 		return v.cache.view
 	}
@@ -56,7 +57,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	if full {
 		logN = min(6+(h-fullH)/4, 12)
 	}
-	bodyH := h - 1 - len(verdict) - logN - 1
+	bodyH := h - 1 - len(verdict) - logN - 1 - v.schedRows()
 	lockRows := min(2*len(v.tl.Locks), 8)
 	nodes := slices.Contains(panelsOf(v.s.header, v.tl), panelNodes)
 	var lockNote string
@@ -116,6 +117,9 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	var b strings.Builder
 	b.WriteString(fit(v.header(th, k, now, w), w))
 	b.WriteString("\n" + body)
+	if v.s.man != nil {
+		b.WriteString("\n" + v.schedPanel(th, w))
+	}
 	b.WriteString("\n" + fit(v.statusLine(th), w))
 	for _, l := range logTail(th, v.s.log, v.tl.Names, k, logN, w) {
 		b.WriteString("\n" + l)
@@ -182,6 +186,9 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 func (v *runView) statusLine(th *themes.Theme) string {
 	if v.status != "" {
 		return th.Accent.Render(v.status)
+	}
+	if v.branchNote != "" {
+		return th.Warn.Render(v.branchNote)
 	}
 	if v.s.loading != nil {
 		return legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d so far", v.cursor+1, v.tl.N))

@@ -12,33 +12,40 @@ import (
 
 // runView shows one session: live, paused, rewound, or replayed.
 type runView struct {
-	s      *session
-	tl     *timeline.Timeline
-	keys   runKeys
-	cursor int  // index of the last event shown; −1 before the first
-	follow bool // the cursor follows the newest event
-	paused bool
-	speed  float64
+	s          *session
+	tl         *timeline.Timeline
+	keys       runKeys
+	mkeys      manualKeys
+	seen       int         // events the scheduler mode has looked at for the level's goal
+	branch     *branchInfo // this run is a branch: where it left its original
+	fork       *branchInfo // this run has a branch: where it leaves
+	branchNote string      // where the branch left, and both verdicts
+	cursor     int         // index of the last event shown; −1 before the first
+	follow     bool        // the cursor follows the newest event
+	paused     bool
+	speed      float64
 	// Replay playhead (virtual time) and the wall time of the last frame.
-	playT     time.Duration
-	lastFrame time.Time
-	frameStep time.Duration // between two frames: frameEvery unless recorded at another rate
-	stepping  bool          // waiting for the world to make one more event
-	over      bool          // the run had ended when the last frame folded the log
-	loadNoted bool          // the status said why a replay was cut short
-	scroll    int
-	status    string
-	cache     renderCache
-	hist      histCache
-	trade     tradeCache // trade-offs' table
-	leader    leaderFold // leader's leaders and ledger
-	faults    faultMenu
-	pr        presenter
-	big       bigCache           // headlines in block letters
-	mark      func(label string) // a recording's markers, if recording
-	marked    int                // timeline markers already reported
-	noHints   bool               // a recording: no hints at keys nobody can press
-	scene     *talk.Scene        // the talk's scene this run is, if any
+	playT      time.Duration
+	lastFrame  time.Time
+	frameStep  time.Duration // between two frames: frameEvery unless recorded at another rate
+	stepping   bool          // waiting for the world to make one more event
+	over       bool          // the run had ended when the last frame folded the log
+	loadNoted  bool          // the status said why a replay was cut short
+	scroll     int
+	status     string
+	cache      renderCache
+	hist       histCache
+	trade      tradeCache // trade-offs' table
+	leader     leaderFold // leader's leaders and ledger
+	faults     faultMenu
+	pr         presenter
+	big        bigCache           // headlines in block letters
+	mark       func(label string) // a recording's markers, if recording
+	eventMarks bool               // a marker at every event too
+	evMarked   int                // events marked so far
+	marked     int                // timeline markers already reported
+	noHints    bool               // a recording: no hints at keys nobody can press
+	scene      *talk.Scene        // the talk's scene this run is, if any
 	// hosted: a round of a room, opened by its host; a fault, a rerun, a
 	// new seed or the parameters are a run of one's own, not the room's.
 	hosted bool
@@ -47,7 +54,7 @@ type runView struct {
 }
 
 func newRunView(s *session, speed float64) *runView {
-	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), cursor: -1, speed: speed,
+	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
 	v.tl.Strategy = s.header.Strategy
 	v.tl.SetTraits(s.header.LockTraits())
@@ -81,7 +88,11 @@ func (v *runView) setKeys() {
 	if v.recorded() {
 		v.keys.Live.SetHelp("end", "to the end")
 	}
-	v.keys.Faults.SetEnabled(live && !v.recorded() && !v.hosted)
+	v.keys.Faults.SetEnabled(live && !v.recorded() && !v.hosted && v.s.man == nil)
+	v.mkeys.Manual.SetEnabled(live && !v.recorded() && !v.hosted && v.s.man == nil && v.s.run.Simulated())
+	v.mkeys.Undo.SetEnabled(live && v.s.man != nil)
+	v.mkeys.Branch.SetEnabled(live && v.s.run.Simulated())
+	v.mkeys.Switch.SetEnabled(v.branch != nil || v.fork != nil)
 	if v.s.replay != "" {
 		v.keys.Back.SetHelp("esc", "quit")
 	}
@@ -90,6 +101,9 @@ func (v *runView) setKeys() {
 func (v *runView) helpKeys() helpMap {
 	if v.faults.open {
 		return v.faultHelp()
+	}
+	if v.scheduling() {
+		return v.manualHelp()
 	}
 	k, p := v.keys, v.pr.keys
 	if v.pr.on {
@@ -102,7 +116,7 @@ func (v *runView) helpKeys() helpMap {
 	}
 	return helpMap{
 		// Most important first: the footer drops from the end.
-		short: []key.Binding{k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekFwd, k.Faults, k.StepFwd, k.StepBack, k.PrevMark, k.NextMark, k.Start, p.Toggle, k.Rerun, k.Back},
+		short: []key.Binding{k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekFwd, k.Faults, v.mkeys.Branch, v.mkeys.Switch, v.mkeys.Manual, k.StepFwd, k.StepBack, k.PrevMark, k.NextMark, k.Start, p.Toggle, k.Rerun, k.Back},
 		full: [][]key.Binding{
 			{k.Pause, k.StepFwd, k.StepBack, k.SeekBack, k.SeekFwd},
 			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Start, k.Live},

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/schedule"
 	"github.com/locklab/locklab/store"
 )
 
@@ -17,7 +19,12 @@ type runSpec struct {
 	Strategy string
 	Params   scenario.Params
 	Seed     uint64
-	Speed    float64 // the embedded clock's opening speed
+	Speed    float64          // the embedded clock's opening speed
+	Faults   []scenario.Timed // planned (a schedule's, or pressed before a restart)
+	Steps    []scenario.Step  // chosen by hand before
+	Manual   bool             // the scheduler mode: the person decides the steps
+	From     uint64           // in the scheduler mode, the first step to ask about
+	Level    *levels.Level    // the level being played, if any
 }
 
 // session is one run on screen: live (with its store) or replayed.
@@ -34,6 +41,7 @@ type session struct {
 	loadErr error             // what stopped a replay's reading early
 	kind    store.Kind        // where the run lived, kept after its store is closed
 	left    error             // what closing the store could not delete, if anything
+	man     *manual           // the scheduler mode's, when on
 }
 
 // replicaLag is how far each embedded node's replica trails it, so a
@@ -51,7 +59,15 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 	}
 	s := &session{spec: spec, store: st, kind: st.Kind()}
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
-		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: true}
+		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: !spec.Manual, Faults: spec.Faults, Steps: spec.Steps, Branchable: true}
+	if spec.Manual {
+		lanes := make([]string, spec.Params.Workers)
+		for i := range lanes {
+			lanes[i] = scenario.WorkerName(int32(i))
+		}
+		s.man = newManual(lanes, spec.From, spec.Level)
+		cfg.Steer = s.man.steer
+	}
 	if opts.Events != "" {
 		f, err := files.Create(opts.Events)
 		if err != nil {
@@ -134,6 +150,9 @@ func (s *session) finished() bool {
 // stop ends the run, deletes its keys and closes everything. Safe to call
 // more than once.
 func (s *session) stop() {
+	if s.man != nil {
+		s.man.close()
+	}
 	if s.run != nil && s.store != nil {
 		if c := s.clock(); c.Paused() {
 			_ = c.SetSpeed(1) // let cancelled workers wake
@@ -192,4 +211,19 @@ func (s *session) storeName() string {
 		return "replay " + s.replay
 	}
 	return s.header.Store
+}
+
+// saveSchedule writes the finished simulated run's schedule to path.
+func (s *session) saveSchedule(path string) error {
+	f, err := files.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Discard() // unless closed complete
+	cfg := scenario.Config{Scenario: s.spec.Scenario, Strategy: s.spec.Strategy, Params: s.spec.Params, Seed: s.spec.Seed,
+		Faults: s.run.Faults(), Steps: s.run.Hand()}
+	if err := schedule.Of(cfg).Write(f); err != nil {
+		return err
+	}
+	return f.Close()
 }

@@ -188,6 +188,9 @@ type Count struct {
 
 // Timeline is the fold of a run's events so far.
 type Timeline struct {
+	// Fork is where a branch and its original part (−1: no branch): the
+	// time axis marks it.
+	Fork    time.Duration
 	Workers []Worker
 	Names   []string // the lanes' names, when the log gives its own (alice/2); else w02
 	// Arrivals: a worker's lane is drawn once it has begun (a served
@@ -249,7 +252,7 @@ type Timeline struct {
 
 // New returns an empty timeline for a run with the given number of workers.
 func New(workers int) *Timeline {
-	tl := &Timeline{Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}, inside: map[string][]int32{},
+	tl := &Timeline{Fork: -1, Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}, inside: map[string][]int32{},
 		Tallies: scenario.NewTallies()}
 	for i := range tl.Workers {
 		tl.Workers[i].waitsFor = -1
