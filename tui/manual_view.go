@@ -52,7 +52,10 @@ func (v *runView) handleManualKey(msg tea.KeyMsg) bool {
 		if !m.pick(n - 1) {
 			q, _ := m.asking()
 			v.status = fmt.Sprintf("no worker %d can move now", n)
-			if q != nil {
+			switch {
+			case q != nil && len(q.choices) == 1:
+				v.status = fmt.Sprintf("no choice %d: only 1 can move now", n)
+			case q != nil:
 				v.status = fmt.Sprintf("no choice %d: 1 to %d can move now", n, len(q.choices))
 			}
 		} else {
