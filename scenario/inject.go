@@ -229,6 +229,9 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 		ev.Msg += ": " + err.Error()
 	}
 	env.Emit(ev)
+	if n.Spawned() {
+		env.announceServers()
+	}
 	return ev, err
 }
 

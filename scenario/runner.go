@@ -192,6 +192,7 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	case r.outside != nil:
 		err = r.outside(ctx, env)
 	default:
+		env.announceServers()
 		err = sc.run(ctx, env)
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -286,7 +287,8 @@ type Env struct {
 	run      *Run
 	ctx      context.Context
 	mu       sync.Mutex
-	workers  []*Worker // by ID, as they are made
+	workers  []*Worker         // by ID, as they are made
+	servers  map[string]string // each spawned server's last announced line
 	Store    *store.Store
 	Params   Params
 	Strategy string

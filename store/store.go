@@ -105,7 +105,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	case cfg.Topology != "" && len(cfg.URLs) > 0:
 		err = errors.New("store: a spawned topology and Redis URLs exclude each other")
 	case cfg.Topology != "":
-		if s.topo, err = startTopology(cfg.Topology, cfg.ReplicaLag); err == nil {
+		if s.topo, err = startTopology(ctx, cfg.Topology, cfg.ReplicaLag); err == nil {
 			cfg.URLs = s.topo.urls()
 			err = s.openReal(ctx, cfg)
 		}

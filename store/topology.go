@@ -94,7 +94,7 @@ const topoDirPrefix = "locklab-topo-"
 
 // startTopology spawns the named topology; replicas trail their primary
 // by lag (0: as fast as loopback goes).
-func startTopology(name string, lag time.Duration) (*topology, error) {
+func startTopology(ctx context.Context, name string, lag time.Duration) (*topology, error) {
 	if !ValidTopology(name) {
 		return nil, fmt.Errorf("unknown topology %q: want one of %s", name, TopologyNames())
 	}
@@ -117,11 +117,14 @@ func startTopology(name string, lag time.Duration) (*topology, error) {
 		t.stop()
 		return nil, fmt.Errorf("store: topology directory: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), topologyWait)
+	wctx, cancel := context.WithTimeout(ctx, topologyWait)
 	defer cancel()
-	if err := t.up(ctx, srv, sen); err != nil {
+	if err := t.up(wctx, srv, sen); err != nil {
 		t.stop()
 		if ctx.Err() != nil {
+			return nil, fmt.Errorf("topology %s: interrupted while starting, stopped what started", name)
+		}
+		if wctx.Err() != nil {
 			return nil, fmt.Errorf("topology %s did not come up in %v, stopped what started: %w", name, topologyWait, err)
 		}
 		return nil, fmt.Errorf("topology %s: %w", name, err)

@@ -60,11 +60,19 @@ func (s *Store) Topology() string {
 func (t *topology) describe() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var parts []string
+	var parts, sentinels []string
 	for _, p := range t.procs {
-		parts = append(parts, p.Name+" "+p.Addr())
+		_, port, _ := strings.Cut(p.Addr(), ":")
+		if p.Role == "sentinel" {
+			sentinels = append(sentinels, ":"+port)
+			continue
+		}
+		parts = append(parts, p.Name+" :"+port)
 	}
-	return "spawned " + t.name + ": " + strings.Join(parts, ", ")
+	if len(sentinels) > 0 {
+		parts = append(parts, "sentinels "+strings.Join(sentinels, " "))
+	}
+	return "spawned " + t.name + " on 127.0.0.1: " + strings.Join(parts, ", ")
 }
 
 // primaryAddr is where node i's primary listens now.

@@ -63,6 +63,9 @@ func panelsOf(h scenario.Header, tl *timeline.Timeline) []panel {
 			ps = append([]panel{panelStock}, ps...)
 		}
 	}
+	if strings.HasPrefix(h.Store, "spawned ") && !slices.Contains(ps, panelNodes) {
+		ps = append([]panel{panelNodes}, ps...) // the servers the run started
+	}
 	if sc, err := scenario.Lookup(h.Scenario); err == nil && !sc.Retries(h.Strategy, h.Params) {
 		ps = slices.DeleteFunc(slices.Clone(ps), func(p panel) bool { return p == panelRetries })
 	}
@@ -77,7 +80,7 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 	case panelWaits:
 		return max(5, bodyH/4)
 	case panelNodes:
-		return max(len(tl.NodesAt(tl.N-1)), 1) + 3
+		return max(len(tl.NodesAt(tl.N-1)), 1) + len(tl.ServersAt(tl.N-1)) + 3
 	case panelCredits:
 		return 5
 	case panelJob:
@@ -250,10 +253,13 @@ func jobState(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration)
 // held by w03 (J)" — and a one-line legend.
 func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, w int) []string {
 	nodes := tl.NodesAt(k)
-	if len(nodes) == 0 {
-		return []string{th.Muted.Render("no node has answered yet")}
-	}
 	var out []string
+	for _, s := range tl.ServersAt(k) {
+		out = append(out, th.Muted.Render(s.Line))
+	}
+	if len(nodes) == 0 {
+		return append(out, th.Muted.Render("no node has answered yet"))
+	}
 	for _, n := range nodes {
 		sym, state := themes.SymNodeUp, "up"
 		switch n.State {

@@ -225,6 +225,8 @@ type Timeline struct {
 	// Nodes is every change of a Redis node, in log order.
 	Nodes []Node
 	nodes []Node // each node's latest
+	// Servers are the announcements of the servers a run spawned.
+	Servers []ServerLine
 
 	// Strategy is the run's lock strategy, by name (what its lock is
 	// comes from the traits: SetTraits).
@@ -300,6 +302,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 	tl.Last = max(tl.Last, e.T)
 	tl.lapse(seq, e.T)
 	tl.foldNode(seq, &e)
+	tl.foldServer(seq, &e)
 	tl.foldEffect(seq, &e)
 	drawAt := e.T
 	w := tl.worker(e.Worker)
