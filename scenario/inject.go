@@ -194,11 +194,17 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 			ev.Msg = fmt.Sprintf("node %d paused (SIGSTOP): it holds every command until resumed", n.Index)
 		}
 	case "resume":
-		n.Resume()
 		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d resumed", n.Index)
 		if n.Spawned() {
+			// Said before SIGCONT: a resumed server answers what waited
+			// at once, and its answers come after this in the log.
 			ev.Msg += " (SIGCONT)"
+			env.Emit(ev)
+			n.Resume()
+			env.announceServers()
+			return ev, nil
 		}
+		n.Resume()
 	case "jump":
 		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
 	case "slew":

@@ -22,6 +22,7 @@ type link struct {
 	conns  []net.Conn
 	held   atomic.Int64 // stream bytes in flight now
 	closed bool
+	cut    chan struct{} // closed by Cut
 }
 
 func newLink(to string, lag time.Duration) (*link, error) {
@@ -29,7 +30,7 @@ func newLink(to string, lag time.Duration) (*link, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &link{ln: ln, to: to}
+	l := &link{ln: ln, to: to, cut: make(chan struct{})}
 	l.lag.Store(int64(lag))
 	go l.accept()
 	return l, nil
@@ -87,7 +88,12 @@ func (l *link) delay(from, to net.Conn) {
 		broken := false
 		for c := range q { // drained to the end, so the reader never blocks
 			if wait := time.Until(c.at.Add(time.Duration(l.lag.Load()))); wait > 0 && !broken {
-				time.Sleep(wait)
+				t := time.NewTimer(wait)
+				select {
+				case <-t.C:
+				case <-l.cut:
+				}
+				t.Stop()
 			}
 			if broken = broken || l.isCut(); broken {
 				continue
@@ -128,6 +134,7 @@ func (l *link) Cut() int64 {
 		return 0
 	}
 	l.closed = true
+	close(l.cut)
 	conns := l.conns
 	l.conns = nil
 	l.mu.Unlock()

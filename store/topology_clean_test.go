@@ -36,7 +36,12 @@ func leftover(t *testing.T, owner int) (string, *exec.Cmd) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	time.Sleep(50 * time.Millisecond)
+	// Until the exec is done the process is still this test's binary.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if exe, _ := os.Readlink("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/exe"); filepath.Base(exe) == "redis-server" {
+			break
+		}
+	}
 	return dir, cmd
 }
 
