@@ -2,10 +2,12 @@ package store_test
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +32,13 @@ func leftover(t *testing.T, owner int) (string, *exec.Cmd) {
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("redis-server", "--port", "0", "--save", "", "--appendonly", "no")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := exec.Command("redis-server", "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 	cmd.Dir = sub
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -38,7 +46,7 @@ func leftover(t *testing.T, owner int) (string, *exec.Cmd) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	// Until the exec is done the process is still this test's binary.
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if exe, _ := os.Readlink("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/exe"); filepath.Base(exe) == "redis-server" {
+		if exe, _ := os.Readlink("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/exe"); strings.HasPrefix(filepath.Base(exe), "redis-") {
 			break
 		}
 	}
