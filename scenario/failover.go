@@ -22,7 +22,7 @@ var failoverScenario = &Scenario{
 		"Sentinel promotes the real replica (--topology replica: REPLICAOF NO ONE). What would have prevented " +
 		"it: a fencing token the resource checks, WAIT before trusting the lock, or Redlock's independent primaries.",
 	Source:     "the Valkey distributed-locks page (the failover warning); the Redlock article",
-	Strategies: []string{"safe"},
+	Strategies: []string{"safe", "redislock", "redsync"},
 	Defaults: withDefaults(func(p *Params) {
 		p.TTL, p.Work = Millis(5*time.Second), Millis(3*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 100

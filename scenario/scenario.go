@@ -85,6 +85,10 @@ var Strategies = func() []Strategy {
 		ss = append(ss, Strategy{s.Name, s.Doc})
 	}
 	ss = append(ss, Strategy{"atomic", "no lock: one Lua script checks and decrements"})
+	for _, name := range libraries() {
+		info, _ := lock.Lookup(name)
+		ss = append(ss, Strategy{info.Name, info.Doc})
+	}
 	for _, name := range beyondRedis() {
 		info, _ := lock.Lookup(name)
 		ss = append(ss, Strategy{info.Name, info.Doc})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/locklab/locklab/lock"
 	_ "github.com/locklab/locklab/lock/etcd"      // registers etcd
+	_ "github.com/locklab/locklab/lock/libs"      // registers redislock, redsync, redsync-quorum
 	_ "github.com/locklab/locklab/lock/memcached" // registers memcached-add
 	_ "github.com/locklab/locklab/lock/mysql"     // registers mysql-get-lock
 	_ "github.com/locklab/locklab/lock/pg"        // registers the Postgres strategies
@@ -63,6 +64,18 @@ func beyondRedis() []string {
 	var out []string
 	for _, s := range lock.All() {
 		if s.Server != lock.ServerRedis || s.Cell {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// libraries are the lock libraries registered as strategies on the run's
+// Redis (lock/libs): redislock, redsync, redsync-quorum.
+func libraries() []string {
+	var out []string
+	for _, s := range lock.All() {
+		if s.Server == lock.ServerRedis && !s.Cell && !slices.ContainsFunc(lock.Strategies, func(o struct{ Name, Doc string }) bool { return o.Name == s.Name }) {
 			out = append(out, s.Name)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/libs"
 	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/store"
 )
@@ -29,6 +30,8 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 		return nil, timeReal + "asked for (--realtime)"
 	case mode.guest || mode.hosted != nil || mode.outside != nil:
 		return nil, timeReal + "workers in other processes"
+	case libs.WallClock(cfg.Strategy) != "":
+		return nil, timeReal + libs.WallClock(cfg.Strategy)
 	case ServerOf(cfg.Strategy) != string(lock.ServerRedis):
 		return nil, timeReal + cfg.Strategy + " runs on " + ServerOf(cfg.Strategy) + ", which keeps its own time"
 	}
