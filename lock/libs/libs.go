@@ -52,7 +52,9 @@ func init() {
 	quorum := single
 	quorum.Nodes = trait.Nodes{Min: 3, Default: 5}
 	lock.Register(lock.Info{Name: "redsync-quorum", Doc: "github.com/go-redsync/redsync/v4 v4.18.1 on every node, unmodified: Redlock's majority with drift and validity", Traits: quorum},
-		func(s lock.Servers, o lock.Options) (lock.Locker, error) { return newRedsync(s, o, "redsync-quorum", len(s.Redis)) })
+		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
+			return newRedsync(s, o, "redsync-quorum", len(s.Redis))
+		})
 }
 
 // clientOf is node i's *redis.Client, with the protocol hook on it.
