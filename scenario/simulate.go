@@ -49,6 +49,11 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 	return rt, TimeSimulated
 }
 
+// WallClock says why a strategy's runs keep real time although its locks
+// live in Redis (a library that reads the wall clock); "" when they can be
+// simulated.
+func WallClock(strategy string) string { return libs.WallClock(strategy) }
+
 // Simulated reports whether the run is a deterministic simulation.
 func (r *Run) Simulated() bool { return r.rt != nil }
 
