@@ -44,6 +44,7 @@ var scenarioPanels = map[string][]panel{
 	"deadlock":     {panelWaits, panelRetries},
 	"retry":        {panelRetries, panelStock},
 	"redlock":      {panelNodes, panelRetries},
+	"failover":     {panelNodes, panelRetries},
 	"webhook":      {panelCredits, panelRetries},
 	"queue-double": {panelJob, panelRetries},
 	"cron":         {panelRuns},

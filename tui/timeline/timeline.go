@@ -397,6 +397,9 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.holds--
 		}
 		l, _ := tl.lock(e.Res)
+		if cur := l.current(); e.Has&scenario.HasNode != 0 && cur != nil && cur.Holder >= 0 && cur.Holder != e.Worker {
+			break // a stale holder freeing its own key on one node of a quorum another now holds
+		}
 		if at, ok := w.tookOver(e.Res); ok {
 			// The next holder's acquire came first in the log, but Redis
 			// ran this release before it: drawn there.
