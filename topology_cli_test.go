@@ -72,7 +72,7 @@ func TestTopologyRunAnnouncesItsServersAndStopsThem(t *testing.T) {
 		pid, _, _ := strings.Cut(after, " ")
 		pids = append(pids, pid)
 	}
-	if len(pids) != 2 || !strings.Contains(string(b), "primary · primary · 127.0.0.1:") || !strings.Contains(string(b), "replica · replica · 127.0.0.1:") {
+	if len(pids) != 2 || !strings.Contains(string(b), "primary · primary · :") || !strings.Contains(string(b), "replica · replica · :") {
 		t.Fatalf("want the primary and the replica announced, got pids %v", pids)
 	}
 	for _, pid := range pids {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/locklab/locklab/store"
 )
@@ -37,11 +38,13 @@ func (e *Env) announceServers() {
 	}
 }
 
-// serverLine is "replica · primary · 127.0.0.1:40123 · pid 1234 · up".
+// serverLine is "replica · primary · :40123 · pid 1234 · up" (every
+// spawned server is on 127.0.0.1, which the header says).
 func serverLine(s store.Spawned) string {
 	pid := "no process"
 	if s.PID > 0 {
 		pid = fmt.Sprintf("pid %d", s.PID)
 	}
-	return fmt.Sprintf("%s · %s · %s · %s · %s", s.Name, s.Role, s.Addr, pid, s.State)
+	_, port, _ := strings.Cut(s.Addr, ":")
+	return fmt.Sprintf("%s · %s · :%s · %s · %s", s.Name, s.Role, port, pid, s.State)
 }

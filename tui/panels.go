@@ -81,7 +81,11 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 	case panelWaits:
 		return max(5, bodyH/4)
 	case panelNodes:
-		return max(len(tl.NodesAt(tl.N-1)), 1) + len(tl.ServersAt(tl.N-1)) + 3
+		h := max(len(tl.NodesAt(tl.N-1)), 1) + 3
+		if s := len(tl.ServersAt(tl.N - 1)); bodyH >= 2*(h+s) {
+			h += s // the spawned servers, where there is room for them
+		}
+		return h
 	case panelCredits:
 		return 5
 	case panelJob:
@@ -254,13 +258,14 @@ func jobState(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration)
 // held by w03 (J)" — and a one-line legend.
 func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, w int) []string {
 	nodes := tl.NodesAt(k)
-	var out []string
+	var servers []string
 	for _, s := range tl.ServersAt(k) {
-		out = append(out, th.Muted.Render(s.Line))
+		servers = append(servers, th.Muted.Render(s.Line))
 	}
 	if len(nodes) == 0 {
-		return append(out, th.Muted.Render("no node has answered yet"))
+		return append([]string{th.Muted.Render("no node has answered yet")}, servers...)
 	}
+	var out []string
 	for _, n := range nodes {
 		sym, state := themes.SymNodeUp, "up"
 		switch n.State {
@@ -285,7 +290,7 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 		}
 		out = append(out, row)
 	}
-	return append(out, legendLine(th, themes.InNodes))
+	return append(append(out, legendLine(th, themes.InNodes)), servers...)
 }
 
 // retryLine is the histogram in one line: "retry delays 100–200ms ×89 · …".
