@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -267,9 +266,6 @@ func (t *topology) stop() {
 	wg.Wait()
 	_ = os.RemoveAll(t.dir)
 }
-
-// errNotSpawned says a node is not one of a topology's.
-var errNotSpawned = errors.New("store: not a spawned node")
 
 // urls are the nodes' first primaries as URLs.
 func (t *topology) urls() []string {
