@@ -92,16 +92,6 @@ func TestRedlockNodeRestartedEmptyOnSpawnedServers(t *testing.T) {
 	twoHoldersAfter(t, r, scenario.KindNodeUp, "its redis-server killed (SIGKILL) and started again")
 }
 
-func TestServerPausedPastTheTTLLetsASecondHolderIn(t *testing.T) {
-	t.Parallel()
-	p := withParams("ttl-expiry", func(p *scenario.Params) { p.Work = scenario.Millis(400 * time.Millisecond) })
-	cfg := scenario.Config{Scenario: "ttl-expiry", Strategy: "safe", Seed: 1, Params: p,
-		Faults: []scenario.Timed{{At: 200 * time.Millisecond, Fault: scenario.Fault{Kind: scenario.FaultNodePause}},
-			{At: 200*time.Millisecond + 2*p.TTL.D(), Fault: scenario.Fault{Kind: scenario.FaultNodePause}}}}
-	r := topologyRun(t, store.TopoSingle, cfg)
-	twoHoldersAfter(t, r, scenario.KindNodeUp, "resumed (SIGCONT)")
-}
-
 // withParams is the scenario's defaults, changed by f.
 func withParams(name string, f func(*scenario.Params)) scenario.Params {
 	sc, _ := scenario.Lookup(name)
