@@ -63,11 +63,16 @@ func mine(fi os.FileInfo) bool {
 }
 
 // locklabRuns reports whether process pid is alive and a locklab (a pid
-// reused by another program does not keep a topology alive; one whose
-// program cannot be read is taken as alive).
+// reused by another program does not keep a topology alive, nor a zombie;
+// one whose program cannot be read is taken as alive).
 func locklabRuns(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
 		return false
+	}
+	if st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		if _, rest, ok := strings.Cut(string(st), ") "); ok && strings.HasPrefix(rest, "Z") {
+			return false // killed, not yet reaped by its parent
+		}
 	}
 	exe, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
 	if err != nil {
