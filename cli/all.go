@@ -46,6 +46,10 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 				}
 				continue
 			}
+			if least, _ := quorumOf(st); multiNode(st) && f.topology != "" && store.TopologyNodes(f.topology) < least {
+				skipped, quorum = skipped+1, least
+				continue
+			}
 			if least, _ := quorumOf(st); multiNode(st) && len(urls) > 0 && len(urls) < least {
 				skipped, quorum = skipped+1, least
 				continue
@@ -53,7 +57,9 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 			jobs = append(jobs, &job{sc: sc, strategy: st})
 		}
 	}
-	if skipped > 0 {
+	if skipped > 0 && f.topology != "" {
+		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, --topology %s has %d (--topology %s has five)", skipped, quorum, f.topology, store.TopologyNodes(f.topology), store.TopoRedlock)
+	} else if skipped > 0 {
 		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, quorum, len(urls))
 	}
 	if len(urls) > 0 {
@@ -162,8 +168,11 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 	if len(urls) > 0 {
 		p.Nodes = len(urls)
 	}
+	if f.topology != "" {
+		p.Nodes = store.TopologyNodes(f.topology)
+	}
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
+		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers(), Topology: f.topology})
 	if err != nil {
 		return nil, err
 	}

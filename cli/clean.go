@@ -33,7 +33,9 @@ func newCleanCmd() *cobra.Command {
 			"metadump; a server without it lists nothing, and a run's items expire by themselves).\n" +
 			"A killed run's Redis keys vanish by themselves too: each carries a TTL of at most " + store.NetTTL.String() + ";\n" +
 			"its registration lasts " + store.OwnerTTL.String() + " after its last heartbeat, so clean can prove what it left.\n" +
-			"With server flags, clean looks only at those; with none, at every server the environment names.",
+			"With server flags, clean looks only at those; with none, at every server the environment names.\n" +
+			"It also stops the servers a --topology run spawned if that locklab is gone (a directory\n" +
+			"" + "$TMPDIR/locklab-topo-* holding its owner's pid; the servers working in it) and removes the directory.",
 		Example: "  locklab clean --redis redis://localhost:6379 --dry-run\n" +
 			"  locklab clean --postgres postgres://locklab@localhost:5432/locklab --memcached localhost:11211\n" +
 			"  LOCKLAB_REDIS_URL=redis://:password@host:6379 locklab clean",
@@ -70,8 +72,12 @@ func (f *cleanFlags) targets() {
 
 func (f *cleanFlags) run(ctx context.Context, out io.Writer) error {
 	f.targets()
+	if err := f.cleanSpawned(out); err != nil {
+		return runtimeError{err}
+	}
 	if len(f.redis) == 0 && f.postgres == "" && f.mysql == "" && f.memcached == "" {
-		return usagef("clean needs a real server: --redis URL, --postgres URL, --mysql URL or --memcached ADDR (or their LOCKLAB_*_URL; the embedded store keeps nothing after a run)")
+		fmt.Fprintln(out, "no server named (--redis URL, --postgres URL, --mysql URL, --memcached ADDR or their LOCKLAB_*_URL): looked only for spawned servers")
+		return nil
 	}
 	for _, u := range f.redis {
 		if _, err := store.ParseURL(u); err != nil {
@@ -106,6 +112,33 @@ func (f *cleanFlags) run(ctx context.Context, out io.Writer) error {
 	}
 	if len(failed) > 0 {
 		return runtimeError{errors.Join(failed...)}
+	}
+	return nil
+}
+
+// cleanSpawned stops the servers of --topology runs whose locklab is gone
+// and removes their directories; nothing of a live run.
+func (f *cleanFlags) cleanSpawned(out io.Writer) error {
+	left, err := store.FindLeftovers()
+	if err != nil {
+		return err
+	}
+	if len(left) == 0 {
+		fmt.Fprintln(out, "spawned servers: none left by a locklab that is gone")
+		return nil
+	}
+	for _, l := range left {
+		fmt.Fprintf(out, "spawned servers left by locklab pid %d (gone): %s, %d process(es) %v\n", l.Owner, l.Dir, len(l.PIDs), l.PIDs)
+		if f.dryRun {
+			continue
+		}
+		if err := l.Remove(); err != nil {
+			return fmt.Errorf("cannot remove %s: %w", l.Dir, err)
+		}
+		fmt.Fprintf(out, "  stopped %d, removed %s\n", len(l.PIDs), l.Dir)
+	}
+	if f.dryRun {
+		fmt.Fprintln(out, "dry run: nothing stopped or removed")
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func newExploreCmd() *cobra.Command {
 
 // simulationOnly are run's flags that explore refuses: each names a real
 // server or real time.
-var simulationOnly = []string{"redis", "slowmo", "realtime", "speed", "events", "postgres", "mysql", "memcached", "etcd", "etcd-members"}
+var simulationOnly = []string{"redis", "topology", "slowmo", "realtime", "speed", "events", "postgres", "mysql", "memcached", "etcd", "etcd-members"}
 
 func (f *exploreFlags) explore(cmd *cobra.Command, name string) error {
 	for _, n := range simulationOnly {

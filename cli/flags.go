@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -87,8 +88,29 @@ func checkStoreFlags(cmd *cobra.Command, urls []string) error {
 	switch {
 	case len(urls) > 0 && set("speed"):
 		return usagef("--speed drives the embedded store's clock; a real Redis (%s) keeps its own time: use --slowmo to stretch it", real)
-	case len(urls) == 0 && set("slowmo"):
+	case len(urls) == 0 && set("slowmo") && !set("topology"):
 		return usagef("--slowmo stretches a real Redis's time (with --redis URL); the embedded store's clock takes --speed")
+	}
+	return nil
+}
+
+// checkTopology refuses --topology with a Redis URL, an unknown name, the
+// embedded clock's --speed, or on a command that does not spawn servers.
+func (f *runFlags) checkTopology(cmd *cobra.Command, urls []string) error {
+	if !cmd.Flags().Changed("topology") {
+		return nil
+	}
+	switch {
+	case cmd.Name() != "run" && cmd.Parent() != nil:
+		return usagef("--topology spawns servers for locklab run and the interactive view; %s takes --redis URL", cmd.Name())
+	case !store.ValidTopology(f.topology):
+		return usagef("unknown topology %q: want one of %s", f.topology, store.TopologyNames())
+	case cmd.Flags().Changed("redis"):
+		return usagef("--topology spawns its own servers; --redis names yours: give one or the other")
+	case len(urls) > 0:
+		return usagef("--topology spawns its own servers; $LOCKLAB_REDIS_URL names yours: unset it or leave out --topology")
+	case cmd.Flags().Changed("speed"):
+		return usagef("--speed drives the embedded store's clock; spawned servers keep their own time: use --slowmo to stretch it")
 	}
 	return nil
 }
@@ -119,13 +141,4 @@ func (f *runFlags) noteIgnored(cmd *cobra.Command, sc *scenario.Scenario) {
 			note(cmd, "--%s is redlock's; %s does not use it; ignored", name, sc.Name)
 		}
 	}
-}
-
-// choiceNames are the names of a parameter's choices.
-func choiceNames(cs []scenario.Choice) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.Name
-	}
-	return out
 }

@@ -28,6 +28,7 @@ type runFlags struct {
 	jsonFile   string
 	events     string
 	redis      []string
+	topology   string // --topology: servers to spawn for the run
 	slowmo     float64
 	speed      float64
 	noted      bool // the notes on flags a scenario ignores are out
@@ -86,6 +87,14 @@ func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy st
 	}
 	f.given.apply(&p, set)
 	switch {
+	case f.topology != "":
+		if n := store.TopologyNodes(f.topology); set("nodes") && f.given.nodes() != n {
+			return p, usagef("--nodes %d does not match --topology %s, which has %d node(s)", f.given.nodes(), f.topology, n)
+		}
+		p.Nodes = store.TopologyNodes(f.topology)
+		if least, _ := quorumOf(strategy); multiNode(strategy) && p.Nodes < least {
+			return p, usagef("%s needs at least %d independent Redis nodes for a quorum: use --topology %s", strategy, least, store.TopoRedlock)
+		}
 	case len(urls) > 0:
 		if n := f.given.nodes(); set("nodes") && n != len(urls) {
 			return p, usagef("--nodes %d does not match the %d --redis URL(s) given", n, len(urls))
@@ -183,7 +192,7 @@ func fileFor(path, strategy string, many bool) string {
 func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scenario, strategy string,
 	p scenario.Params, seed uint64, urls []string, many bool) (*scenario.Summary, error) {
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
+		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers(), Topology: f.topology})
 	if err != nil {
 		return nil, storeError(err)
 	}
@@ -354,6 +363,7 @@ func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
 	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
+	fl.StringVar(&f.topology, "topology", "", "spawn real servers for the run (redis-server on PATH): "+store.TopologyNames()+"; stopped when it ends")
 	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
 	fl.BoolVar(&f.realtime, "realtime", false, "embedded only: run in real time, goroutines scheduled by Go, instead of the deterministic simulation (the same seed, the same log)")
 	fl.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("embedded only: virtual clock speed, %s to %s (the view opens each scenario at its own)", plain(store.MinSpeed), plain(store.MaxSpeed)))
@@ -376,6 +386,9 @@ func (f *runFlags) store(cmd *cobra.Command) ([]string, error) {
 		return nil, err
 	}
 	if err := checkStoreFlags(cmd, urls); err != nil {
+		return nil, err
+	}
+	if err := f.checkTopology(cmd, urls); err != nil {
 		return nil, err
 	}
 	return urls, nil

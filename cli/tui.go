@@ -90,7 +90,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 	}
 	opts := tui.Options{Theme: th, URLs: urls, Slowmo: f.slowmo, Realtime: f.realtime, Speed: f.speed, SpeedSet: cmd.Flags().Changed("speed"), Events: f.events,
 		Tool: "locklab " + version, Seed: f.seed, SeedSet: cmd.Flags().Changed("seed"), Present: f.present, Cast: f.cast,
-		Servers: f.servers()}
+		Servers: f.servers(), Topology: f.topology}
 	if f.scenario != "" {
 		sc, err := scenario.Lookup(f.scenario)
 		if err != nil {

@@ -15,7 +15,7 @@ var crash = &Scenario{
 		"(--ttl 2s) lapses; then one of them acquires and the work goes on. TTL-based locks recover from " +
 		"crashes, and the time they stand blocked is the availability they cost.",
 	Source:     "the PHP + Redis locking lab, §4",
-	Strategies: []string{"safe", "naive", "fenced", "watchdog"},
+	Strategies: []string{"safe", "naive", "fenced", "watchdog", "redislock", "redsync"},
 	Defaults: withDefaults(func(p *Params) {
 		p.Workers, p.Stock, p.TTL = 3, 5, Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(10*time.Millisecond), 1000

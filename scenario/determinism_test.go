@@ -117,7 +117,7 @@ func TestHistoriesAreTheSeeds(t *testing.T) {
 			continue
 		}
 		for _, strategy := range sc.Strategies {
-			if scenario.ServerOf(strategy) != "redis" {
+			if scenario.ServerOf(strategy) != "redis" || scenario.WallClock(strategy) != "" {
 				continue
 			}
 			p := sc.Defaults

@@ -128,8 +128,8 @@ func (r *Run) inject(f Fault) (string, error) {
 		return "", fmt.Errorf("there is no node %d: this run has %d", f.Node, len(nodes))
 	}
 	n := nodes[f.Node]
-	if !n.Embedded() {
-		return "", fmt.Errorf("not available on a real server: node faults need the embedded store (Redis can be stopped or paused by hand: redis-cli DEBUG SLEEP, CLIENT PAUSE)")
+	if !n.Embedded() && !n.Spawned() {
+		return "", fmt.Errorf("not available on a real server locklab did not start: node faults need the embedded store or --topology (Redis can be stopped or paused by hand: redis-cli DEBUG SLEEP, CLIENT PAUSE)")
 	}
 	var kind string
 	switch f.Kind {
@@ -180,22 +180,43 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 	switch kind {
 	case "down":
 		err, ev.Kind, ev.Msg = n.Stop(), KindNodeDown, fmt.Sprintf("node %d stopped", n.Index)
+		if n.Spawned() {
+			ev.Msg = fmt.Sprintf("node %d stopped: its redis-server killed (SIGKILL)", n.Index)
+		}
 	case "up":
 		err, ev.Kind, ev.Msg = n.Start(true), KindNodeUp, fmt.Sprintf("node %d back, with its data", n.Index)
+		if !n.KeepsData() {
+			ev.Msg = fmt.Sprintf("node %d back, empty: a spawned redis-server has no persistence", n.Index)
+		}
 	case "pause":
 		err, ev.Kind, ev.Msg = n.Pause(), KindNodeDown, fmt.Sprintf("node %d paused: it holds every command until resumed", n.Index)
+		if n.Spawned() {
+			ev.Msg = fmt.Sprintf("node %d paused (SIGSTOP): it holds every command until resumed", n.Index)
+		}
 	case "resume":
-		n.Resume()
 		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d resumed", n.Index)
+		if n.Spawned() {
+			// Said before SIGCONT: a resumed server answers what waited
+			// at once, and its answers come after this in the log.
+			ev.Msg += " (SIGCONT)"
+			env.Emit(ev)
+			n.Resume()
+			env.announceServers()
+			return ev, nil
+		}
+		n.Resume()
 	case "jump":
 		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
 	case "slew":
 		err, ev.Kind = n.SlewClock(d, d), KindBeat
 		ev.Msg = fmt.Sprintf("node %d's clock slews %v forward over %v: it runs twice as fast until then", n.Index, d, d)
 	case "failover":
-		var lost int
-		if lost, err = n.Failover(); err == nil {
-			ev.Kind, ev.Msg = KindFailover, fmt.Sprintf("node %d's primary failed over to its replica; the %d write(s) it had not received are lost", n.Index, lost)
+		var said string
+		if said, err = n.FailOver(); err == nil {
+			ev.Kind, ev.Msg = KindFailover, said
+			if n.Spawned() {
+				ev.Msg = fmt.Sprintf("node %d failed over: %s", n.Index, said)
+			}
 		} else {
 			ev.Kind, ev.Msg = KindBeat, "no failover"
 		}
@@ -204,6 +225,9 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 			err = n.Start(false)
 		}
 		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d restarted, empty: it had no persistence", n.Index)
+		if n.Spawned() {
+			ev.Msg = fmt.Sprintf("node %d restarted, empty: its redis-server killed (SIGKILL) and started again without persistence", n.Index)
+		}
 	}
 	if errors.Is(err, store.ErrUnsupported) {
 		ev.Kind, ev.Msg = KindBeat, fmt.Sprintf("not available on a real server: %s on node %d", kind, n.Index)
@@ -211,6 +235,9 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 		ev.Msg += ": " + err.Error()
 	}
 	env.Emit(ev)
+	if n.Spawned() {
+		env.announceServers()
+	}
 	return ev, err
 }
 

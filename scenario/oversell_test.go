@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	stop()
 	if code == 0 {
-		if err := goleak.Find(); err != nil {
+		if err := goleak.Find(goleak.IgnoreTopFunction(store.SpawnerLoop)); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
 			code = 1
 		}

@@ -48,8 +48,8 @@ func paceCases() []paceCase {
 			}
 		}
 		for _, strategy := range sc.Strategies {
-			if info, ok := lock.Lookup(strategy); ok && info.Server != lock.ServerRedis {
-				continue // on a server that keeps its own time (a file, a semaphore, Postgres, …): not simulated
+			if info, ok := lock.Lookup(strategy); ok && info.Server != lock.ServerRedis || scenario.WallClock(strategy) != "" {
+				continue // on a server that keeps its own time (a file, a semaphore, Postgres, …), or a library on the wall clock: not simulated
 			}
 			for i, p := range variants {
 				label := sc.Name + "/" + strategy

@@ -18,7 +18,7 @@ var redlockScenario = &Scenario{
 	speedFor: redlockSpeed, // 5.6 s: 11 s
 	Title:    "Redlock under faults: quorum, clock jumps and slews, failovers, pauses, fences",
 	Watch:    "the per-node votes, the two holders at once after each fault, and the fence that stops the stale one",
-	Explain: "Five parts on five nodes, each on its own lock, two workers each (--part runs one). 1 quorum: two " +
+	Explain: "Six parts on five nodes, each on its own lock, two workers each (--part runs one). 1 quorum: two " +
 		"nodes down, the quorum (3) still grants; a third down and it is denied. 2 clock: a holder has a bare " +
 		"majority (nodes 0–2; 3 and 4 are cut off from it); node 2's clock jumps past the TTL (--clock slew: " +
 		"gains the same amount gradually over the TTL), the key lapses there, and the other worker gets nodes " +
@@ -26,16 +26,17 @@ var redlockScenario = &Scenario{
 		"yet received the write. 4 pause: a holder on all five pauses past the lock's validity; the other " +
 		"acquires and writes; the stale holder wakes and writes the record it read before — a lost update. " +
 		"5 fence: the same pause, but each node counts a fence with its vote, the lock's fence is the " +
-		"majority's highest, and the record rejects the stale holder's older fence (Kleppmann's fix).",
+		"majority's highest, and the record rejects the stale holder's older fence (Kleppmann's fix). 6 restart: " +
+		"the bare majority again, node 2 restarting without persistence (empty) while the key is valid.",
 	Source:     "the locking-patterns article (Redlock); Kleppmann, \"How to do distributed locking\"; antirez, \"Is Redlock safe?\"; the Valkey example (failover)",
 	Strategies: []string{"redlock"},
 	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Nodes, p.TTL, p.Work = 10, 5, Millis(time.Second), Millis(300*time.Millisecond)
+		p.Workers, p.Nodes, p.TTL, p.Work = 12, 5, Millis(time.Second), Millis(300*time.Millisecond)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 60
 		p.Part, p.Clock = "all", "jump"
 	}),
 	Uses:    []string{"ttl", "work", "retry-base", "part", "clock"},
-	Cast:    10,
+	Cast:    12,
 	castFor: func(p Params) int { return 2 * len(redlockParts(p)) },
 	run:     runRedlock,
 	beats:   redlockBeats,
@@ -74,6 +75,7 @@ var RedlockParts = []Choice{
 	{"failover", "node 2 fails over to a replica that missed the write: two holders"},
 	{"pause", "a holder pauses past its validity: a stale holder writes beside the new one"},
 	{"fence", "the same pause; the record checks fences issued by a majority: the stale write is rejected"},
+	{"restart", "node 2 restarts without persistence: its copy of the key is gone, two holders"},
 }
 
 // ClockMoves are the ways node 2's clock moves in the Redlock clock part.
@@ -149,7 +151,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 		switch i {
 		case 0:
 			r.quorum(a, b)
-		case 1, 2:
+		case 1, 2, 5:
 			r.bareMajority(ctx, i, a, b)
 		case 3, 4:
 			r.stale(ctx, i, a, b)
@@ -159,7 +161,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 }
 
 // redlockRes are the parts' resources; each part's lock is lock:<res>.
-var redlockRes = []string{"Q", "J", "F", "P", "S"}
+var redlockRes = []string{"Q", "J", "F", "P", "S", "R"}
 
 // quorum: two nodes down, then a third.
 func (r *redlockRun) quorum(a, b *Worker) {
@@ -188,6 +190,9 @@ func (r *redlockRun) bareMajority(ctx context.Context, part int, a, b *Worker) {
 		// lock granted on node 2 is valid, its replica has not received it,
 		// however late a busy machine makes the failover.
 		_ = node.Replicate(r.ttl) // unsupported on a real server: the failover says so
+	case part == 5:
+		kind = "restart"
+		r.heading(part, "node 2 restarts without persistence: it comes back empty, its copy of the key gone")
 	case env.Params.Clock == "slew":
 		kind = "slew"
 		r.heading(part, fmt.Sprintf("node 2's clock slews %s forward over the next %s — the jump's amount, gained gradually (antirez: slew, don't jump)", ms(r.ttl), ms(r.ttl)))

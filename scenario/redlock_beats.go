@@ -26,7 +26,7 @@ func redlockBeats(_ string, p Params) []Beat {
 			bs = append(bs,
 				Beat{"quorum", st.on(answerOf(a, "lock:Q")), st.quorum},
 				Beat{"quorum-lost", st.on(answerOf(b, "lock:Q")), st.quorum})
-		case 1, 2:
+		case 1, 2, 5:
 			bs = append(bs, Beat{RedlockParts[part].Name, st.on(func(e Event) bool {
 				return overlapOn(res)(e) || by(KindDone, b)(e)
 			}), st.bareMajority(part, a, b)})
@@ -175,6 +175,8 @@ func (s *redlockStory) bareMajority(part int, a, b int32) func(Event) string {
 			switch {
 			case part == 2:
 				how = fmt.Sprintf("its replica had not received %s's key when it took over", WorkerName(a))
+			case part == 5:
+				how = fmt.Sprintf("it restarted without persistence and forgot %s's key (delaying its restart by a TTL, or fsync'd AOF, keeps it)", WorkerName(a))
 			case s.moved == "slew":
 				// When node 2 granted each of them, by the run's clock.
 				gap := hb.grantAt[2] - ha.grantAt[2]

@@ -212,6 +212,7 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	case r.outside != nil:
 		err = r.outside(ctx, env)
 	default:
+		env.announceServers()
 		err = sc.run(ctx, env)
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -315,7 +316,8 @@ type Env struct {
 	run      *Run
 	ctx      context.Context
 	mu       sync.Mutex
-	workers  []*Worker // by ID, as they are made
+	workers  []*Worker         // by ID, as they are made
+	servers  map[string]string // each spawned server's last announced line
 	Store    *store.Store
 	Params   Params
 	Strategy string

@@ -86,6 +86,10 @@ var Strategies = func() []Strategy {
 		ss = append(ss, Strategy{s.Name, s.Doc})
 	}
 	ss = append(ss, Strategy{"atomic", "no lock: one Lua script checks and decrements"})
+	for _, name := range libraries() {
+		info, _ := lock.Lookup(name)
+		ss = append(ss, Strategy{info.Name, info.Doc})
+	}
 	for _, name := range beyondRedis() {
 		info, _ := lock.Lookup(name)
 		ss = append(ss, Strategy{info.Name, info.Doc})
@@ -93,7 +97,7 @@ var Strategies = func() []Strategy {
 	return ss
 }()
 
-var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, cron, tradeOffs, leaderScenario}
+var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, failoverScenario, cron, tradeOffs, leaderScenario}
 
 // Catalogue lists every scenario in order.
 func Catalogue() []*Scenario { return catalogue }

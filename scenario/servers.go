@@ -66,6 +66,18 @@ func beyondRedis() []string {
 	return out
 }
 
+// libraries are the lock libraries registered as strategies on the run's
+// Redis (lock/libs): redislock, redsync, redsync-quorum.
+func libraries() []string {
+	var out []string
+	for _, s := range lock.All() {
+		if s.Server == lock.ServerRedis && !s.Cell && !slices.ContainsFunc(lock.Strategies, func(o struct{ Name, Doc string }) bool { return o.Name == s.Name }) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
 // withBeyond appends the strategies beyond Redis to a scenario's own.
 func withBeyond(own ...string) []string { return slices.Concat(own, beyondRedis()) }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/libs"
 	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/store"
 )
@@ -29,6 +30,8 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 		return nil, timeReal + "asked for (--realtime)"
 	case mode.guest || mode.hosted != nil || mode.outside != nil:
 		return nil, timeReal + "workers in other processes"
+	case libs.WallClock(cfg.Strategy) != "":
+		return nil, timeReal + libs.WallClock(cfg.Strategy)
 	case ServerOf(cfg.Strategy) != string(lock.ServerRedis):
 		return nil, timeReal + cfg.Strategy + " runs on " + ServerOf(cfg.Strategy) + ", which keeps its own time"
 	}
@@ -45,6 +48,11 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 	st.SimulateWith(rt, 2*cfg.Params.Workers+64)
 	return rt, TimeSimulated
 }
+
+// WallClock says why a strategy's runs keep real time although its locks
+// live in Redis (a library that reads the wall clock); "" when they can be
+// simulated.
+func WallClock(strategy string) string { return libs.WallClock(strategy) }
 
 // Simulated reports whether the run is a deterministic simulation.
 func (r *Run) Simulated() bool { return r.rt != nil }

@@ -43,7 +43,7 @@ func redlockSpeed(_ string, p Params) float64 {
 		return 0.02
 	case p.Part == "clock" && p.Clock == "slew", p.Part == "pause", p.Part == "fence":
 		return 0.1
-	case p.Part == "clock", p.Part == "failover":
+	case p.Part == "clock", p.Part == "failover", p.Part == "restart":
 		return 0.05
 	}
 	return 0

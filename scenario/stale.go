@@ -26,7 +26,7 @@ var ttlExpiry = &Scenario{
 		"3 seconds ago — a lost update, and two workers were inside at once. With fenced the resource rejects " +
 		"w00's stale fence; with watchdog w00 renews and w01 never gets in.",
 	Source:     "the PHP + Redis locking lab, §4 (its own run hid the overlap; here it happens)",
-	Strategies: []string{"safe", "fenced", "watchdog", "fenced-watchdog", "naive"},
+	Strategies: []string{"safe", "fenced", "watchdog", "fenced-watchdog", "naive", "redislock", "redsync"},
 	Defaults: withDefaults(func(p *Params) {
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(3*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 60

@@ -10,10 +10,13 @@ import (
 // ErrUnsupported says a fault cannot be injected into this kind of node.
 var ErrUnsupported = errors.New("store: this fault needs an embedded node")
 
-// Pause makes an embedded node hang on every command until Resume, like a
+// Pause makes a spawned server stop (SIGSTOP) and an embedded node hang on every command until Resume, like a
 // server stopped by SIGSTOP or a long stop-the-world pause. Clients time out
 // waiting for it.
 func (n *Node) Pause() error {
+	if n.topo != nil {
+		return n.topo.pause(n.Index)
+	}
 	if !n.embedded {
 		return ErrUnsupported
 	}
@@ -33,6 +36,10 @@ func (n *Node) Pause() error {
 
 // Resume lets a paused embedded node answer again; held commands run now.
 func (n *Node) Resume() {
+	if n.topo != nil {
+		n.topo.resume(n.Index)
+		return
+	}
 	if !n.embedded {
 		return
 	}
@@ -48,13 +55,21 @@ func (n *Node) Resume() {
 
 // Paused reports whether the node is paused.
 func (n *Node) Paused() bool {
+	if n.topo != nil {
+		return n.topo.paused(n.Index)
+	}
 	n.faultMu.Lock()
 	defer n.faultMu.Unlock()
 	return n.paused != nil
 }
 
-// Stop takes an embedded node down: its clients get connection errors.
+// Stop takes an embedded node down: its clients get connection errors. A
+// spawned server is killed (SIGKILL).
 func (n *Node) Stop() error {
+	if n.topo != nil {
+		n.topo.crash(n.Index)
+		return nil
+	}
 	if !n.embedded {
 		return ErrUnsupported
 	}
@@ -71,8 +86,15 @@ func (n *Node) Stop() error {
 }
 
 // Start brings a stopped embedded node back on the same address, with its
-// data or, like a Redis without persistence, empty.
+// data or, like a Redis without persistence, empty. A spawned server has
+// no persistence: it comes back empty whatever keepData says (KeepsData).
 func (n *Node) Start(keepData bool) error {
+	if n.topo != nil {
+		if !n.topo.down(n.Index) {
+			return nil
+		}
+		return n.topo.restart(n.Index)
+	}
 	if !n.embedded {
 		return ErrUnsupported
 	}
@@ -98,6 +120,9 @@ func (n *Node) Start(keepData bool) error {
 
 // Down reports whether the node is stopped.
 func (n *Node) Down() bool {
+	if n.topo != nil {
+		return n.topo.down(n.Index)
+	}
 	n.faultMu.Lock()
 	defer n.faultMu.Unlock()
 	return n.stopped
@@ -146,3 +171,11 @@ func (n *Node) ClockOffset() (ahead time.Duration, rate float64) {
 	v := n.clock.Now()
 	return n.skew.At(v), n.skew.Rate(v)
 }
+
+// KeepsData reports whether the node comes back from Stop with its data:
+// an embedded node can; a spawned server has no persistence.
+func (n *Node) KeepsData() bool { return n.topo == nil }
+
+// Spawned reports whether the node is a server the run spawned, whose
+// processes faults act on.
+func (n *Node) Spawned() bool { return n.topo != nil }

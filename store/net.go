@@ -417,3 +417,7 @@ func (t *safetyNet) noteNets(keys []string, nets []*redis.BoolCmd) {
 		}
 	}
 }
+
+// Netted reports whether ctx is the safety net's own pipeline: its PEXPIRE
+// … NX commands travel with the run's, and are the run's, not the lock's.
+func Netted(ctx context.Context) bool { return ctx.Value(netted{}) != nil }

@@ -43,6 +43,8 @@ type Node struct {
 	paused  chan struct{} // closed on Resume
 	stopped bool
 
+	topo *topology // the spawned servers this node is one of; nil otherwise
+
 	rt  *sim.Runtime // set when the run is simulated
 	lua *luaRunner   // runs the simulated run's scripts; mu guards it
 }
@@ -282,8 +284,13 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		addr := Scrub(Addr(opt), raw)
 		node := &Node{Index: i, Addr: addr, clock: s.clock, url: raw}
 		opt = urlClientOptions(opt, cfg)
-		tellingDialer(opt)
-		node.Client = redis.NewClient(opt)
+		if s.topo != nil {
+			node.topo = s.topo
+			node.Client = s.topo.client(i, opt)
+		} else {
+			tellingDialer(opt)
+			node.Client = redis.NewClient(opt)
+		}
 		node.Client.AddHook(gateHook{})
 		node.Client.AddHook(refusalHook{&node.refused})
 		s.nodes = append(s.nodes, node)

@@ -35,6 +35,9 @@ type effect struct {
 // Replicate gives an embedded node an asynchronous replica that trails it by
 // lag, starting as a copy of the node's keys. Failover promotes it.
 func (n *Node) Replicate(lag time.Duration) error {
+	if n.topo != nil {
+		return n.topo.replicate(n.Index, lag)
+	}
 	if !n.embedded {
 		return ErrUnsupported
 	}
@@ -67,6 +70,9 @@ func (n *Node) attach(lag time.Duration) {
 // The writes the replica had not received yet are lost; lost says how many.
 // The old primary rejoins as the new one's replica, after a full resync.
 func (n *Node) Failover() (lost int, err error) {
+	if n.topo != nil {
+		return 0, ErrUnsupported // FailOver says what a spawned one lost
+	}
 	if !n.embedded {
 		return 0, ErrUnsupported
 	}
@@ -243,4 +249,19 @@ func (n *Node) Lagging() int {
 		return -1
 	}
 	return len(n.repl.pending)
+}
+
+// FailOver promotes the node's replica in its primary's place and says
+// what was lost: on the embedded store the emulated replica; on a spawned
+// topology the primary process is killed and its replica promoted (by
+// Sentinel, or REPLICAOF NO ONE).
+func (n *Node) FailOver() (string, error) {
+	if n.topo != nil {
+		return n.topo.failover(n.Index)
+	}
+	lost, err := n.Failover()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("node %d's primary failed over to its replica; the %d write(s) it had not received are lost", n.Index, lost), nil
 }

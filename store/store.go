@@ -56,6 +56,10 @@ type Config struct {
 	// Origin, if set, is the instant a real server's run clock reads zero
 	// (a shared race's start), instead of the moment of opening.
 	Origin time.Time
+	// Topology, if set, is the servers to spawn for the run (single,
+	// replica, sentinel, redlock): real processes on loopback, stopped at
+	// Close. URLs must be empty; ReplicaLag is how far replicas trail.
+	Topology string
 	// Guest says the run's keys belong to another process (the race's
 	// host): Close deletes only the guest's own registration. What it
 	// writes is netted all the same, so a race whose host died leaves no
@@ -74,6 +78,7 @@ type Store struct {
 	prefix string
 	owner  Owner // the run's registration on real servers
 	extra  extras
+	topo   *topology // the servers the run spawned, if any
 
 	life     sync.Mutex // Close and abort
 	closed   bool
@@ -99,9 +104,17 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if s.owner, err = newOwner(id, cfg.Guest); err != nil {
 		return nil, err
 	}
-	if len(cfg.URLs) == 0 {
+	switch {
+	case cfg.Topology != "" && len(cfg.URLs) > 0:
+		err = errors.New("store: a spawned topology and Redis URLs exclude each other")
+	case cfg.Topology != "":
+		if s.topo, err = startTopology(ctx, cfg.Topology, cfg.ReplicaLag); err == nil {
+			cfg.URLs = s.topo.urls()
+			err = s.openReal(ctx, cfg)
+		}
+	case len(cfg.URLs) == 0:
 		err = s.openEmbedded(cfg)
-	} else {
+	default:
 		err = s.openReal(ctx, cfg)
 	}
 	if err == nil {
@@ -172,6 +185,9 @@ func (s *Store) Describe() string {
 			return "embedded" + s.describeServers()
 		}
 		return fmt.Sprintf("embedded ×%d", len(s.nodes)) + s.describeServers()
+	}
+	if s.topo != nil {
+		return s.topo.describe() + s.describeServers()
 	}
 	addrs := make([]string, len(s.nodes))
 	for i, n := range s.nodes {
@@ -335,6 +351,9 @@ func (s *Store) Close() error {
 		if err := n.close(); !s.aborted {
 			errs = append(errs, err)
 		}
+	}
+	if s.topo != nil {
+		s.topo.stop()
 	}
 	s.closeErr = errors.Join(errs...)
 	return s.closeErr

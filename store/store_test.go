@@ -20,7 +20,7 @@ const parallelTests = 8
 func TestMain(m *testing.M) {
 	storetest.QuietRedis()
 	storetest.WidenParallel(parallelTests)
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(store.SpawnerLoop))
 }
 
 func openEmbedded(t *testing.T, cfg store.Config) *store.Store {

@@ -86,6 +86,9 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 	if len(opts.URLs) > 0 {
 		p.Nodes = len(opts.URLs)
 	}
+	if opts.Topology != "" {
+		p.Nodes = store.TopologyNodes(opts.Topology)
+	}
 	seed := opts.Seed
 	if !opts.SeedSet {
 		seed = newSeed()
@@ -98,7 +101,7 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 	} else {
 		f.autoSpeed = strconv.FormatFloat(speed, 'f', -1, 64)
 	}
-	if len(opts.URLs) == 0 { // a real server keeps its own time (--slowmo)
+	if len(opts.URLs) == 0 && opts.Topology == "" { // a real server keeps its own time (--slowmo)
 		names = append(names, "speed")
 	}
 	for _, name := range names {

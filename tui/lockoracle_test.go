@@ -60,7 +60,7 @@ func TestLockLanesOracle(t *testing.T) {
 	}
 	for _, sc := range scenario.Catalogue() {
 		for _, st := range sc.Strategies {
-			if !oracleServerless(st) || sc.RealTime != "" {
+			if !oracleServerless(st) || sc.RealTime != "" || scenario.WallClock(st) != "" {
 				continue
 			}
 			t.Run(sc.Name+"/"+st, func(t *testing.T) {

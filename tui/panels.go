@@ -44,6 +44,7 @@ var scenarioPanels = map[string][]panel{
 	"deadlock":     {panelWaits, panelRetries},
 	"retry":        {panelRetries, panelStock},
 	"redlock":      {panelNodes, panelRetries},
+	"failover":     {panelNodes, panelRetries},
 	"webhook":      {panelCredits, panelRetries},
 	"queue-double": {panelJob, panelRetries},
 	"cron":         {panelRuns},
@@ -63,6 +64,9 @@ func panelsOf(h scenario.Header, tl *timeline.Timeline) []panel {
 			ps = append([]panel{panelStock}, ps...)
 		}
 	}
+	if strings.HasPrefix(h.Store, "spawned ") && !slices.Contains(ps, panelNodes) {
+		ps = append([]panel{panelNodes}, ps...) // the servers the run started
+	}
 	if sc, err := scenario.Lookup(h.Scenario); err == nil && !sc.Retries(h.Strategy, h.Params) {
 		ps = slices.DeleteFunc(slices.Clone(ps), func(p panel) bool { return p == panelRetries })
 	}
@@ -77,7 +81,11 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 	case panelWaits:
 		return max(5, bodyH/4)
 	case panelNodes:
-		return max(len(tl.NodesAt(tl.N-1)), 1) + 3
+		h := max(len(tl.NodesAt(tl.N-1)), 1) + 3
+		if s := len(tl.ServersAt(tl.N - 1)); bodyH >= 2*(h+s) {
+			h += s // the spawned servers, where there is room for them
+		}
+		return h
 	case panelCredits:
 		return 5
 	case panelJob:
@@ -250,8 +258,12 @@ func jobState(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration)
 // held by w03 (J)" — and a one-line legend.
 func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, w int) []string {
 	nodes := tl.NodesAt(k)
+	var servers []string
+	for _, s := range tl.ServersAt(k) {
+		servers = append(servers, th.Muted.Render(s.Line))
+	}
 	if len(nodes) == 0 {
-		return []string{th.Muted.Render("no node has answered yet")}
+		return append([]string{th.Muted.Render("no node has answered yet")}, servers...)
 	}
 	var out []string
 	for _, n := range nodes {
@@ -278,7 +290,7 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 		}
 		out = append(out, row)
 	}
-	return append(out, legendLine(th, themes.InNodes))
+	return append(append(out, legendLine(th, themes.InNodes)), servers...)
 }
 
 // retryLine is the histogram in one line: "retry delays 100–200ms ×89 · …".

@@ -29,6 +29,7 @@ var presentPanels = map[string][]panel{
 	"deadlock":     {panelWaits},
 	"retry":        {panelRetries, panelStock},
 	"redlock":      {panelNodes},
+	"failover":     {panelNodes},
 	"webhook":      {panelCredits},
 	"queue-double": {panelJob},
 	"cron":         {panelRuns},

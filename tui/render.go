@@ -59,7 +59,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	}
 	bodyH := h - 1 - len(verdict) - logN - 1 - v.schedRows()
 	lockRows := min(2*len(v.tl.Locks), 8)
-	nodes := slices.Contains(panelsOf(v.s.header, v.tl), panelNodes)
+	nodes := v.s.header.Scenario == "redlock" && slices.Contains(panelsOf(v.s.header, v.tl), panelNodes)
 	var lockNote string
 	if nodes && len(v.tl.Locks) > 0 {
 		// Redlock's keys are named by letter: say what they are.

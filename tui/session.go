@@ -53,7 +53,7 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	st, err := store.Open(ctx, store.Config{URLs: opts.URLs, Nodes: spec.Params.Nodes, Speed: spec.Speed,
-		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256), ReplicaLag: replicaLag, Servers: opts.Servers})
+		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256), ReplicaLag: replicaLag, Servers: opts.Servers, Topology: opts.Topology})
 	if err != nil {
 		return nil, err // the server's words and a hint, never a password
 	}

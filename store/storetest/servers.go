@@ -170,3 +170,15 @@ func waitFor(p *proc, d time.Duration, ready func() error) error {
 	}
 	return fmt.Errorf("%v: %s", err, bytes.TrimSpace(p.out.Bytes()))
 }
+
+// RequireBin skips tb (or fails it when real servers are required) when
+// the named server binary is not on PATH.
+func RequireBin(tb testing.TB, name string) {
+	tb.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		if os.Getenv("LOCKLAB_REQUIRE_REDIS") == "1" {
+			tb.Fatalf("no %s on PATH (apt-get install %s); LOCKLAB_REQUIRE_REDIS=1 makes this a failure", name, name)
+		}
+		tb.Skipf("no %s on PATH (apt-get install %s); skipping", name, name)
+	}
+}

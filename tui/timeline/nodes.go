@@ -156,3 +156,38 @@ func slewOf(msg string) (by, over time.Duration, ok bool) {
 	}
 	return by, over, true
 }
+
+// ServerLine is a spawned server as a "server" beat last described it.
+type ServerLine struct {
+	Seq  int64
+	Name string
+	Line string // "replica · primary · 127.0.0.1:40123 · pid 1234 · up"
+}
+
+// foldServer records a spawned server's announcement.
+func (tl *Timeline) foldServer(seq int64, e *scenario.Event) {
+	if e.Kind != scenario.KindBeat || e.Code != "server" || len(tl.Servers) > 4096 {
+		return
+	}
+	name, _, _ := strings.Cut(e.Msg, " · ")
+	tl.Servers = append(tl.Servers, ServerLine{Seq: seq, Name: name, Line: e.Msg})
+}
+
+// ServersAt is each spawned server's latest line as of cursor k, in the
+// order they were first announced.
+func (tl *Timeline) ServersAt(k int) []ServerLine {
+	var out []ServerLine
+	at := map[string]int{}
+	for _, s := range tl.Servers {
+		if s.Seq > int64(k) {
+			break
+		}
+		if i, ok := at[s.Name]; ok {
+			out[i] = s
+			continue
+		}
+		at[s.Name] = len(out)
+		out = append(out, s)
+	}
+	return out
+}

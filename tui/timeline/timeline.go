@@ -231,6 +231,8 @@ type Timeline struct {
 	// Nodes is every change of a Redis node, in log order.
 	Nodes []Node
 	nodes []Node // each node's latest
+	// Servers are the announcements of the servers a run spawned.
+	Servers []ServerLine
 
 	// Strategy is the run's lock strategy, by name (what its lock is
 	// comes from the traits: SetTraits).
@@ -306,6 +308,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 	tl.Last = max(tl.Last, e.T)
 	tl.lapse(seq, e.T)
 	tl.foldNode(seq, &e)
+	tl.foldServer(seq, &e)
 	tl.foldEffect(seq, &e)
 	drawAt := e.T
 	w := tl.worker(e.Worker)
@@ -400,6 +403,9 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.holds--
 		}
 		l, _ := tl.lock(e.Res)
+		if cur := l.current(); e.Has&scenario.HasNode != 0 && cur != nil && cur.Holder >= 0 && cur.Holder != e.Worker {
+			break // a stale holder freeing its own key on one node of a quorum another now holds
+		}
 		if at, ok := w.tookOver(e.Res); ok {
 			// The next holder's acquire came first in the log, but Redis
 			// ran this release before it: drawn there.

@@ -1,0 +1,220 @@
+// Package libs registers the Redis lock libraries people use as strategies,
+// unmodified: bsm/redislock ("redislock") and go-redsync ("redsync" on one
+// node, "redsync-quorum" on five). Each attempt is one call of the
+// library's own acquire (the scenario's retry policy spaces them), each
+// release its own release; what it sent is seen at the Redis protocol by a
+// client hook and told in the step's message. The libraries read the wall
+// clock (deadlines, validity) and make their own random tokens where they
+// do, so their runs keep real time (see WallClock).
+package libs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bsm/redislock"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/trait"
+	"github.com/locklab/locklab/store"
+)
+
+// Versions are the libraries' pinned versions (go.mod), for the docs.
+const Versions = "github.com/bsm/redislock v0.9.4, github.com/go-redsync/redsync/v4 v4.18.1"
+
+// WallClock says why a strategy keeps real time, or "" if it does not.
+func WallClock(strategy string) string {
+	switch strategy {
+	case "redislock", "redsync", "redsync-quorum":
+		return strategy + " reads the wall clock (its deadlines and validity), which a simulation cannot move"
+	}
+	return ""
+}
+
+// Register adds the libraries' strategies to lock's registry; lock/all
+// calls it once.
+func Register() {
+	single := trait.Traits{Server: lock.ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom,
+		Renewal: trait.RenewalNone, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}
+	lock.Register(lock.Info{Name: "redislock", Doc: "github.com/bsm/redislock v0.9.4, unmodified: Obtain (SET NX PX in Lua), Release (compare-and-delete)", Traits: single},
+		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
+			c, err := clientOf(s, 0)
+			if err != nil {
+				return nil, err
+			}
+			return &redisLock{kit: lock.NewKit(o), c: redislock.New(c)}, nil
+		})
+	lock.Register(lock.Info{Name: "redsync", Doc: "github.com/go-redsync/redsync/v4 v4.18.1 on one node, unmodified: Mutex.Lock (SET NX PX), Unlock (compare-and-delete)", Traits: single},
+		func(s lock.Servers, o lock.Options) (lock.Locker, error) { return newRedsync(s, o, "redsync", 1) })
+	quorum := single
+	quorum.Nodes = trait.Nodes{Min: 3, Default: 5}
+	lock.Register(lock.Info{Name: "redsync-quorum", Doc: "github.com/go-redsync/redsync/v4 v4.18.1 on every node, unmodified: Redlock's majority with drift and validity", Traits: quorum},
+		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
+			return newRedsync(s, o, "redsync-quorum", len(s.Redis))
+		})
+}
+
+// clientOf is node i's *redis.Client, with the protocol hook on it.
+func clientOf(s lock.Servers, i int) (*redis.Client, error) {
+	if i >= len(s.Redis) {
+		return nil, fmt.Errorf("lock/libs: no Redis node %d", i)
+	}
+	c, ok := s.Redis[i].(*redis.Client)
+	if !ok {
+		return nil, fmt.Errorf("lock/libs: the libraries need a *redis.Client, got %T", s.Redis[i])
+	}
+	if _, had := hooked.LoadOrStore(c, true); !had {
+		c.AddHook(wireHook{})
+	}
+	return c, nil
+}
+
+// hooked are the clients the protocol hook is on.
+var hooked sync.Map
+
+// wire is what one library call sent and what came back, command by
+// command, as the protocol hook saw it.
+type wire struct {
+	mu   sync.Mutex
+	said []string
+}
+
+type wireKey struct{}
+
+func (w *wire) add(cmd redis.Cmder) {
+	name := strings.ToUpper(cmd.Name())
+	reply := "OK"
+	switch err := cmd.Err(); {
+	case errors.Is(err, redis.Nil):
+		reply = "nil"
+	case err != nil:
+		reply = "error"
+	default:
+		switch c := cmd.(type) {
+		case *redis.Cmd:
+			reply = fmt.Sprint(c.Val())
+		case *redis.IntCmd:
+			reply = fmt.Sprint(c.Val())
+		case *redis.BoolCmd:
+			reply = fmt.Sprint(c.Val())
+		}
+	}
+	if len(reply) > 40 {
+		reply = reply[:40] + "…"
+	}
+	w.mu.Lock()
+	if len(w.said) < 16 {
+		w.said = append(w.said, name+"→"+reply)
+	}
+	w.mu.Unlock()
+}
+
+// String is "sent EVALSHA→1, …".
+func (w *wire) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.said) == 0 {
+		return "sent nothing"
+	}
+	return "sent " + strings.Join(w.said, ", ")
+}
+
+// watch returns a context whose commands the hook records in a fresh wire.
+func watch(ctx context.Context) (context.Context, *wire) {
+	w := &wire{}
+	return context.WithValue(ctx, wireKey{}, w), w
+}
+
+// wireHook records a library call's commands on the wire in its context.
+type wireHook struct{}
+
+func (wireHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (wireHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if w, ok := ctx.Value(wireKey{}).(*wire); ok {
+			w.add(cmd)
+		}
+		return err
+	}
+}
+
+func (wireHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		if w, ok := ctx.Value(wireKey{}).(*wire); ok {
+			for _, c := range cmds {
+				if store.Netted(ctx) && c.Name() == "pexpire" {
+					continue // the run's safety net, not the library
+				}
+				w.add(c)
+			}
+		}
+		return err
+	}
+}
+
+// redisLock is bsm/redislock.
+type redisLock struct {
+	kit *lock.Kit
+	c   *redislock.Client
+}
+
+func (*redisLock) Strategy() string { return "redislock" }
+
+func (r *redisLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*lock.Lease, error) {
+	return r.try(ctx, key, ttl, 1)
+}
+
+func (r *redisLock) Acquire(ctx context.Context, key string, ttl time.Duration) (*lock.Lease, error) {
+	return r.kit.Acquire(ctx, key, ttl, r.try)
+}
+
+func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*lock.Lease, error) {
+	if err := r.kit.Hold(ctx); err != nil {
+		return nil, err
+	}
+	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	wctx, w := watch(ctx)
+	call := r.kit.Now()
+	l, err := r.c.Obtain(wctx, key, r.kit.Real(ttl), &redislock.Options{RetryStrategy: redislock.NoRetry()})
+	switch {
+	case errors.Is(err, redislock.ErrNotObtained):
+		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})
+		return nil, lock.ErrNotObtained
+	case err != nil:
+		return nil, err
+	}
+	r.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: l.Token(), TTL: ttl, Attempt: attempt, Node: -1, Msg: w.String(), Call: call})
+	return lock.NewLease(ctx, key, l.Token(), ttl, attempt, lock.LeaseFuncs{Release: func(ctx context.Context) error {
+		wctx, w := watch(ctx)
+		call := r.kit.Now()
+		err := l.Release(wctx)
+		return r.released(key, l.Token(), call, w, err, errors.Is(err, redislock.ErrLockNotHeld))
+	}}), nil
+}
+
+// released records a library's release: notHeld says the library found
+// the lock gone or another's (it does not say which).
+func (r *redisLock) released(key, tok string, call time.Duration, w *wire, err error, notHeld bool) error {
+	return releasedStep(r.kit, key, tok, call, w, err, notHeld)
+}
+
+func releasedStep(k *lock.Kit, key, tok string, call time.Duration, w *wire, err error, notHeld bool) error {
+	switch {
+	case notHeld:
+		k.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "not held (expired or another owner's); " + w.String(), Call: call})
+		return lock.ErrNotHeld
+	case err != nil:
+		k.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: err.Error(), Call: call})
+		return err
+	}
+	k.Emit(lock.Step{Kind: lock.StepRelease, Key: key, Token: tok, Node: -1, OK: true, Msg: w.String(), Call: call})
+	return nil
+}

@@ -1,0 +1,83 @@
+package libs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
+	redsyncgo "github.com/go-redsync/redsync/v4/redis/goredis/v9"
+
+	"github.com/locklab/locklab/lock"
+)
+
+// redsyncLock is go-redsync's Mutex over n of the run's nodes.
+type redsyncLock struct {
+	kit  *lock.Kit
+	name string
+	rs   *redsync.Redsync
+	n    int
+}
+
+func newRedsync(s lock.Servers, o lock.Options, name string, n int) (lock.Locker, error) {
+	var pools []redsyncredis.Pool
+	for i := range n {
+		c, err := clientOf(s, i)
+		if err != nil {
+			return nil, err
+		}
+		pools = append(pools, redsyncgo.NewPool(c))
+	}
+	if len(pools) == 0 {
+		return nil, fmt.Errorf("lock/libs: %s has no Redis node", name)
+	}
+	return &redsyncLock{kit: lock.NewKit(o), name: name, rs: redsync.New(pools...), n: len(pools)}, nil
+}
+
+func (r *redsyncLock) Strategy() string { return r.name }
+
+func (r *redsyncLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*lock.Lease, error) {
+	return r.try(ctx, key, ttl, 1)
+}
+
+func (r *redsyncLock) Acquire(ctx context.Context, key string, ttl time.Duration) (*lock.Lease, error) {
+	return r.kit.Acquire(ctx, key, ttl, r.try)
+}
+
+func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*lock.Lease, error) {
+	if err := r.kit.Hold(ctx); err != nil {
+		return nil, err
+	}
+	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
+	// One try: the scenario's retry policy spaces the attempts.
+	m := r.rs.NewMutex(key, redsync.WithExpiry(r.kit.Real(ttl)), redsync.WithTries(1))
+	wctx, w := watch(ctx)
+	call := r.kit.Now()
+	err := m.LockContext(wctx)
+	var taken *redsync.ErrTaken
+	switch {
+	case errors.As(err, &taken), errors.Is(err, redsync.ErrFailed):
+		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})
+		return nil, lock.ErrNotObtained
+	case err != nil:
+		return nil, err
+	}
+	msg := w.String()
+	if r.n > 1 {
+		msg = fmt.Sprintf("a majority of %d nodes; valid until %s; %s", r.n, m.Until().Format("15:04:05.000"), msg)
+	}
+	r.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: m.Value(), TTL: ttl, Attempt: attempt, Node: -1, Msg: msg, Call: call})
+	return lock.NewLease(ctx, key, m.Value(), ttl, attempt, lock.LeaseFuncs{Release: func(ctx context.Context) error {
+		wctx, w := watch(ctx)
+		call := r.kit.Now()
+		ok, err := m.UnlockContext(wctx)
+		var taken *redsync.ErrTaken
+		notHeld := !ok && (err == nil || errors.Is(err, redsync.ErrLockAlreadyExpired) || errors.As(err, &taken))
+		if notHeld {
+			err = nil
+		}
+		return releasedStep(r.kit, key, m.Value(), call, w, err, notHeld)
+	}}), nil
+}

@@ -1,0 +1,101 @@
+package scenario_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/storetest"
+)
+
+// topologyRun runs a scenario to its end on a spawned topology.
+func topologyRun(t *testing.T, topo string, cfg scenario.Config) *scenario.Run {
+	t.Helper()
+	storetest.RequireBin(t, "redis-server")
+	if topo == store.TopoSentinel {
+		storetest.RequireBin(t, "redis-sentinel")
+	}
+	st, err := store.Open(context.Background(), store.Config{Topology: topo, PoolSize: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cfg.Params.Nodes = store.TopologyNodes(topo)
+	r, err := scenario.Start(context.Background(), st, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// twoHoldersAfter checks the run's verdict is UNSAFE and that an overlap
+// comes after the event of kind k whose message says what.
+func twoHoldersAfter(t *testing.T, r *scenario.Run, k scenario.Kind, what string) {
+	t.Helper()
+	if v := r.Summary().Verdict; !strings.HasPrefix(v, "UNSAFE") {
+		t.Fatalf("verdict %q, want UNSAFE", v)
+	}
+	seen := false
+	for _, e := range r.Log.Events() {
+		if e.Kind == k && strings.Contains(e.Msg, what) {
+			seen = true
+		}
+		if e.Kind == scenario.KindViolation && e.Code == scenario.CodeOverlap {
+			if !seen {
+				t.Fatalf("an overlap before the fault (%q): %s", what, e.Msg)
+			}
+			return
+		}
+	}
+	t.Fatalf("no overlap after %q", what)
+}
+
+func TestFailoverOnTheEmulatedReplicaIsSimulatedAndUnsafe(t *testing.T) {
+	t.Parallel()
+	cfg := scenario.Config{Scenario: "failover", Strategy: "safe", Seed: 3, Params: withParams("failover", func(*scenario.Params) {})}
+	a := run(t, nil, cfg)
+	twoHoldersAfter(t, a, scenario.KindFailover, "write(s) it had not received are lost")
+	if a.Header.Time != scenario.TimeSimulated {
+		t.Fatalf("time %q, want simulated", a.Header.Time)
+	}
+	b := run(t, nil, cfg)
+	ea, eb := a.Log.Events(), b.Log.Events()
+	if len(ea) != len(eb) {
+		t.Fatalf("same seed, %d then %d events", len(ea), len(eb))
+	}
+	for i := range ea {
+		if ea[i].T != eb[i].T || ea[i].Kind != eb[i].Kind || ea[i].Worker != eb[i].Worker || ea[i].Msg != eb[i].Msg {
+			t.Fatalf("same seed, event %d differs: %+v vs %+v", i, ea[i], eb[i])
+		}
+	}
+}
+
+func TestFailoverThroughSentinelGivesTwoHolders(t *testing.T) {
+	t.Parallel()
+	r := topologyRun(t, store.TopoSentinel, scenario.Config{Scenario: "failover", Strategy: "safe", Seed: 1,
+		Params: withParams("failover", func(p *scenario.Params) {
+			p.TTL, p.Work = scenario.Millis(5*time.Second), scenario.Millis(2500*time.Millisecond)
+		})})
+	twoHoldersAfter(t, r, scenario.KindFailover, "Sentinel promoted it")
+}
+
+func TestRedlockNodeRestartedEmptyOnSpawnedServers(t *testing.T) {
+	t.Parallel()
+	r := topologyRun(t, store.TopoRedlock, scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
+		Params: withParams("redlock", func(p *scenario.Params) { p.Part = "restart" })})
+	twoHoldersAfter(t, r, scenario.KindNodeUp, "its redis-server killed (SIGKILL) and started again")
+}
+
+// withParams is the scenario's defaults, changed by f.
+func withParams(name string, f func(*scenario.Params)) scenario.Params {
+	sc, _ := scenario.Lookup(name)
+	p := sc.Defaults
+	f(&p)
+	return p
+}
