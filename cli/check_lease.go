@@ -35,6 +35,11 @@ type lockTraits struct {
 	// noTTL: the lock is held until released, or its holder's session ends
 	// (a crash ends it).
 	noTTL bool
+	// waiters: a try is refused while another waiter's key is first, even
+	// with nobody holding the lock (etcd's mutex puts the waiter's key, reads
+	// who is first, and takes its key back when it is not): a refusal says
+	// nothing about a holder.
+	waiters bool
 }
 
 // traitsOf are the traits of the lock strategy of a log, for key res.
@@ -46,7 +51,9 @@ func traitsOf(h scenario.Header, res string) lockTraits {
 	switch s {
 	case "naive":
 		return lockTraits{anyDel: true}
-	case "etcd", "pg-table":
+	case "etcd":
+		return lockTraits{keepAlive: true, waiters: true}
+	case "pg-table":
 		return lockTraits{keepAlive: true}
 	case "memcached-add":
 		return lockTraits{keepAlive: true, early: 1e6}

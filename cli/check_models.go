@@ -98,6 +98,8 @@ func leaseStep(s leaseState, in leaseIn, ok bool) (bool, leaseState) {
 			return mayBeFree, in.take()
 		case in.quorum: // too few votes: held, or split, or unanswered
 			return true, s
+		case in.traits.waiters: // another waiter's key was first
+			return true, s
 		}
 		return mayBeHeld, s
 	case "maybe":

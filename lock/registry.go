@@ -179,6 +179,11 @@ func (k *Kit) Token() (string, error) { return k.b.token() }
 // scaled by --slowmo on real servers.
 func (k *Kit) Real(d time.Duration) time.Duration { return k.b.clock.Real(d) }
 
+// ToServer is a virtual duration as a Redis server counts it: the same on
+// the embedded store (its time is the run's), scaled by --slowmo on a
+// real server. A TTL a library sends to Redis goes through it.
+func (k *Kit) ToServer(d time.Duration) time.Duration { return k.b.clock.ToServer(d) }
+
 // Virtual is how much of the run's time a duration of real time on a
 // server takes at the clock's current speed: the inverse of Real, for a
 // TTL a server counts in its own units.

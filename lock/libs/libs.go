@@ -183,7 +183,7 @@ func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, atte
 	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	wctx, w := watch(ctx)
 	call := r.kit.Now()
-	l, err := r.c.Obtain(wctx, key, r.kit.Real(ttl), &redislock.Options{RetryStrategy: redislock.NoRetry()})
+	l, err := r.c.Obtain(wctx, key, r.kit.ToServer(ttl), &redislock.Options{RetryStrategy: redislock.NoRetry()})
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
 		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})

@@ -52,7 +52,7 @@ func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, at
 	}
 	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	// One try: the scenario's retry policy spaces the attempts.
-	m := r.rs.NewMutex(key, redsync.WithExpiry(r.kit.Real(ttl)), redsync.WithTries(1))
+	m := r.rs.NewMutex(key, redsync.WithExpiry(r.kit.ToServer(ttl)), redsync.WithTries(1))
 	wctx, w := watch(ctx)
 	call := r.kit.Now()
 	err := m.LockContext(wctx)
