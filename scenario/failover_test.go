@@ -14,6 +14,7 @@ import (
 // topologyRun runs a scenario to its end on a spawned topology.
 func topologyRun(t *testing.T, topo string, cfg scenario.Config) *scenario.Run {
 	t.Helper()
+	skipRealTimeUnderRace(t) // spawned servers keep real time
 	storetest.RequireBin(t, "redis-server")
 	if topo == store.TopoSentinel {
 		storetest.RequireBin(t, "redis-sentinel")
