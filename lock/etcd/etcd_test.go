@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	"github.com/locklab/locklab/lock/etcd"
 	_ "github.com/locklab/locklab/lock/all" // registers etcd
+	"github.com/locklab/locklab/lock/etcd"
 	"github.com/locklab/locklab/store"
 )
 
