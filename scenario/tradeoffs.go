@@ -120,7 +120,8 @@ func runTradeOffs(ctx context.Context, env *Env) error {
 	}
 	// Within a column: the waiter comes once the holder has crashed or
 	// paused; the holder's pause lasts --work and until the waiter has
-	// been through, or was turned away after the pause's planned end.
+	// been through, or (a lock without a TTL) was turned away after the
+	// pause's planned end.
 	fault, settled := make([]*cue, len(tradeStores)), make([]*signal, len(tradeStores))
 	for i := range fault {
 		fault[i], settled[i] = newCue(), newSignal()
@@ -199,13 +200,16 @@ func tradePause(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.L
 // tradeWaiter wants the lock the holder has, and writes once it has it.
 func tradeWaiter(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.Locker, settled *signal) {
 	defer settled.give()
+	// A lock that lapses (Redis, etcd) lets the waiter in once its TTL is
+	// over on the server's own clock, however late that is on a busy
+	// machine: the holder stays paused until then. A lock that holds
+	// through the pause (Postgres) turns the waiter away; once the
+	// holder's planned pause is over, the holder may go on.
 	pausedAt := time.Duration(-1)
-	if env.Strategy == "pause" {
+	if env.Strategy == "pause" && t.lease(env.Params) == 0 {
 		pausedAt = w.Now()
 	}
 	w.tap = func(e Event) {
-		// Turned away after the holder's planned pause: the lock holds
-		// through it, and the holder may go on.
 		if e.Kind == KindDenied && pausedAt >= 0 && w.Now() >= pausedAt+env.Params.Work.D() {
 			settled.give()
 		}

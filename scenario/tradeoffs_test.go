@@ -23,6 +23,17 @@ func tradeParams() scenario.Params {
 	return p
 }
 
+// tradeSeeds is how many seeds each fault of TestTradeOffs runs: its
+// stories keep real time and are chained by cues, so a seed changes only
+// latencies and start order; one round of four covers those, and the
+// deep pass runs five.
+func tradeSeeds() int {
+	if deep() {
+		return 20
+	}
+	return 4
+}
+
 // tradeRuns runs trade-offs with fault over seeds 1..n, side by side, each
 // on a fresh embedded store with the servers srv.
 func tradeRuns(t *testing.T, fault string, srv store.Servers, n int) []outcome {
@@ -82,7 +93,7 @@ func TestTradeOffs(t *testing.T) {
 	_, etcd := lock.Lookup("etcd")
 	ttl := tradeParams().TTL.D()
 	together(func() {
-		for seed, o := range tradeRuns(t, "crash", srv, 20) {
+		for seed, o := range tradeRuns(t, "crash", srv, tradeSeeds()) {
 			// kept says how long w's lock kept w+1 out, measured so that a
 			// stall of the busy machine can only lengthen the lower bound
 			// and shorten the upper one: at least from when w sent the
@@ -117,7 +128,7 @@ func TestTradeOffs(t *testing.T) {
 			checkTradeBeats(t, o, "crash", srv)
 		}
 	}, func() {
-		for seed, o := range tradeRuns(t, "pause", srv, 20) {
+		for seed, o := range tradeRuns(t, "pause", srv, tradeSeeds()) {
 			overlaps := func(res string) int {
 				return o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Code == scenario.CodeOverlap && e.Res == res })
 			}

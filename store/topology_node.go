@@ -197,14 +197,28 @@ func (t *topology) failover(i int) (string, error) {
 		old.Addr(), r.Addr(), how, lost), nil
 }
 
-// promoteBySentinel asks a Sentinel to fail over and waits until the
-// Sentinels name r as the primary.
+// promoteBySentinel asks a Sentinel to fail over and waits until every
+// Sentinel names r as the primary: a client asks whichever Sentinel it is
+// connected to, and one that has not heard of the promotion yet would
+// send it to the killed primary.
 func (t *topology) promoteBySentinel(ctx context.Context, r *proc) error {
 	s := t.sentinels[0].client()
 	defer s.Close()
 	if err := s.Do(ctx, "SENTINEL", "FAILOVER", sentinelMaster).Err(); err != nil {
 		return fmt.Errorf("SENTINEL FAILOVER on %s: %w", t.sentinels[0].Addr(), err)
 	}
+	for _, sp := range t.sentinels {
+		if err := t.awaitPrimary(ctx, sp, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// awaitPrimary waits until the Sentinel sp names r as the primary.
+func (t *topology) awaitPrimary(ctx context.Context, sp *proc, r *proc) error {
+	s := sp.client()
+	defer s.Close()
 	for {
 		a, _ := s.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", sentinelMaster).StringSlice()
 		if len(a) == 2 && a[0]+":"+a[1] == r.Addr() {
@@ -212,7 +226,7 @@ func (t *topology) promoteBySentinel(ctx context.Context, r *proc) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the Sentinels did not promote %s in %v", r.Addr(), topologyWait)
+			return fmt.Errorf("the Sentinel %s did not name %s as the primary within %v", sp.Addr(), r.Addr(), topologyWait)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
