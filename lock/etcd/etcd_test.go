@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	_ "github.com/locklab/locklab/lock/all" // registers etcd
 	"github.com/locklab/locklab/lock/etcd"
 	"github.com/locklab/locklab/store"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // startEtcd starts n embedded members for the test and opens a store on
@@ -183,20 +185,26 @@ func TestThreeMembersSurviveOneStopped(t *testing.T) {
 	}
 }
 
-// BenchmarkAcquireRelease is one uncontended lock cycle on an embedded
-// member: grant a lease, take the mutex, revoke the lease.
-func BenchmarkAcquireRelease(b *testing.B) {
+// startEtcdB starts one embedded member for a benchmark and opens a store
+// on it; both end with the benchmark.
+func startEtcdB(b *testing.B) (*store.Etcd, error) {
 	c, err := store.StartEtcd(1)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	defer c.Close()
+	b.Cleanup(func() { c.Close() })
 	st, err := store.Open(context.Background(), store.Config{Nodes: 1, Servers: store.Servers{Etcd: c.URL()}})
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	defer st.Close()
-	e, err := st.Etcd()
+	b.Cleanup(func() { st.Close() })
+	return st.Etcd()
+}
+
+// BenchmarkAcquireRelease is one uncontended lock cycle on an embedded
+// member: take the mutex on the worker's lease, delete the key.
+func BenchmarkAcquireRelease(b *testing.B) {
+	e, err := startEtcdB(b)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -211,5 +219,70 @@ func BenchmarkAcquireRelease(b *testing.B) {
 		if err := l.Release(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// leaseOf is the lease part of an etcd lock's token.
+func leaseOf(l *lock.Lease) string { id, _, _ := strings.Cut(l.Token, "@"); return id }
+
+// A worker's locks share its lease: one lease granted for many cycles, and
+// its keys are gone after each release.
+func TestCyclesReuseTheWorkersLease(t *testing.T) {
+	t.Parallel()
+	_, _, e := startEtcd(t, 1)
+	ctx := context.Background()
+	m := etcd.New(e, lock.Options{})
+	ids := map[string]bool{}
+	for i := range 20 {
+		l, err := m.TryAcquire(ctx, "k"+strconv.Itoa(i%2), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[leaseOf(l)] = true
+		if err := l.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ids) != 1 {
+		t.Errorf("20 cycles of one worker used %d leases, want 1", len(ids))
+	}
+	r, err := e.Client.Get(ctx, e.Prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil || r.Count != 0 {
+		t.Errorf("after the releases %d keys are left under the run's prefix (%v), want 0", r.Count, err)
+	}
+}
+
+// A crashed holder's lock is free only after its TTL, and the worker's
+// next lock is on a new lease.
+func TestAbandonedLockLapsesAtItsTTL(t *testing.T) {
+	t.Parallel()
+	_, _, e := startEtcd(t, 1)
+	ctx := context.Background()
+	a, b := etcd.New(e, lock.Options{}), etcd.New(e, lock.Options{})
+	la, err := a.TryAcquire(ctx, "k", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la.Abandon()
+	if _, err := b.TryAcquire(ctx, "k", time.Second); !errors.Is(err, lock.ErrNotObtained) {
+		t.Fatalf("right after the crash: %v, want ErrNotObtained (the lease lives to its TTL)", err)
+	}
+	var lb *lock.Lease
+	for deadline := time.Now().Add(10 * time.Second); lb == nil && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if lb, err = b.TryAcquire(ctx, "k", time.Second); err != nil && !errors.Is(err, lock.ErrNotObtained) {
+			t.Fatal(err)
+		}
+	}
+	if lb == nil {
+		t.Fatal("the crashed holder's lock was never freed")
+	}
+	defer lb.Release(ctx)
+	l2, err := a.TryAcquire(ctx, "other", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Release(ctx)
+	if leaseOf(l2) == leaseOf(la) {
+		t.Errorf("the crashed worker's next lock reused its abandoned lease %s", leaseOf(la))
 	}
 }
