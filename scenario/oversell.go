@@ -178,4 +178,7 @@ func write(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64)
 func init() {
 	store.NameScript(buyScript, "buy")
 	store.NameScript(fencedWriteScript, "fenced-write")
+	for s, name := range lock.ScriptNames() {
+		store.NameScript(s, name)
+	}
 }
