@@ -58,13 +58,13 @@ type chain struct {
 
 func (c *chain) Fold(e Event) []Event { return c.fold(&e) }
 
-// fold is Fold by pointer: the log calls it directly, so that the event
+// fold is Fold by pointer, so that the event
 // stays on the emitting worker's stack.
 func (c *chain) fold(e *Event) []Event {
 	if c.tell.next >= len(c.tell.beats) {
-		return c.check.fold(e) // the story is told: only the checker is left
+		return c.check.Fold(*e) // the story is told: only the checker is left
 	}
-	c.out = append(c.out[:0], c.check.fold(e)...)
+	c.out = append(c.out[:0], c.check.Fold(*e)...)
 	n := len(c.out)
 	c.out = append(c.out, c.tell.fold(e)...)
 	for i := range n {

@@ -129,18 +129,6 @@ func (r resources) add(line int, res string) error {
 	return nil
 }
 
-// durationOf is us microseconds, saturated instead of wrapped around.
-func durationOf(us int64) time.Duration {
-	const most = math.MaxInt64 / int64(time.Microsecond)
-	switch {
-	case us > most:
-		return math.MaxInt64
-	case us < -most:
-		return math.MinInt64
-	}
-	return time.Duration(us) * time.Microsecond
-}
-
 // micros writes d as a log writes t, or says it is beyond what fits.
 func micros(d time.Duration) string {
 	if d == math.MaxInt64 || d == math.MinInt64 {

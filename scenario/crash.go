@@ -57,11 +57,11 @@ func runCrash(ctx context.Context, env *Env) error {
 }
 
 // crashNotes measures the blocked time: from the crash to the next acquire.
-func crashNotes(h Header) noteFold { return &crashFold{ttl: h.Params.TTL.D(), crashed: -1, next: -1} }
+func crashNotes(h Header) NoteFold { return &crashFold{ttl: h.Params.TTL.D(), crashed: -1, next: -1} }
 
 type crashFold struct{ ttl, crashed, next time.Duration }
 
-func (f *crashFold) add(e *Event) {
+func (f *crashFold) Add(e *Event) {
 	switch {
 	case e.Kind == KindCrash && f.crashed < 0:
 		f.crashed = e.T
@@ -70,7 +70,7 @@ func (f *crashFold) add(e *Event) {
 	}
 }
 
-func (f *crashFold) notes() [][2]string {
+func (f *crashFold) Notes() [][2]string {
 	if f.crashed < 0 {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -17,11 +18,20 @@ var errSlowPath = errors.New("slow path")
 // unusual so that encoding/json decides. It never accepts what
 // encoding/json would reject as a JSON object.
 func decodeEvent(b []byte, e *Event) (hasT, hasWorker bool, err error) {
-	d := decoder{b: b}
+	d := Decoder{b: b}
 	return d.event(e)
 }
 
-func (d *decoder) event(e *Event) (hasT, hasWorker bool, err error) {
+// NewDecoder returns a Decoder that keeps one copy of each string it reads.
+func NewDecoder() *Decoder { return &Decoder{strs: map[string]string{}} }
+
+// Decode reads the event on line b into e, as decodeEvent does.
+func (d *Decoder) Decode(b []byte, e *Event) (hasT, hasWorker bool, err error) {
+	d.b, d.i = b, 0
+	return d.event(e)
+}
+
+func (d *Decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 	*e = Event{Worker: System}
 	d.space()
 	if !d.byte('{') {
@@ -138,19 +148,19 @@ func knownKey(k string) bool {
 	return false
 }
 
-type decoder struct {
+type Decoder struct {
 	b    []byte
 	i    int
 	strs map[string]string // reuses the strings of earlier lines
 }
 
-func (d *decoder) space() {
+func (d *Decoder) space() {
 	for d.i < len(d.b) && (d.b[d.i] == ' ' || d.b[d.i] == '\t' || d.b[d.i] == '\r' || d.b[d.i] == '\n') {
 		d.i++
 	}
 }
 
-func (d *decoder) byte(c byte) bool {
+func (d *Decoder) byte(c byte) bool {
 	if d.i < len(d.b) && d.b[d.i] == c {
 		d.i++
 		return true
@@ -158,7 +168,7 @@ func (d *decoder) byte(c byte) bool {
 	return false
 }
 
-func (d *decoder) end() error {
+func (d *Decoder) end() error {
 	d.space()
 	if d.i != len(d.b) {
 		return errSlowPath
@@ -167,7 +177,7 @@ func (d *decoder) end() error {
 }
 
 // plainString reads a string without escapes or control bytes.
-func (d *decoder) plainString() (string, bool) {
+func (d *Decoder) plainString() (string, bool) {
 	b, ok := d.plainBytes()
 	if !ok {
 		return "", false
@@ -179,14 +189,14 @@ func (d *decoder) plainString() (string, bool) {
 		return s, true
 	}
 	s := string(b)
-	if len(d.strs) < 1<<16 && len(s) <= MaxNameBytes { // a long string is not worth keeping
+	if len(d.strs) < 1<<16 && len(s) <= 256 { // a long string (longer than a name, MaxNameBytes) is not worth keeping
 		d.strs[s] = s
 	}
 	return s, true
 }
 
 // plainBytes reads a string without escapes or control bytes, in place.
-func (d *decoder) plainBytes() ([]byte, bool) {
+func (d *Decoder) plainBytes() ([]byte, bool) {
 	if !d.byte('"') {
 		return nil, false
 	}
@@ -214,11 +224,11 @@ func (d *decoder) plainBytes() ([]byte, bool) {
 
 // str reads a string without escapes; one with escapes (or control
 // bytes) sends the line to the slow path, encoding/json.
-func (d *decoder) str() (string, bool) {
+func (d *Decoder) str() (string, bool) {
 	return d.plainString()
 }
 
-func (d *decoder) int() (int64, bool) {
+func (d *Decoder) int() (int64, bool) {
 	start := d.i
 	if d.i < len(d.b) && d.b[d.i] == '-' {
 		d.i++
@@ -238,13 +248,13 @@ func (d *decoder) int() (int64, bool) {
 }
 
 // intIn reads an integer that fits in a signed integer of bits bits.
-func (d *decoder) intIn(bits uint) (int64, bool) {
+func (d *Decoder) intIn(bits uint) (int64, bool) {
 	n, ok := d.int()
 	return n, ok && n >= -1<<(bits-1) && n < 1<<(bits-1)
 }
 
 // millis reads milliseconds with at most three decimals, as µs precision.
-func (d *decoder) millis() (time.Duration, bool) {
+func (d *Decoder) millis() (time.Duration, bool) {
 	start := d.i
 	if d.i < len(d.b) && d.b[d.i] == '-' {
 		d.i++
@@ -304,7 +314,7 @@ func validNumber(b []byte) bool {
 	return i == len(b)
 }
 
-func (d *decoder) bool() (bool, bool) {
+func (d *Decoder) bool() (bool, bool) {
 	switch {
 	case len(d.b)-d.i >= 4 && string(d.b[d.i:d.i+4]) == "true":
 		d.i += 4
@@ -318,7 +328,7 @@ func (d *decoder) bool() (bool, bool) {
 
 // skipScalar skips an unknown field's value when it is a plain string,
 // number, boolean or null; anything else takes the slow path.
-func (d *decoder) skipScalar() bool {
+func (d *Decoder) skipScalar() bool {
 	if d.i >= len(d.b) {
 		return false
 	}
@@ -343,4 +353,18 @@ func (d *decoder) skipScalar() bool {
 		return validNumber(d.b[start:d.i])
 	}
 	return false
+}
+
+// DecodeEvent reads one event written by AppendJSON.
+func DecodeEvent(b []byte) (Event, error) {
+	var e Event
+	_, _, err := decodeEvent(b, &e)
+	if errors.Is(err, errSlowPath) {
+		var w Wire
+		if err := json.Unmarshal(b, &w); err != nil {
+			return Event{}, err
+		}
+		return w.Event(), nil
+	}
+	return e, err
 }

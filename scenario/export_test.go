@@ -7,9 +7,12 @@ func DecodeEventForTest(b []byte, e *Event) (bool, bool, error) { return decodeE
 
 // SlowDecodeForTest decodes an event line with encoding/json.
 func SlowDecodeForTest(b []byte) (Event, bool) {
-	var w wireEvent
+	var w struct {
+		Wire
+		Summary json.RawMessage `json:"summary"`
+	}
 	if err := json.Unmarshal(b, &w); err != nil || w.Summary != nil {
 		return Event{}, false
 	}
-	return w.event(), true
+	return w.Event(), true
 }

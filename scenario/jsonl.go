@@ -7,170 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"time"
-
-	"github.com/locklab/locklab/lock/trait"
 )
 
-// Format and Version identify a locklab event log.
-const (
-	Format  = "locklab-events"
-	Version = 2 // 2: operations carry "call" (when sent) and "outcome"; version 1 logs still read
-)
-
-// Header is the first line of an event log.
-type Header struct {
-	Format   string  `json:"format"`
-	Version  int     `json:"version"`
-	Scenario string  `json:"scenario"`
-	Strategy string  `json:"strategy"`
-	Params   Params  `json:"params"`
-	Seed     uint64  `json:"seed"`
-	Store    string  `json:"store"`
-	Slowmo   float64 `json:"slowmo,omitempty"`
-	// Time says how the run kept time: "simulated" (a seeded schedule:
-	// the same seed gives the same log), or "real time: why".
-	Time      string    `json:"time,omitempty"`
-	Lanes     []string  `json:"lanes"`
-	Tool      string    `json:"tool"`
-	StartedAt time.Time `json:"started_at"`
-	// Traits are what the run's lock is: its expiry, token, renewal,
-	// server and nodes (absent when the strategy takes no lock, and in
-	// logs written before they were recorded: see TraitsOf).
-	Traits *trait.Traits `json:"traits,omitempty"`
-	// KeyTraits are the traits of the lock keys whose lock differs from
-	// the run's (trade-offs' one store per key).
-	KeyTraits map[string]trait.Traits `json:"key_traits,omitempty"`
-}
-
-// AppendJSON appends e as one JSON object (no newline) to b.
-func AppendJSON(b []byte, e *Event) []byte {
-	b = append(b, `{"seq":`...)
-	b = strconv.AppendInt(b, e.Seq, 10)
-	b = append(b, `,"t":`...)
-	b = strconv.AppendInt(b, e.T.Microseconds(), 10)
-	if e.Has&HasCall != 0 {
-		b = append(b, `,"call":`...)
-		b = strconv.AppendInt(b, e.Call.Microseconds(), 10)
-	}
-	b = append(b, `,"worker":`...)
-	b = strconv.AppendInt(b, int64(e.Worker), 10)
-	b = append(b, `,"kind":"`...)
-	b = append(b, e.Kind.String()...)
-	b = append(b, '"')
-	b = appendStr(b, "res", e.Res)
-	b = appendStr(b, "token", e.Token)
-	if e.Has&HasFence != 0 {
-		b = append(b, `,"fence":`...)
-		b = strconv.AppendInt(b, e.Fence, 10)
-	}
-	if e.Has&HasTTL != 0 {
-		b = append(b, `,"ttl_ms":`...)
-		b = appendMillis(b, e.TTL)
-	}
-	if e.Has&HasDelay != 0 {
-		b = append(b, `,"delay_ms":`...)
-		b = appendMillis(b, e.Delay)
-	}
-	if e.Has&HasStock != 0 {
-		b = append(b, `,"stock":`...)
-		b = strconv.AppendInt(b, e.Stock, 10)
-	}
-	if e.Has&HasNode != 0 {
-		b = append(b, `,"node":`...)
-		b = strconv.AppendInt(b, int64(e.Node), 10)
-	}
-	if e.Has&HasPeer != 0 {
-		b = append(b, `,"peer":`...)
-		b = strconv.AppendInt(b, int64(e.Peer), 10)
-	}
-	if e.Has&HasAttempt != 0 {
-		b = append(b, `,"attempt":`...)
-		b = strconv.AppendInt(b, int64(e.Attempt), 10)
-	}
-	if e.Has&HasOK != 0 {
-		b = append(b, `,"ok":`...)
-		b = strconv.AppendBool(b, e.OK)
-	}
-	if e.Outcome != OutcomeOK {
-		b = appendStr(b, "outcome", e.Outcome.String())
-	}
-	b = appendStr(b, "code", e.Code)
-	b = appendStr(b, "msg", e.Msg)
-	return append(b, '}')
-}
-
-func appendStr(b []byte, name, v string) []byte {
-	if v == "" {
-		return b
-	}
-	b = append(b, ',', '"')
-	b = append(b, name...)
-	b = append(b, '"', ':')
-	return strconv.AppendQuote(b, v)
-}
-
-// wireEvent is an event as read from JSON; pointers tell present fields.
-type wireEvent struct {
-	Seq     int64    `json:"seq"`
-	T       *int64   `json:"t"`
-	Call    *int64   `json:"call"`
-	Outcome string   `json:"outcome"`
-	Worker  *int32   `json:"worker"`
-	Kind    string   `json:"kind"`
-	Res     string   `json:"res"`
-	Token   string   `json:"token"`
-	Fence   *int64   `json:"fence"`
-	TTL     *Millis  `json:"ttl_ms"`
-	Delay   *Millis  `json:"delay_ms"`
-	Stock   *int64   `json:"stock"`
-	Node    *int16   `json:"node"`
-	Peer    *int32   `json:"peer"`
-	Attempt *int32   `json:"attempt"`
-	OK      *bool    `json:"ok"`
-	Code    string   `json:"code"`
-	Msg     string   `json:"msg"`
+// wireLine is a line after the header as read by encoding/json: an event,
+// or the end record.
+type wireLine struct {
+	Wire
 	Summary *Summary `json:"summary"`
-}
-
-func (w *wireEvent) event() Event {
-	e := Event{Seq: w.Seq, Kind: ParseKind(w.Kind), Res: w.Res, Token: w.Token, Code: w.Code, Msg: w.Msg, Worker: System}
-	if w.T != nil {
-		e.T = durationOf(*w.T)
-	}
-	if w.Worker != nil {
-		e.Worker = *w.Worker
-	}
-	if w.Call != nil {
-		e.Call, e.Has = durationOf(*w.Call), e.Has|HasCall
-	}
-	e.Outcome, _ = ParseOutcome(w.Outcome)
-	if w.Fence != nil {
-		e.Fence, e.Has = *w.Fence, e.Has|HasFence
-	}
-	if w.TTL != nil {
-		e.TTL, e.Has = w.TTL.D(), e.Has|HasTTL
-	}
-	if w.Delay != nil {
-		e.Delay, e.Has = w.Delay.D(), e.Has|HasDelay
-	}
-	if w.Stock != nil {
-		e.Stock, e.Has = *w.Stock, e.Has|HasStock
-	}
-	if w.Node != nil {
-		e.Node, e.Has = *w.Node, e.Has|HasNode
-	}
-	if w.Peer != nil {
-		e.Peer, e.Has = *w.Peer, e.Has|HasPeer
-	}
-	if w.Attempt != nil {
-		e.Attempt, e.Has = *w.Attempt, e.Has|HasAttempt
-	}
-	if w.OK != nil {
-		e.OK, e.Has = *w.OK, e.Has|HasOK
-	}
-	return e
 }
 
 // Recording is an event log read back from a file.
@@ -198,18 +41,19 @@ var ErrNotEventLog = errors.New("not a locklab event log (line 1 has no \"format
 // with the events) is read whole and returned with an *IntegrityError.
 func ReadRecording(r io.Reader) (*Recording, error) {
 	rec := &Recording{}
-	err := readLog(r, rec, nil, func(e Event) { rec.Events = append(rec.Events, e) })
+	err := ReadLog(r, rec, nil, func(e Event) { rec.Events = append(rec.Events, e) })
 	if err == ErrNotEventLog || (err != nil && rec.Header.Format == "") {
 		return nil, err
 	}
 	return rec, err
 }
 
-// readLog reads an event log: header is called once the header is read,
-// add with each event.
-func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error {
+// ReadLog reads an event log into rec (its header and end record, not its
+// events): header is called once the header is read, add with each event.
+// Its errors are ReadRecording's.
+func ReadLog(r io.Reader, rec *Recording, header func(), add func(Event)) error {
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
-	dec := decoder{strs: map[string]string{}}
+	dec := NewDecoder()
 	events := 0
 	names := resources{}
 	chk := logCheck{h: &rec.Header}
@@ -231,7 +75,7 @@ func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 			}
 			continue
 		}
-		e, end, err := dec.line(line, raw, complete)
+		e, end, err := decodeLine(dec, line, raw, complete)
 		switch {
 		case err != nil:
 			return err
@@ -296,18 +140,17 @@ func readHeader(raw []byte, h *Header) error {
 	return nil
 }
 
-// line reads one line after the header: an event, or the end record.
+// decodeLine reads one line after the header: an event, or the end record.
 // The fast decoder reads what locklab writes; anything else goes to
 // encoding/json.
-func (dec *decoder) line(line int, raw []byte, complete bool) (e Event, end *Summary, err error) {
-	dec.b, dec.i = raw, 0
-	if hasT, hasW, ferr := dec.event(&e); ferr == nil {
+func decodeLine(dec *Decoder, line int, raw []byte, complete bool) (e Event, end *Summary, err error) {
+	if hasT, hasW, ferr := dec.Decode(raw, &e); ferr == nil {
 		if !hasT || !hasW {
 			return e, nil, &LineError{line, `an event needs "t" and "worker"`}
 		}
 		return e, nil, nil
 	}
-	var w wireEvent
+	var w wireLine
 	if jerr := json.Unmarshal(raw, &w); jerr != nil {
 		if !complete {
 			return e, nil, &LineError{line, "truncated: the file ends in the middle of an event"}
@@ -320,7 +163,7 @@ func (dec *decoder) line(line int, raw []byte, complete bool) (e Event, end *Sum
 	if w.T == nil || w.Worker == nil {
 		return e, nil, &LineError{line, `an event needs "t" and "worker"`}
 	}
-	return w.event(), nil, nil
+	return w.Event(), nil, nil
 }
 
 // Writer writes an event log: the header, events, then a summary line.

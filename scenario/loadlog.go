@@ -22,7 +22,7 @@ func LoadLog(r io.Reader) (*Loaded, error) {
 }
 
 // Loading is an event log being read into a Log on a goroutine of its
-// own: its Log grows as lines are read (readers take Len and At as from a
+// own (its Header with its locks' traits, WithTraits): its Log grows as lines are read (readers take Len and At as from a
 // live run's log), and once Done, Summary is the checker's verdict over
 // all of it and Err what stopped the reading early, if anything.
 type Loading struct {
@@ -60,8 +60,8 @@ func StreamLog(r io.Reader) (*Loading, error) {
 		rd := NewRederiver()
 		var verdict *Event
 		started := false
-		err := readLog(r, rec, func() {
-			ld.Header, started = rec.Header, true
+		err := ReadLog(r, rec, func() {
+			ld.Header, started = WithTraits(rec.Header), true
 			rd.Checker.Names = rec.Header.Lanes
 			ready <- true
 		}, func(e Event) {
@@ -79,7 +79,7 @@ func StreamLog(r io.Reader) (*Loading, error) {
 			ready <- false
 			return
 		}
-		ld.Log.mismatch = rd.Mismatch()
+		ld.Log.SetMismatch(rd.Mismatch())
 		ld.summary, ld.recorded = Summarize(rec.Header, ld.Log), rec.Summary
 		if verdict != nil && err == nil { // a log that is not whole has no verdict to say
 			verdict.Msg = ld.summary.Verdict + ". " + ld.summary.Detail
@@ -100,7 +100,7 @@ func SummarizeLog(r io.Reader) (Header, *Summary, error) {
 	rec := &Recording{}
 	var z *Summarizer
 	var verdict *Event
-	err := readLog(r, rec, func() { z = NewSummarizer(rec.Header) }, func(e Event) {
+	err := ReadLog(r, rec, func() { z = NewSummarizer(rec.Header) }, func(e Event) {
 		if e.Kind == KindBeat && e.Code == BeatVerdict {
 			verdict = &e // last, as LoadLog places it
 			return
@@ -113,5 +113,5 @@ func SummarizeLog(r io.Reader) (Header, *Summary, error) {
 	if verdict != nil {
 		z.Add(*verdict)
 	}
-	return rec.Header, z.Summary(z.fold.Mismatch()), nil
+	return rec.Header, z.Summary(z.Mismatch()), nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/locklab/locklab/store"
+	clockpkg "github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/untrusted"
 )
 
@@ -127,10 +127,9 @@ type Now interface {
 type Log struct {
 	mu     sync.Mutex
 	clock  Now
-	vclock *store.Clock // clock, when it is one
+	vclock *clockpkg.Clock // clock, when it is one
 	derive Deriver
-	chain  *chain // derive, when it is a run's chain: called directly
-	n      int64  // appended, under mu
+	n      int64 // appended, under mu
 	lastT  time.Duration
 	strs   strtab
 	dir    atomic.Pointer[[]*chunk]
@@ -148,6 +147,25 @@ type Log struct {
 	stepAt  []uint64      // under mu: the step each event was logged at, with stepper
 }
 
+// SetMismatch records how the derived events recorded in a loaded log's
+// file differ from those its primary events give.
+func (l *Log) SetMismatch(m string) { l.mismatch = m }
+
+// SetStepper has the log note, for each event appended after it, the step
+// of a simulated run's scheduler it was logged at (StepAt).
+func (l *Log) SetStepper(steps func() uint64) { l.stepper = steps }
+
+// StepAt is the scheduler's step at which event i was logged, with a
+// stepper (SetStepper); 0 without one.
+func (l *Log) StepAt(i int) uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i < 0 || i >= len(l.stepAt) {
+		return 0
+	}
+	return l.stepAt[i]
+}
+
 // Mismatch says how the derived events recorded in a loaded log's file
 // differ from those its primary events give (which the log holds instead),
 // or "" when they agree.
@@ -156,8 +174,7 @@ func (l *Log) Mismatch() string { return l.mismatch }
 // NewLog returns an empty log stamped by clock. derive may be nil.
 func NewLog(clock Now, derive Deriver) *Log {
 	l := &Log{clock: clock, derive: derive}
-	l.vclock, _ = clock.(*store.Clock)
-	l.chain, _ = derive.(*chain)
+	l.vclock, _ = clock.(*clockpkg.Clock)
 	l.strs.init()
 	dir := make([]*chunk, 0, 64)
 	l.dir.Store(&dir)
@@ -176,15 +193,11 @@ func (l *Log) Emit(e Event) {
 	l.mu.Unlock()
 }
 
-// deriveLocked appends what the deriver derives from e. A run's chain is
-// called directly, not through the interface, so e stays on the caller's
-// stack: Emit allocates nothing.
+// deriveLocked appends what the deriver derives from e. The deriver gets
+// a copy of e, so e stays on the caller's stack: Emit allocates nothing.
 func (l *Log) deriveLocked(e *Event) {
 	var ds []Event
-	switch {
-	case l.chain != nil:
-		ds = l.chain.fold(e)
-	case l.derive != nil:
+	if l.derive != nil {
 		ds = l.derive.Fold(*e)
 	}
 	for _, d := range ds {
@@ -302,4 +315,27 @@ func (l *Log) Read(from int, dst []Event) ([]Event, int) {
 func (l *Log) Events() []Event {
 	evs, _ := l.Read(0, make([]Event, 0, l.Len()))
 	return evs
+}
+
+// EmitAt appends e at its own time e.T (never before the newest event),
+// folded by the log's deriver like any emitted event: for events that
+// happened in another process.
+func (l *Log) EmitAt(e Event) {
+	l.mu.Lock()
+	l.lastT = max(l.lastT, e.T.Truncate(time.Microsecond))
+	l.appendLocked(&e)
+	l.deriveLocked(&e)
+	l.pub.Store(l.n)
+	l.mu.Unlock()
+}
+
+// Mark is a time no event appended after it returns will be stamped
+// before: a watermark for whoever forwards the log elsewhere.
+func (l *Log) Mark() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.clock == nil {
+		return l.lastT
+	}
+	return max(l.lastT, l.clock.Now().Truncate(time.Microsecond))
 }

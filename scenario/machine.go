@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// BeatMachine is the beat that says the machine, not the scenario, held
-// a step of a real-time run up.
-const BeatMachine = "machine"
-
 // lagWatch notices, in a run kept in real time, the first step the
 // machine held up far past what the scenario and its server explain: an
 // answer of the embedded server (which answers in microseconds) that came

@@ -128,11 +128,11 @@ func (p Params) Validate() error {
 	if p.Order != "" && !slices.Contains(Orders, p.Order) {
 		return &ParamError{"order", fmt.Sprintf("%q is not an order: want one of %s", p.Order, strings.Join(Orders, ", "))}
 	}
-	if p.Part != "" && !slices.Contains(names(PartChoices()), p.Part) {
+	if p.Part != "" && !slices.Contains(ChoiceNames(PartChoices()), p.Part) {
 		return &ParamError{"part", fmt.Sprintf("%q is not a Redlock part: want one of %s", p.Part, partWords())}
 	}
-	if p.Clock != "" && !slices.Contains(names(ClockMoves), p.Clock) {
-		return &ParamError{"clock", fmt.Sprintf("%q is not a way a clock moves: want one of %s", p.Clock, strings.Join(names(ClockMoves), ", "))}
+	if p.Clock != "" && !slices.Contains(ChoiceNames(ClockMoves), p.Clock) {
+		return &ParamError{"clock", fmt.Sprintf("%q is not a way a clock moves: want one of %s", p.Clock, strings.Join(ChoiceNames(ClockMoves), ", "))}
 	}
 	if _, err := lock.ParsePolicy(p.Retry); err != nil {
 		return &ParamError{"retry", fmt.Sprintf("%q is not a retry policy: want one of %s", p.Retry, lock.PolicyNames())}
@@ -145,3 +145,40 @@ func (p Params) RetryPolicy() lock.Retry {
 	pol, _ := lock.ParsePolicy(p.Retry)
 	return lock.Retry{Policy: pol, Base: p.RetryBase.D(), Cap: p.RetryCap.D(), MaxRetries: p.MaxRetries}
 }
+
+// Choice is one value a parameter may take, and what it means.
+type Choice struct{ Name, Doc string }
+
+// ChoiceNames lists the choices' names.
+func ChoiceNames(cs []Choice) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// RedlockParts are the Redlock scenario's parts, in the order they run;
+// --part all runs every one.
+var RedlockParts = []Choice{
+	{"quorum", "two of five nodes down: the quorum still grants; three down: denied"},
+	{"clock", "node 2's clock moves past the TTL (--clock): two majorities at once"},
+	{"failover", "node 2 fails over to a replica that missed the write: two holders"},
+	{"pause", "a holder pauses past its validity: a stale holder writes beside the new one"},
+	{"fence", "the same pause; the record checks fences issued by a majority: the stale write is rejected"},
+	{"restart", "node 2 restarts without persistence: its copy of the key is gone, two holders"},
+}
+
+// ClockMoves are the ways node 2's clock moves in the Redlock clock part.
+var ClockMoves = []Choice{
+	{"jump", "forward by the TTL at once (Kleppmann's case)"},
+	{"slew", "forward by the TTL gradually, over the TTL (antirez: slew, don't step)"},
+}
+
+// PartChoices are the values of --part: all, then each part.
+func PartChoices() []Choice {
+	return append([]Choice{{"all", "every part, in order"}}, RedlockParts...)
+}
+
+// partWords is "quorum, clock, …" for messages.
+func partWords() string { return strings.Join(ChoiceNames(PartChoices()), ", ") }

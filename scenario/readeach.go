@@ -9,7 +9,7 @@ import "io"
 // consistent record is read to its end and then said so.
 func ReadEach(r io.Reader, header func(Header), each func(Event)) error {
 	rec := &Recording{}
-	return readLog(r, rec, func() {
+	return ReadLog(r, rec, func() {
 		if header != nil {
 			header(rec.Header)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/locklab/locklab/clock"
@@ -55,43 +54,9 @@ var redlockScenario = &Scenario{
 	},
 }
 
-// Choice is one value a parameter may take, and what it means.
-type Choice struct{ Name, Doc string }
-
-// Names lists the choices' names.
-func names(cs []Choice) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.Name
-	}
-	return out
-}
-
-// RedlockParts are the Redlock scenario's parts, in the order they run;
-// --part all runs every one.
-var RedlockParts = []Choice{
-	{"quorum", "two of five nodes down: the quorum still grants; three down: denied"},
-	{"clock", "node 2's clock moves past the TTL (--clock): two majorities at once"},
-	{"failover", "node 2 fails over to a replica that missed the write: two holders"},
-	{"pause", "a holder pauses past its validity: a stale holder writes beside the new one"},
-	{"fence", "the same pause; the record checks fences issued by a majority: the stale write is rejected"},
-	{"restart", "node 2 restarts without persistence: its copy of the key is gone, two holders"},
-}
-
-// ClockMoves are the ways node 2's clock moves in the Redlock clock part.
-var ClockMoves = []Choice{
-	{"jump", "forward by the TTL at once (Kleppmann's case)"},
-	{"slew", "forward by the TTL gradually, over the TTL (antirez: slew, don't step)"},
-}
-
-// PartChoices are the values of --part: all, then each part.
-func PartChoices() []Choice {
-	return append([]Choice{{"all", "every part, in order"}}, RedlockParts...)
-}
-
 // redlockParts are the indices (0-based) of the parts p selects.
 func redlockParts(p Params) []int {
-	if i := slices.Index(names(RedlockParts), p.Part); i >= 0 {
+	if i := slices.Index(ChoiceNames(RedlockParts), p.Part); i >= 0 {
 		return []int{i}
 	}
 	all := make([]int, len(RedlockParts))
@@ -269,6 +234,3 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 // cutOff returns n clients that cannot reach anything: how a partitioned
 // worker sees the nodes on the other side.
 func cutOff(env *Env, n int) []*redis.Client { return env.Store.Unreachable(n) }
-
-// partWords is "quorum, clock, …" for messages.
-func partWords() string { return strings.Join(names(PartChoices()), ", ") }

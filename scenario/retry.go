@@ -74,7 +74,7 @@ func MeasureRetry(ev Events) RetryMetrics {
 	f := newRetryFold()
 	for i := range ev.Len() {
 		e := ev.At(i)
-		f.add(&e)
+		f.Add(&e)
 	}
 	return f.metrics()
 }
@@ -90,7 +90,7 @@ type retryWorker struct{ first, acquired, done time.Duration }
 
 func newRetryFold() *retryFold { return &retryFold{ws: map[int32]*retryWorker{}} }
 
-func (f *retryFold) add(e *Event) {
+func (f *retryFold) Add(e *Event) {
 	m := &f.m
 	m.Duration = max(m.Duration, e.T)
 	if e.Worker < 0 {
@@ -157,9 +157,9 @@ func (f *retryFold) metrics() RetryMetrics {
 	return m
 }
 
-func retryNotes(Header) noteFold { return newRetryFold() }
+func retryNotes(Header) NoteFold { return newRetryFold() }
 
-func (f *retryFold) notes() [][2]string {
+func (f *retryFold) Notes() [][2]string {
 	m := f.metrics()
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	return [][2]string{

@@ -148,7 +148,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{}), bg: clock.NewGroup(st.Clock()), rt: rt}
 	if rt != nil && (len(cfg.Steps) > 0 || cfg.Steer != nil || cfg.Branchable) {
-		r.Log.stepper = rt.Steps
+		r.Log.SetStepper(rt.Steps)
 	}
 	env := &Env{run: r, ctx: ctx, Store: st, serial: clock.NewMutex(st.Clock()), order: clock.NewMutex(st.Clock()), Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
 		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted, guest: mode.guest, first: mode.first, total: mode.total}

@@ -48,7 +48,7 @@ type Scenario struct {
 	run     func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
-	notes func(h Header) noteFold
+	notes func(h Header) NoteFold
 	// noRetry names the strategies whose workers never try again, whatever
 	// the retry parameters: they take no lock that can turn them away, or
 	// answer a taken lock at once (see Retries).
@@ -132,10 +132,4 @@ var baseDefaults = Params{
 	Workers: 50, Stock: 1, Delay: Millis(5 * time.Millisecond), TTL: Millis(5 * time.Second),
 	Retry: "none", MaxRetries: 10, RetryBase: Millis(100 * time.Millisecond),
 	RetryCap: Millis(5 * time.Second), Nodes: 1,
-}
-
-// noteFold folds a run's events, one at a time, into a scenario's notes.
-type noteFold interface {
-	add(e *Event)
-	notes() [][2]string
 }

@@ -16,12 +16,6 @@ type Score struct {
 	Gone       bool // disconnected during the round
 }
 
-// AttendeeOf is the attendee part of a lane's name (alice/2 → alice).
-func AttendeeOf(lane string) string {
-	name, _, _ := strings.Cut(lane, "/")
-	return name
-}
-
 // deed is what a scoreboard counts of a scenario's workers: a count of
 // the tally's, per worker.
 type deed struct {

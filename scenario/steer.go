@@ -135,12 +135,4 @@ func (r *Run) whyNot(path string) string {
 // StepAt is the scheduler's step at which event i was logged (its actor's
 // step): a branch from that event goes on from the next one. 0 when the
 // run is not simulated.
-func (r *Run) StepAt(i int) uint64 {
-	l := r.Log
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if i < 0 || i >= len(l.stepAt) {
-		return 0
-	}
-	return l.stepAt[i]
-}
+func (r *Run) StepAt(i int) uint64 { return r.Log.StepAt(i) }

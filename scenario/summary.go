@@ -16,6 +16,14 @@ const (
 	FailCancel = "cancelled" // the run was stopped first
 )
 
+// FailIndeterminate is the outcome code of a worker stopped by an
+// operation the server did not answer: it may or may not have happened.
+const FailIndeterminate = "indeterminate"
+
+// BeatMachine is the beat that says the machine, not the scenario, held
+// a step of a real-time run up.
+const BeatMachine = "machine"
+
 // Entry is one worker's attempt, in the lab's JSON schema.
 type Entry struct {
 	ProcessID    string  `json:"process_id"`
@@ -112,6 +120,27 @@ type Summary struct {
 	// takesLock: by its header's traits, the run takes a lock that keeps
 	// the others out somewhere (not none, not optimistic concurrency).
 	takesLock bool
+	words     Words
+}
+
+// Words are what a run's scenario adds to the verdict its events show.
+type Words struct {
+	Notes NoteFold // the scenario's own findings (nil: none)
+	// Lock says the strategy is a lock (not "atomic", not an idempotency
+	// key); Note says what it is, in a few words, for the box.
+	Lock bool
+	Note string
+	// Duplicate says why the scenario's effect was applied twice, Detail
+	// what the verdict means in the scenario ("": the general words); nil
+	// when the scenario has no words of its own.
+	Duplicate func(strategy string) string
+	Detail    func(s *Summary) string
+}
+
+// NoteFold folds a run's events, one at a time, into a scenario's notes.
+type NoteFold interface {
+	Add(e *Event)
+	Notes() [][2]string
 }
 
 type workerFold struct {
@@ -136,10 +165,10 @@ func (s Slice) Len() int { return len(s) }
 // At returns event i.
 func (s Slice) At(i int) Event { return s[i] }
 
-// Summarize folds a run's events into its summary. The header gives the
-// scenario, strategy and parameters.
-func Summarize(h Header, events Events) *Summary {
-	z := NewSummarizer(h)
+// SummarizeWith folds a run's events into its summary, in its scenario's
+// words. The header gives the scenario, strategy, parameters and traits.
+func SummarizeWith(h Header, events Events, w Words) *Summary {
+	z := NewSummarizerWith(h, w)
 	for i := range events.Len() {
 		z.Add(events.At(i))
 	}
@@ -158,22 +187,20 @@ type Summarizer struct {
 	ws       []workerFold
 	stockRes string
 	fold     *TallyFold
-	notes    noteFold
+	notes    NoteFold
 }
 
-// NewSummarizer returns a summarizer for a run with header h.
-func NewSummarizer(h Header) *Summarizer {
+// NewSummarizerWith returns a summarizer for a run with header h, whose
+// scenario's words are w.
+func NewSummarizerWith(h Header, w Words) *Summarizer {
 	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry,
-		takesLock: takesLock(&h)}, fold: NewTallyFold()}
+		takesLock: takesLock(&h), words: w}, fold: NewTallyFold(), notes: w.Notes}
 	z.fold.Checker().Names = h.Lanes
 	n := h.Params.Workers
 	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
 		n = 0
 	}
 	z.ws = make([]workerFold, n)
-	if sc, err := Lookup(h.Scenario); err == nil && sc.notes != nil {
-		z.notes = sc.notes(h)
-	}
 	return z
 }
 
@@ -182,7 +209,7 @@ func NewSummarizer(h Header) *Summarizer {
 func (z *Summarizer) Add(ev Event) {
 	z.fold.Add(ev)
 	if z.notes != nil {
-		z.notes.add(&ev)
+		z.notes.Add(&ev)
 	}
 	s, e := z.s, &ev
 	if e.T > s.Duration.D() {
@@ -237,6 +264,10 @@ func (z *Summarizer) Add(ev Event) {
 	}
 }
 
+// Mismatch says how the derived events among those added differ from
+// the checker's ("" if they agree).
+func (z *Summarizer) Mismatch() string { return z.fold.Mismatch() }
+
 // Summary is the summary of the events added; mismatch says how the
 // log's own derived events differ from the checker's ("" if they agree).
 // Its counts are the tally's.
@@ -260,7 +291,7 @@ func (z *Summarizer) Summary(mismatch string) *Summary {
 	s.FailedMsg, s.UnansweredError = z.fold.firstFailed, z.fold.firstUnanswered
 	s.ServerError, s.Mismatch = s.FailedMsg, mismatch
 	if z.notes != nil {
-		s.Notes = z.notes.notes()
+		s.Notes = z.notes.Notes()
 	}
 	s.verdict()
 	s.untrackedVerdict()
@@ -306,7 +337,7 @@ func (s *Summary) verdict() {
 		return
 	}
 	lost := s.HasStock && s.ExpectedStock != s.FinalStock // a run without a stock counter has nothing to lose there
-	nolock := s.Strategy == "none" || !lockStrategies[s.Strategy]
+	nolock := s.Strategy == "none" || !s.words.Lock
 	switch {
 	case s.HasStock && int64(s.Successes) > s.InitialStock:
 		s.Oversold = true
@@ -316,7 +347,7 @@ func (s *Summary) verdict() {
 	case s.Duplicates > 0:
 		s.Verdict = fmt.Sprintf("DUPLICATE — applied %d times, once allowed", s.Duplicates+1)
 		s.Detail = "Two workers passed the \"already done?\" check before either recorded it."
-		if d, ok := duplicateDetail[s.Scenario]; ok {
+		if d := s.words.Duplicate; d != nil {
 			s.Detail = d(s.Strategy)
 		}
 	case s.Deadlocks > 0 && s.Overlaps > 0:
@@ -357,7 +388,7 @@ func (s *Summary) verdict() {
 			s.Detail = "No safety violation."
 		}
 	}
-	if d, ok := verdictDetail[s.Scenario]; ok {
+	if d := s.words.Detail; d != nil {
 		if t := d(s); t != "" {
 			s.Detail = t
 		}
@@ -410,7 +441,7 @@ func (s *Summary) boxRows(h Header) [][][2]string {
 	}
 	title += ")"
 	sections := [][][2]string{
-		{{"Scenario", title}, {"Lock Strategy", s.Strategy + strategyNote(s.Strategy)}, {"Store", h.Store}, {"Seed", fmt.Sprint(h.Seed)}},
+		{{"Scenario", title}, {"Lock Strategy", s.Strategy + s.words.Note}, {"Store", h.Store}, {"Seed", fmt.Sprint(h.Seed)}},
 		{{"Total Attempts", fmt.Sprint(s.Attempts)}, {"Successful", fmt.Sprint(s.Successes)},
 			{"Failed (stock)", fmt.Sprint(s.FailedStock)}, {"Failed (lock)", fmt.Sprint(s.FailedLock)}},
 	}
@@ -541,13 +572,4 @@ func takesLock(h *Header) bool {
 		}
 	}
 	return false
-}
-
-func strategyNote(name string) string {
-	for _, st := range Strategies {
-		if st.Name == name {
-			return " — " + st.Short
-		}
-	}
-	return ""
 }

@@ -88,8 +88,8 @@ func ParamTable() []Param {
 		duration("retry-cap", "cap of the exponential retry policies", "cap, e.g. 5s", func(p *Params) *Millis { return &p.RetryCap }),
 		count("nodes", "embedded Redis nodes (Redlock: default 5)", "Redis nodes (Redlock)", func(p *Params) *int { return &p.Nodes }),
 		word("order", "deadlock: opposite, sorted or all-at-once", "opposite, sorted or all-at-once", func() []string { return Orders }, func(p *Params) *string { return &p.Order }),
-		word("part", "redlock: the part to play: "+strings.Join(names(PartChoices()), ", "), orList(names(PartChoices())), func() []string { return names(PartChoices()) }, func(p *Params) *string { return &p.Part }),
-		word("clock", "redlock: how node 2's clock moves: "+orList(names(ClockMoves)), orList(names(ClockMoves)), func() []string { return names(ClockMoves) }, func(p *Params) *string { return &p.Clock }),
+		word("part", "redlock: the part to play: "+strings.Join(ChoiceNames(PartChoices()), ", "), orList(ChoiceNames(PartChoices())), func() []string { return ChoiceNames(PartChoices()) }, func(p *Params) *string { return &p.Part }),
+		word("clock", "redlock: how node 2's clock moves: "+orList(ChoiceNames(ClockMoves)), orList(ChoiceNames(ClockMoves)), func() []string { return ChoiceNames(ClockMoves) }, func(p *Params) *string { return &p.Clock }),
 		duration("work", "time a holder works inside the critical section", "time inside the critical section, e.g. 3s", func(p *Params) *Millis { return &p.Work }),
 	}
 }

@@ -277,3 +277,9 @@ func (t *Tally) SavedByFencing() bool {
 		t.Get(NStaleLanded) == 0 && t.Get(NOversold) == 0 && t.Get(NDuplicates) == 0 &&
 		(t.Get(NHasStock) == 0 || t.Expected() == t.c[NCurrentStock])
 }
+
+// AttendeeOf is the attendee part of a lane's name (alice/2 → alice).
+func AttendeeOf(lane string) string {
+	name, _, _ := strings.Cut(lane, "/")
+	return name
+}

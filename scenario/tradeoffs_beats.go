@@ -110,7 +110,7 @@ func tradePauseBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
 
 // tradeNotes fills the lab's table with the run's numbers (see
 // TradeTable).
-func tradeNotes(h Header) noteFold { return NewTradeTable(h) }
+func tradeNotes(h Header) NoteFold { return NewTradeTable(h) }
 
 // TradeTable folds a trade-offs run, one event at a time, into the lab's
 // table: per store, the holder's acquire latency, how long the waiter was
@@ -200,7 +200,7 @@ func (f *TradeTable) add(e *Event) {
 	}
 }
 
-func (f *TradeTable) notes() [][2]string {
+func (f *TradeTable) Notes() [][2]string {
 	var out [][2]string
 	for _, c := range f.Rows() {
 		if c.Missing != "" {

@@ -220,10 +220,6 @@ func (w *Worker) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// FailIndeterminate is the outcome code of a worker stopped by an
-// operation the server did not answer: it may or may not have happened.
-const FailIndeterminate = "indeterminate"
-
 // Now is the run's virtual time. Take it right before sending an
 // operation and stamp the event of its answer WithCall: the log then holds
 // when each operation was sent and when its answer came (invoke, return).
