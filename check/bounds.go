@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/locklab/locklab/event"
 )
 
 // Limits of an event log read from a file. A log is untrusted input: each
@@ -64,47 +66,47 @@ func (r *lineReader) next() (line []byte, complete bool, err error) {
 }
 
 // checkHeader bounds what a header sizes: workers, lanes and nodes.
-func checkHeader(h *Header) error {
+func checkHeader(h *event.Header) error {
 	p := h.Params
 	switch {
-	case p.Workers < 0 || p.Workers > MaxWorkers:
-		return &LineError{1, fmt.Sprintf("header says %d workers; a log holds 0 to %d", p.Workers, MaxWorkers)}
-	case len(h.Lanes) > MaxWorkers:
-		return &LineError{1, fmt.Sprintf("header has %d lanes; a log holds at most %d", len(h.Lanes), MaxWorkers)}
-	case p.Nodes < 0 || p.Nodes > MaxNodes:
-		return &LineError{1, fmt.Sprintf("header says %d nodes; a log holds 0 to %d", p.Nodes, MaxNodes)}
+	case p.Workers < 0 || p.Workers > event.MaxWorkers:
+		return &LineError{1, fmt.Sprintf("header says %d workers; a log holds 0 to %d", p.Workers, event.MaxWorkers)}
+	case len(h.Lanes) > event.MaxWorkers:
+		return &LineError{1, fmt.Sprintf("header has %d lanes; a log holds at most %d", len(h.Lanes), event.MaxWorkers)}
+	case p.Nodes < 0 || p.Nodes > event.MaxNodes:
+		return &LineError{1, fmt.Sprintf("header says %d nodes; a log holds 0 to %d", p.Nodes, event.MaxNodes)}
 	}
 	return nil
 }
 
 // checkEvent bounds one event's indices and times by the header: a worker,
 // peer or node outside the run, a time outside MaxSpan.
-func checkEvent(h *Header, line int, e *Event) error {
+func checkEvent(h *event.Header, line int, e *event.Event) error {
 	// A header without a count (hand-made) leaves the limits to bound them.
 	workers, nodes := int32(h.Params.Workers), int16(h.Params.Nodes)
 	if workers == 0 {
-		workers = MaxWorkers
+		workers = event.MaxWorkers
 	}
 	if nodes == 0 {
-		nodes = MaxNodes
+		nodes = event.MaxNodes
 	}
 	bad := func(format string, a ...any) error { return &LineError{line, fmt.Sprintf(format, a...)} }
 	switch {
-	case e.Worker != System && (e.Worker < 0 || e.Worker >= workers):
+	case e.Worker != event.System && (e.Worker < 0 || e.Worker >= workers):
 		return bad("worker %d is out of range: the header says %d workers (0 to %d, or -1 for the system)", e.Worker, workers, workers-1)
-	case e.Has&HasPeer != 0 && (e.Peer < 0 || e.Peer >= workers):
+	case e.Has&event.HasPeer != 0 && (e.Peer < 0 || e.Peer >= workers):
 		return bad("peer %d is out of range: the header says %d workers (0 to %d)", e.Peer, workers, workers-1)
-	case e.Has&HasNode != 0 && (e.Node < 0 || e.Node >= nodes):
+	case e.Has&event.HasNode != 0 && (e.Node < 0 || e.Node >= nodes):
 		return bad("node %d is out of range: the header says %d node(s) (0 to %d)", e.Node, nodes, nodes-1)
 	case e.T < 0 || e.T > MaxSpan:
 		return bad("t %s is outside a run: a log spans 0 to %v", micros(e.T), MaxSpan)
-	case e.Has&HasCall != 0 && (e.Call < 0 || e.Call > MaxSpan):
+	case e.Has&event.HasCall != 0 && (e.Call < 0 || e.Call > MaxSpan):
 		return bad("call %s is outside a run: a log spans 0 to %v", micros(e.Call), MaxSpan)
-	case e.Has&HasTTL != 0 && (e.TTL < -MaxSpan || e.TTL > MaxSpan):
+	case e.Has&event.HasTTL != 0 && (e.TTL < -MaxSpan || e.TTL > MaxSpan):
 		return bad("ttl_ms %d is beyond %v, the longest a log spans", e.TTL.Milliseconds(), MaxSpan)
-	case e.Has&HasDelay != 0 && (e.Delay < 0 || e.Delay > MaxSpan):
+	case e.Has&event.HasDelay != 0 && (e.Delay < 0 || e.Delay > MaxSpan):
 		return bad("delay_ms %d is outside 0 to %v, the longest a log spans", e.Delay.Milliseconds(), MaxSpan)
-	case e.Has&HasAttempt != 0 && e.Attempt < 0:
+	case e.Has&event.HasAttempt != 0 && e.Attempt < 0:
 		return bad("attempt %d is negative", e.Attempt)
 	case len(e.Res) > MaxNameBytes:
 		return bad("res is %d bytes long; a resource's name is at most %d", len(e.Res), MaxNameBytes)

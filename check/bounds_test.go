@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -65,7 +68,7 @@ func allocated(f func()) uint64 {
 // TestHostileLogs reads each hostile input through both readers and wants
 // one clear line naming the line and the limit, with memory to match.
 func TestHostileLogs(t *testing.T) {
-	defer scenario.SetMaxLogEventsForTest(10000)()
+	defer check.SetMaxLogEventsForTest(10000)()
 	event := `{"seq":1,"t":5,"worker":0,"kind":"attempt","res":"lock:stock"}` + "\n"
 	for name, tc := range map[string]struct {
 		in   func() io.Reader
@@ -106,12 +109,12 @@ func TestHostileLogs(t *testing.T) {
 			"line 3: truncated: the file ends in the middle of an event"},
 	} {
 		for reader, read := range map[string]func(io.Reader) error{
-			"ReadRecording": func(r io.Reader) error { _, err := scenario.ReadRecording(r); return err },
+			"ReadRecording": func(r io.Reader) error { _, err := check.ReadRecording(r); return err },
 			"LoadLog":       func(r io.Reader) error { _, err := scenario.LoadLog(r); return err },
 		} {
 			var err error
 			n := allocated(func() { err = read(tc.in()) })
-			var le *scenario.LineError
+			var le *check.LineError
 			if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("%s, %s: got %v\nwant %s…", name, reader, err, tc.want)
 			}
@@ -125,10 +128,10 @@ func TestHostileLogs(t *testing.T) {
 // TestSummarizeIgnoresMadeUpWorkers folds events a reader would refuse,
 // as a caller with its own events might pass them: no panic.
 func TestSummarizeIgnoresMadeUpWorkers(t *testing.T) {
-	h := scenario.Header{Scenario: "oversell", Strategy: "none", Params: scenario.Params{Workers: 2}}
-	evs := scenario.Slice{
-		{T: 5, Worker: -5, Kind: scenario.KindAttempt, Res: "lock:stock"},
-		{T: 6, Worker: 1 << 30, Kind: scenario.KindDone},
+	h := event.Header{Scenario: "oversell", Strategy: "none", Params: event.Params{Workers: 2}}
+	evs := check.Slice{
+		{T: 5, Worker: -5, Kind: event.KindAttempt, Res: "lock:stock"},
+		{T: 6, Worker: 1 << 30, Kind: event.KindDone},
 	}
 	if s := scenario.Summarize(h, evs); s.Attempts != 0 {
 		t.Fatalf("attempts %d from made-up workers", s.Attempts)
@@ -138,11 +141,11 @@ func TestSummarizeIgnoresMadeUpWorkers(t *testing.T) {
 // A real run's log passes every bound.
 func TestRealLogWithinBounds(t *testing.T) {
 	var buf bytes.Buffer
-	w, _ := scenario.NewWriter(&buf, scenario.Header{Params: scenario.Params{Workers: 3, Nodes: 5}, Lanes: []string{"w00", "w01", "w02"}})
-	e := scenario.Event{T: 2 * time.Hour, Worker: 2, Kind: scenario.KindVote}.WithPeer(0)
-	e.Node, e.Has = 4, e.Has|scenario.HasNode
-	w.Write([]scenario.Event{e, {Seq: 1, T: 3 * time.Hour, Worker: scenario.System, Kind: scenario.KindNodeDown}})
-	w.Close(&scenario.Summary{})
+	w, _ := check.NewWriter(&buf, event.Header{Params: event.Params{Workers: 3, Nodes: 5}, Lanes: []string{"w00", "w01", "w02"}})
+	e := event.Event{T: 2 * time.Hour, Worker: 2, Kind: event.KindVote}.WithPeer(0)
+	e.Node, e.Has = 4, e.Has|event.HasNode
+	w.Write([]event.Event{e, {Seq: 1, T: 3 * time.Hour, Worker: event.System, Kind: event.KindNodeDown}})
+	w.Close(&check.Summary{})
 	if _, err := scenario.LoadLog(&buf); err != nil {
 		t.Fatal(err)
 	}
@@ -159,16 +162,16 @@ func fuzzing() bool {
 // plain test runs) a time bound far above what the input needs.
 func checkReadInvariants(t *testing.T, data []byte) {
 	start := time.Now()
-	var rec *scenario.Recording
+	var rec *check.Recording
 	var err error
 	n := allocated(func() {
-		rec, err = scenario.ReadRecording(bytes.NewReader(data))
+		rec, err = check.ReadRecording(bytes.NewReader(data))
 		if l, lerr := scenario.LoadLog(bytes.NewReader(data)); lerr == nil {
 			scenario.Summarize(l.Header, l.Log)
 		}
 		if err == nil && rec != nil {
-			scenario.Summarize(rec.Header, scenario.Slice(rec.Events))
-			scenario.Check(scenario.Slice(rec.Events))
+			scenario.Summarize(rec.Header, check.Slice(rec.Events))
+			check.Check(check.Slice(rec.Events))
 		}
 	})
 	if limit := uint64(64*len(data)) + 8<<20; n > limit {
@@ -186,14 +189,14 @@ func checkReadInvariants(t *testing.T, data []byte) {
 func benchLog(n int) []byte {
 	var buf bytes.Buffer
 	lanes := make([]string, 100)
-	w, _ := scenario.NewWriter(&buf, scenario.Header{Scenario: "retry", Strategy: "safe", Params: scenario.Params{Workers: 100, Nodes: 1}, Lanes: lanes})
-	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff}
-	evs := make([]scenario.Event, n)
+	w, _ := check.NewWriter(&buf, event.Header{Scenario: "retry", Strategy: "safe", Params: event.Params{Workers: 100, Nodes: 1}, Lanes: lanes})
+	kinds := []event.Kind{event.KindAttempt, event.KindDenied, event.KindBackoff}
+	evs := make([]event.Event, n)
 	for i := range evs {
-		evs[i] = scenario.Event{Seq: int64(i), T: time.Duration(i) * 10 * time.Microsecond, Worker: int32(i / 3 % 100), Kind: kinds[i%3], Res: "lock:stock"}
+		evs[i] = event.Event{Seq: int64(i), T: time.Duration(i) * 10 * time.Microsecond, Worker: int32(i / 3 % 100), Kind: kinds[i%3], Res: "lock:stock"}
 	}
 	w.Write(evs)
-	w.Close(&scenario.Summary{})
+	w.Close(&check.Summary{})
 	return buf.Bytes()
 }
 
@@ -215,7 +218,7 @@ func BenchmarkReplaySummaryDecoded(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		rec, _ := scenario.ReadRecording(bytes.NewReader(data))
-		scenario.Summarize(rec.Header, scenario.Slice(rec.Events))
+		rec, _ := check.ReadRecording(bytes.NewReader(data))
+		scenario.Summarize(rec.Header, check.Slice(rec.Events))
 	}
 }

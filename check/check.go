@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"strings"
+
+	"github.com/locklab/locklab/event"
 )
 
 // Violation codes.
@@ -26,7 +28,7 @@ const LimitOnce = "once"
 // checked again.
 type Checker struct {
 	res map[string]*resState
-	out []Event
+	out []event.Event
 	pos int64 // events folded
 
 	Overlaps     int // entries into an occupied critical section
@@ -106,35 +108,35 @@ func (c *Checker) state(res string) *resState {
 
 // Fold checks e and returns the violations it reveals (valid until the next
 // call).
-func (c *Checker) Fold(e Event) []Event { return c.fold(&e) }
+func (c *Checker) Fold(e event.Event) []event.Event { return c.fold(&e) }
 
 // fold is Fold by pointer, for callers that keep e on their stack (the
 // log's Emit): e is read, never kept.
-func (c *Checker) fold(e *Event) []Event {
+func (c *Checker) fold(e *event.Event) []event.Event {
 	c.out = c.out[:0]
 	c.pos++
 	switch e.Kind {
-	case KindInit:
+	case event.KindInit:
 		s := c.state(e.Res)
 		switch {
 		case e.Code == LimitOnce:
 			s.once = true
-		case e.Has&HasStock != 0:
+		case e.Has&event.HasStock != 0:
 			s.initial, s.stocked = e.Stock, true
 		}
-	case KindWait:
-		if e.Has&HasPeer == 0 || e.Peer < 0 {
+	case event.KindWait:
+		if e.Has&event.HasPeer == 0 || e.Peer < 0 {
 			delete(c.waits, e.Worker)
 			break
 		}
 		c.waits[e.Worker] = waitEdge{e.Peer, e.Res}
 		if cyc := c.cycle(e.Worker); cyc != "" {
 			c.Deadlocks++
-			c.out = append(c.out, Event{Worker: e.Worker, Kind: KindDeadlock, Res: e.Res, Code: "cycle", Msg: cyc})
+			c.out = append(c.out, event.Event{Worker: e.Worker, Kind: event.KindDeadlock, Res: e.Res, Code: "cycle", Msg: cyc})
 		}
-	case KindAcquired, KindDone:
+	case event.KindAcquired, event.KindDone:
 		delete(c.waits, e.Worker)
-	case KindWorkStart:
+	case event.KindWorkStart:
 		s := c.state(e.Res)
 		if len(s.inside) > 0 {
 			c.Overlaps++
@@ -143,12 +145,12 @@ func (c *Checker) fold(e *Event) []Event {
 			c.violation(e, CodeOverlap, other, fmt.Sprintf("%s entered %s while %s is inside", c.name(e.Worker), e.Res, c.name(other)))
 		}
 		s.inside = append(s.inside, e.Worker)
-	case KindWorkEnd, KindCrash:
-		if e.Kind == KindCrash {
+	case event.KindWorkEnd, event.KindCrash:
+		if e.Kind == event.KindCrash {
 			delete(c.waits, e.Worker)
 		}
 		for res, s := range c.res {
-			if e.Kind == KindWorkEnd && res != e.Res {
+			if e.Kind == event.KindWorkEnd && res != e.Res {
 				continue
 			}
 			for i, w := range s.inside {
@@ -158,17 +160,17 @@ func (c *Checker) fold(e *Event) []Event {
 				}
 			}
 		}
-	case KindRead:
+	case event.KindRead:
 		s := c.state(e.Res)
-		if e.Worker == System {
+		if e.Worker == event.System {
 			c.finalRead(s, e)
 			break
 		}
 		s.reg.read(&c.hist, e.Worker, spanOf(e, c.pos))
-	case KindError:
+	case event.KindError:
 		c.opError(e)
-	case KindWrite:
-		if e.Has&HasOK != 0 && !e.OK {
+	case event.KindWrite:
+		if e.Has&event.HasOK != 0 && !e.OK {
 			break
 		}
 		s := c.state(e.Res)
@@ -180,7 +182,7 @@ func (c *Checker) fold(e *Event) []Event {
 			}
 			c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %s write(s) surely landed between its read and its write, and were lost", c.name(e.Worker), e.Res, n))
 		}
-		if e.Has&HasStock != 0 {
+		if e.Has&event.HasStock != 0 {
 			s.last, s.hasLast = e.Stock, true
 		}
 		s.writes++
@@ -199,8 +201,8 @@ func (c *Checker) fold(e *Event) []Event {
 	return c.out
 }
 
-func (c *Checker) violation(e *Event, code string, peer int32, msg string) {
-	v := Event{Worker: e.Worker, Kind: KindViolation, Res: e.Res, Code: code, Msg: msg}
+func (c *Checker) violation(e *event.Event, code string, peer int32, msg string) {
+	v := event.Event{Worker: e.Worker, Kind: event.KindViolation, Res: e.Res, Code: code, Msg: msg}
 	if peer >= 0 {
 		v = v.WithPeer(peer)
 	}
@@ -208,21 +210,21 @@ func (c *Checker) violation(e *Event, code string, peer int32, msg string) {
 }
 
 // opError counts an operation the server failed or did not answer.
-func (c *Checker) opError(e *Event) {
+func (c *Checker) opError(e *event.Event) {
 	switch e.Outcome {
-	case OutcomeFailed:
+	case event.OutcomeFailed:
 		c.Failed++
 		if c.FailedMsg == "" {
 			c.FailedMsg = e.Msg
 		}
-	case OutcomeIndeterminate:
+	case event.OutcomeIndeterminate:
 		c.Indeterminate++
 		if c.IndeterminateMsg == "" {
 			c.IndeterminateMsg = e.Msg
 		}
 		if e.Code == "write" {
 			c.IndeterminateWrites++
-			if e.Has&HasStock != 0 {
+			if e.Has&event.HasStock != 0 {
 				s := c.state(e.Res)
 				s.unknown = append(s.unknown, e.Stock)
 			}
@@ -232,8 +234,8 @@ func (c *Checker) opError(e *Event) {
 
 // finalRead is the run's own read of a resource after every worker is
 // done: it shows whether a write that was never answered landed.
-func (c *Checker) finalRead(s *resState, e *Event) {
-	if e.Has&HasStock == 0 || len(s.unknown) == 0 || (s.hasLast && s.last == e.Stock) {
+func (c *Checker) finalRead(s *resState, e *event.Event) {
+	if e.Has&event.HasStock == 0 || len(s.unknown) == 0 || (s.hasLast && s.last == e.Stock) {
 		return
 	}
 	for _, v := range s.unknown {
@@ -268,12 +270,12 @@ func (c *Checker) cycle(w int32) string {
 
 // Check folds events through a fresh checker and returns it with every
 // violation it derived.
-func Check(events Events) (*Checker, []Event) {
+func Check(events Events) (*Checker, []event.Event) {
 	c := NewChecker()
-	var vs []Event
+	var vs []event.Event
 	for i := range events.Len() {
 		e := events.At(i)
-		if e.Kind == KindViolation {
+		if e.Kind == event.KindViolation {
 			continue
 		}
 		vs = append(vs, c.Fold(e)...)

@@ -3,6 +3,8 @@ package check
 import (
 	"slices"
 	"time"
+
+	"github.com/locklab/locklab/event"
 )
 
 // A history is what the checker keeps of each operation on a register (a
@@ -30,9 +32,9 @@ func (a instant) before(b instant) bool { return a.t < b.t || (a.t == b.t && a.p
 type span struct{ lo, hi instant }
 
 // spanOf is e's interval; pos is its place in the log.
-func spanOf(e *Event, pos int64) span {
+func spanOf(e *event.Event, pos int64) span {
 	hi := instant{e.T, pos}
-	if e.Has&HasCall == 0 {
+	if e.Has&event.HasCall == 0 {
 		return span{hi, hi}
 	}
 	return span{instant{e.Call, 0}, hi}

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/locklab/locklab/event"
 )
 
 // A log read from a file is only a run's whole record if it says so: its
@@ -30,7 +32,7 @@ func (e *IntegrityError) Error() string {
 
 // logCheck follows a log as its lines are read.
 type logCheck struct {
-	h        *Header
+	h        *event.Header
 	events   int   // events read (kinds known or not)
 	lastLine int   // the last line that held anything
 	seq      int64 // of the last event
@@ -57,7 +59,7 @@ func (c *logCheck) line(n int) error {
 // event checks one event's place: seq one more than the last one's, t not
 // before the last one's. An event out of order is refused; a gap is events
 // missing.
-func (c *logCheck) event(n int, e *Event) error {
+func (c *logCheck) event(n int, e *event.Event) error {
 	if err := c.line(n); err != nil {
 		return err
 	}
@@ -77,14 +79,14 @@ func (c *logCheck) event(n int, e *Event) error {
 	c.events++
 	c.seq, c.t, c.tLine = e.Seq, e.T, n
 	switch e.Kind {
-	case KindAcquired, KindVote, KindRenewed, KindRelease:
+	case event.KindAcquired, event.KindVote, event.KindRenewed, event.KindRelease:
 		if c.lockLine == 0 {
 			c.lockLine = n
 		}
-	case KindInit, KindRead, KindWrite:
+	case event.KindInit, event.KindRead, event.KindWrite:
 		c.final.add(n, int64(c.events), e, c.h.Time == "simulated")
 	}
-	if e.Kind == KindVote && e.Has&HasNode != 0 {
+	if e.Kind == event.KindVote && e.Has&event.HasNode != 0 {
 		c.votes++
 		c.maxNode = max(c.maxNode, e.Node)
 	}
@@ -166,8 +168,8 @@ type read1 struct {
 // one clock (a simulation's): otherwise a write is only known to be
 // overwritten by its own worker's next one (a worker on another machine
 // stamps by a clock that may be seconds apart).
-func (f *finalReads) add(line int, pos int64, e *Event, oneClock bool) {
-	if e.Has&HasStock == 0 {
+func (f *finalReads) add(line int, pos int64, e *event.Event, oneClock bool) {
+	if e.Has&event.HasStock == 0 {
 		return
 	}
 	if *f == nil {
@@ -179,16 +181,16 @@ func (f *finalReads) add(line int, pos int64, e *Event, oneClock bool) {
 		(*f)[e.Res] = r
 	}
 	s := spanOf(e, pos)
-	if e.Kind == KindRead {
-		if e.Worker == System {
+	if e.Kind == event.KindRead {
+		if e.Worker == event.System {
 			r.read = &read1{s: s, v: e.Stock, line: line, possible: slices.Clone(r.last)}
 		}
 		return
 	}
-	if e.Kind == KindWrite && ((e.Has&HasOK != 0 && !e.OK) || e.Outcome == OutcomeFailed) {
+	if e.Kind == event.KindWrite && ((e.Has&event.HasOK != 0 && !e.OK) || e.Outcome == event.OutcomeFailed) {
 		return // refused: it wrote nothing
 	}
-	w := write1{s: s, v: e.Stock, line: line, w: e.Worker, unknown: e.Outcome == OutcomeIndeterminate}
+	w := write1{s: s, v: e.Stock, line: line, w: e.Worker, unknown: e.Outcome == event.OutcomeIndeterminate}
 	if rd := r.read; rd != nil {
 		// Logged after the read, it may still have landed before it: sent
 		// before the read returned, or stamped by another machine's clock

@@ -7,19 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/locklab/locklab/event"
 )
 
 // wireLine is a line after the header as read by encoding/json: an event,
 // or the end record.
 type wireLine struct {
-	Wire
+	event.Wire
 	Summary *Summary `json:"summary"`
 }
 
 // Recording is an event log read back from a file.
 type Recording struct {
-	Header  Header
-	Events  []Event
+	Header  event.Header
+	Events  []event.Event
 	Summary *Summary // as recorded; nil when the file has none
 }
 
@@ -41,7 +43,7 @@ var ErrNotEventLog = errors.New("not a locklab event log (line 1 has no \"format
 // with the events) is read whole and returned with an *IntegrityError.
 func ReadRecording(r io.Reader) (*Recording, error) {
 	rec := &Recording{}
-	err := ReadLog(r, rec, nil, func(e Event) { rec.Events = append(rec.Events, e) })
+	err := ReadLog(r, rec, nil, func(e event.Event) { rec.Events = append(rec.Events, e) })
 	if err == ErrNotEventLog || (err != nil && rec.Header.Format == "") {
 		return nil, err
 	}
@@ -51,9 +53,9 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 // ReadLog reads an event log into rec (its header and end record, not its
 // events): header is called once the header is read, add with each event.
 // Its errors are ReadRecording's.
-func ReadLog(r io.Reader, rec *Recording, header func(), add func(Event)) error {
+func ReadLog(r io.Reader, rec *Recording, header func(), add func(event.Event)) error {
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
-	dec := NewDecoder()
+	dec := event.NewDecoder()
 	events := 0
 	names := resources{}
 	chk := logCheck{h: &rec.Header}
@@ -90,7 +92,7 @@ func ReadLog(r io.Reader, rec *Recording, header func(), add func(Event)) error 
 		if err := chk.event(line, &e); err != nil {
 			return err
 		}
-		if e.Kind == KindUnknown {
+		if e.Kind == event.KindUnknown {
 			continue
 		}
 		if err := checkEvent(&rec.Header, line, &e); err != nil {
@@ -126,12 +128,12 @@ func readError(line int, err error, rec *Recording, chk *logCheck) error {
 }
 
 // readHeader reads line 1 into h, checked and cleaned.
-func readHeader(raw []byte, h *Header) error {
-	if jerr := json.Unmarshal(raw, h); jerr != nil || h.Format != Format {
+func readHeader(raw []byte, h *event.Header) error {
+	if jerr := json.Unmarshal(raw, h); jerr != nil || h.Format != event.Format {
 		return ErrNotEventLog
 	}
-	if h.Version > Version {
-		return &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", h.Version, Version)}
+	if h.Version > event.Version {
+		return &LineError{1, fmt.Sprintf("event log version %d is newer than this locklab reads (%d): upgrade locklab", h.Version, event.Version)}
 	}
 	if err := checkHeader(h); err != nil {
 		return err
@@ -143,7 +145,7 @@ func readHeader(raw []byte, h *Header) error {
 // decodeLine reads one line after the header: an event, or the end record.
 // The fast decoder reads what locklab writes; anything else goes to
 // encoding/json.
-func decodeLine(dec *Decoder, line int, raw []byte, complete bool) (e Event, end *Summary, err error) {
+func decodeLine(dec *event.Decoder, line int, raw []byte, complete bool) (e event.Event, end *Summary, err error) {
 	if hasT, hasW, ferr := dec.Decode(raw, &e); ferr == nil {
 		if !hasT || !hasW {
 			return e, nil, &LineError{line, `an event needs "t" and "worker"`}
@@ -173,8 +175,8 @@ type Writer struct {
 }
 
 // NewWriter writes h as the first line.
-func NewWriter(w io.Writer, h Header) (*Writer, error) {
-	h.Format, h.Version = Format, Version
+func NewWriter(w io.Writer, h event.Header) (*Writer, error) {
+	h.Format, h.Version = event.Format, event.Version
 	bw := bufio.NewWriterSize(w, 1<<16)
 	b, err := json.Marshal(h)
 	if err != nil {
@@ -188,9 +190,9 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 }
 
 // Write writes events, one per line.
-func (w *Writer) Write(evs []Event) error {
+func (w *Writer) Write(evs []event.Event) error {
 	for i := range evs {
-		w.buf = append(AppendJSON(w.buf[:0], &evs[i]), '\n')
+		w.buf = append(event.AppendJSON(w.buf[:0], &evs[i]), '\n')
 		if _, err := w.w.Write(w.buf); err != nil {
 			return err
 		}

@@ -1,5 +1,9 @@
 package check
 
+import (
+	"github.com/locklab/locklab/event"
+)
+
 // Updates counts lost updates: the one count the summary, the verdict, the
 // gauge and the JSON all show. Each successful write to a resource is based
 // on the version its worker last read (or on the latest version, when it
@@ -68,28 +72,28 @@ func (c *updChain) count() int {
 }
 
 // Fold takes one event into the count.
-func (u *Updates) Fold(e *Event) {
+func (u *Updates) Fold(e *event.Event) {
 	switch e.Kind {
-	case KindInit:
-		if e.Has&HasStock != 0 {
+	case event.KindInit:
+		if e.Has&event.HasStock != 0 {
 			c := u.chain(e.Res)
 			c.initial, c.stocked = e.Stock, true
 		}
-	case KindError:
-		if e.Code == "write" && e.Outcome == OutcomeIndeterminate {
+	case event.KindError:
+		if e.Code == "write" && e.Outcome == event.OutcomeIndeterminate {
 			u.chain(e.Res).unanswered++
 		}
-	case KindRead:
-		if e.Worker == System {
-			if e.Has&HasStock != 0 {
+	case event.KindRead:
+		if e.Worker == event.System {
+			if e.Has&event.HasStock != 0 {
 				c := u.chain(e.Res)
 				c.final, c.hasFinal = e.Stock, true
 			}
 			return
 		}
 		u.read(u.chain(e.Res), e)
-	case KindWrite:
-		if e.Has&HasOK != 0 && !e.OK {
+	case event.KindWrite:
+		if e.Has&event.HasOK != 0 && !e.OK {
 			return
 		}
 		c := u.chain(e.Res)
@@ -102,7 +106,7 @@ func (u *Updates) Fold(e *Event) {
 		} else if c.refused {
 			u.unknown = true // its read may be the one not kept
 		}
-		if !ok || !m.hasVal || e.Has&HasStock == 0 || e.Stock != m.val-1 {
+		if !ok || !m.hasVal || e.Has&event.HasStock == 0 || e.Stock != m.val-1 {
 			c.notCounter = true
 		}
 		c.writes++
@@ -116,9 +120,9 @@ func (u *Updates) Fold(e *Event) {
 }
 
 // read marks e, a worker's read, on c.
-func (u *Updates) read(c *updChain, e *Event) {
+func (u *Updates) read(c *updChain, e *event.Event) {
 	m := readMark{depth: c.cur}
-	if e.Has&HasStock != 0 {
+	if e.Has&event.HasStock != 0 {
 		m.hasVal, m.val = true, e.Stock
 	}
 	if _, ok := c.reads[e.Worker]; !ok {

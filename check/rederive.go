@@ -3,6 +3,8 @@ package check
 import (
 	"fmt"
 	"strings"
+
+	"github.com/locklab/locklab/event"
 )
 
 // A log read from disk is untrusted: its verdict is derived again from its
@@ -11,12 +13,12 @@ import (
 // checker derives from them.
 
 // derived reports whether events of kind k are the checker's, not primary.
-func derived(k Kind) bool { return k == KindViolation || k == KindDeadlock }
+func derived(k event.Kind) bool { return k == event.KindViolation || k == event.KindDeadlock }
 
 // derivation is one derived event, placed after the primary events before it.
 type derivation struct {
 	after  int // primary events before it
-	kind   Kind
+	kind   event.Kind
 	code   string
 	worker int32
 	res    string
@@ -24,7 +26,7 @@ type derivation struct {
 
 func (d derivation) String() string {
 	what := d.code
-	if d.kind == KindDeadlock {
+	if d.kind == event.KindDeadlock {
 		what = "deadlock"
 	}
 	return fmt.Sprintf("%s by %s on %s after event %d", what, WorkerName(d.worker), d.res, d.after)
@@ -59,7 +61,7 @@ func NewRederiver() *Rederiver { return &Rederiver{Checker: NewChecker()} }
 // Add takes the log's next event. A primary event is passed to keep,
 // followed by whatever the checker derives from it; a recorded derived
 // event is only noted.
-func (r *Rederiver) Add(e Event, keep func(Event)) {
+func (r *Rederiver) Add(e event.Event, keep func(event.Event)) {
 	if derived(e.Kind) {
 		r.note(true, derivation{r.primary, e.Kind, e.Code, e.Worker, e.Res})
 		return
@@ -84,7 +86,7 @@ func (r *Rederiver) note(recorded bool, d derivation) {
 		counts = &r.rec
 	}
 	code := d.code
-	if d.kind == KindDeadlock {
+	if d.kind == event.KindDeadlock {
 		code = "deadlock"
 	}
 	for i, c := range derivedCodes {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"time"
+
+	"github.com/locklab/locklab/event"
 )
 
 // Report is a run in the lab's JSON schema, plus duration, contention,
@@ -11,30 +13,30 @@ import (
 // workers that never got the lock ÷ workers. denial_rate is what locklab
 // calls contention: lock calls denied ÷ lock calls.
 type Report struct {
-	Scenario       string    `json:"scenario"`
-	Strategy       string    `json:"strategy"`
-	InitialStock   int64     `json:"initial_stock"`
-	FinalStock     int64     `json:"final_stock"`
-	TotalAttempts  int       `json:"total_attempts"`
-	Successes      int       `json:"successes"`
-	Failures       int       `json:"failures"`
-	Oversold       bool      `json:"oversold"`
-	Entries        []Entry   `json:"entries"`
-	Timestamp      time.Time `json:"timestamp"`
-	DurationMs     float64   `json:"duration_ms"`
-	ContentionRate float64   `json:"contention_rate"`
-	LockCalls      int       `json:"lock_calls"`
-	LockDenied     int       `json:"lock_calls_denied"`
-	DenialRate     float64   `json:"denial_rate"`
-	Params         Params    `json:"params"`
-	Seed           uint64    `json:"seed"`
-	Verdict        string    `json:"verdict"`
-	Overlaps       int       `json:"overlaps"`
-	LostUpdates    int       `json:"lost_updates"`
+	Scenario       string       `json:"scenario"`
+	Strategy       string       `json:"strategy"`
+	InitialStock   int64        `json:"initial_stock"`
+	FinalStock     int64        `json:"final_stock"`
+	TotalAttempts  int          `json:"total_attempts"`
+	Successes      int          `json:"successes"`
+	Failures       int          `json:"failures"`
+	Oversold       bool         `json:"oversold"`
+	Entries        []Entry      `json:"entries"`
+	Timestamp      time.Time    `json:"timestamp"`
+	DurationMs     float64      `json:"duration_ms"`
+	ContentionRate float64      `json:"contention_rate"`
+	LockCalls      int          `json:"lock_calls"`
+	LockDenied     int          `json:"lock_calls_denied"`
+	DenialRate     float64      `json:"denial_rate"`
+	Params         event.Params `json:"params"`
+	Seed           uint64       `json:"seed"`
+	Verdict        string       `json:"verdict"`
+	Overlaps       int          `json:"overlaps"`
+	LostUpdates    int          `json:"lost_updates"`
 }
 
 // NewReport builds the report of a run.
-func NewReport(h Header, s *Summary) *Report {
+func NewReport(h event.Header, s *Summary) *Report {
 	entries := s.Entries
 	if entries == nil {
 		entries = []Entry{}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/mattn/go-runewidth"
 )
 
@@ -46,15 +48,15 @@ type Summary struct {
 	FailedLock  int    `json:"failed_lock"`
 	// FailedStale are the workers whose stale write the resource refused
 	// (a fence): the lock lapsed under them, and fencing kept the data.
-	FailedStale   int    `json:"failed_stale"`
-	FailedError   int    `json:"failed_error"`
-	Cancelled     int    `json:"cancelled"`
-	HasStock      bool   `json:"-"`
-	onceOnly      bool   // the run has an effect allowed once (a job's, a credit)
-	InitialStock  int64  `json:"initial_stock"`
-	FinalStock    int64  `json:"final_stock"`
-	ExpectedStock int64  `json:"expected_stock"`
-	Duration      Millis `json:"duration_ms"`
+	FailedStale   int          `json:"failed_stale"`
+	FailedError   int          `json:"failed_error"`
+	Cancelled     int          `json:"cancelled"`
+	HasStock      bool         `json:"-"`
+	onceOnly      bool         // the run has an effect allowed once (a job's, a credit)
+	InitialStock  int64        `json:"initial_stock"`
+	FinalStock    int64        `json:"final_stock"`
+	ExpectedStock int64        `json:"expected_stock"`
+	Duration      event.Millis `json:"duration_ms"`
 	// ContentionRate is the lab's field under its real meaning: workers
 	// that never got the lock ÷ workers that finished.
 	ContentionRate float64 `json:"contention_rate"`
@@ -139,7 +141,7 @@ type Words struct {
 
 // NoteFold folds a run's events, one at a time, into a scenario's notes.
 type NoteFold interface {
-	Add(e *Event)
+	Add(e *event.Event)
 	Notes() [][2]string
 }
 
@@ -153,21 +155,21 @@ type workerFold struct {
 // Events is a sequence of events: a *Log, or a Slice.
 type Events interface {
 	Len() int
-	At(i int) Event
+	At(i int) event.Event
 }
 
 // Slice adapts []Event to Events.
-type Slice []Event
+type Slice []event.Event
 
 // Len is the number of events.
 func (s Slice) Len() int { return len(s) }
 
 // At returns event i.
-func (s Slice) At(i int) Event { return s[i] }
+func (s Slice) At(i int) event.Event { return s[i] }
 
 // SummarizeWith folds a run's events into its summary, in its scenario's
 // words. The header gives the scenario, strategy, parameters and traits.
-func SummarizeWith(h Header, events Events, w Words) *Summary {
+func SummarizeWith(h event.Header, events Events, w Words) *Summary {
 	z := NewSummarizerWith(h, w)
 	for i := range events.Len() {
 		z.Add(events.At(i))
@@ -192,12 +194,12 @@ type Summarizer struct {
 
 // NewSummarizerWith returns a summarizer for a run with header h, whose
 // scenario's words are w.
-func NewSummarizerWith(h Header, w Words) *Summarizer {
+func NewSummarizerWith(h event.Header, w Words) *Summarizer {
 	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry,
 		takesLock: takesLock(&h), words: w}, fold: NewTallyFold(), notes: w.Notes}
 	z.fold.Checker().Names = h.Lanes
 	n := h.Params.Workers
-	if n < 0 || n > MaxWorkers { // a damaged header must not cost gigabytes
+	if n < 0 || n > event.MaxWorkers { // a damaged header must not cost gigabytes
 		n = 0
 	}
 	z.ws = make([]workerFold, n)
@@ -206,34 +208,34 @@ func NewSummarizerWith(h Header, w Words) *Summarizer {
 
 // Add folds the log's next event. Every count is the tally's; the
 // summarizer keeps only what the lab's per-worker entries show.
-func (z *Summarizer) Add(ev Event) {
+func (z *Summarizer) Add(ev event.Event) {
 	z.fold.Add(ev)
 	if z.notes != nil {
 		z.notes.Add(&ev)
 	}
 	s, e := z.s, &ev
 	if e.T > s.Duration.D() {
-		s.Duration = Millis(e.T)
+		s.Duration = event.Millis(e.T)
 	}
 	switch e.Kind {
-	case KindViolation, KindDeadlock:
+	case event.KindViolation, event.KindDeadlock:
 		return // derived again by the tally's checker
-	case KindBeat:
+	case event.KindBeat:
 		if e.Code == BeatMachine && s.Machine == "" {
 			s.Machine = e.Msg
 		}
-	case KindNodeDown:
+	case event.KindNodeDown:
 		s.nodesDown = append(s.nodesDown, e.Msg)
-	case KindInit:
+	case event.KindInit:
 		if e.Code == LimitOnce {
 			s.onceOnly = true
 		}
-		if e.Has&HasStock != 0 && z.stockRes == "" {
+		if e.Has&event.HasStock != 0 && z.stockRes == "" {
 			z.stockRes = e.Res
 		}
 		return
 	}
-	if e.Worker == System {
+	if e.Worker == event.System {
 		return
 	}
 	if e.Worker < 0 || int(e.Worker) >= len(z.ws) { // an index a damaged log made up
@@ -244,22 +246,22 @@ func (z *Summarizer) Add(ev Event) {
 		w.seen, w.start, w.before, w.after = true, e.T, -1, -1
 	}
 	switch e.Kind {
-	case KindAcquired:
+	case event.KindAcquired:
 		w.acquired = true
-	case KindWorkStart:
+	case event.KindWorkStart:
 		w.inCS = true
-	case KindRead:
-		if w.before < 0 && e.Has&HasStock != 0 {
+	case event.KindRead:
+		if w.before < 0 && e.Has&event.HasStock != 0 {
 			w.before, w.after = e.Stock, e.Stock
 		}
-	case KindWrite:
-		if e.Has&HasStock != 0 && (e.Has&HasOK == 0 || e.OK) {
+	case event.KindWrite:
+		if e.Has&event.HasStock != 0 && (e.Has&event.HasOK == 0 || e.OK) {
 			if w.before < 0 {
 				w.before = e.Stock + 1
 			}
 			w.after = e.Stock
 		}
-	case KindDone:
+	case event.KindDone:
 		w.done, w.ok, w.code, w.msg, w.end = true, e.OK, e.Code, e.Msg, e.T
 	}
 }
@@ -429,12 +431,12 @@ func (s *Summary) undersoldDetail() string {
 
 // Box renders the summary as the lab's results box; its borders line up
 // whatever the values.
-func (s *Summary) Box(h Header) string {
+func (s *Summary) Box(h event.Header) string {
 	return drawBox(s.boxRows(h)) + "  " + s.Verdict + "\n  " + s.Detail + "\n"
 }
 
 // boxRows are the results box's sections, each a list of label and value.
-func (s *Summary) boxRows(h Header) [][][2]string {
+func (s *Summary) boxRows(h event.Header) [][][2]string {
 	title := fmt.Sprintf("%s (%d workers", s.Scenario, s.Workers)
 	if s.HasStock {
 		title += fmt.Sprintf(", stock %d", s.InitialStock)
@@ -561,7 +563,7 @@ func (s *Summary) NoLock() bool { return !s.takesLock }
 // takesLock reports whether h's run takes a lock that keeps the others out,
 // by the traits of its locks: cron's and trade-offs' ways and the retry
 // policies take one, none and optimistic concurrency do not.
-func takesLock(h *Header) bool {
+func takesLock(h *event.Header) bool {
 	run, keys := h.LockTraits()
 	if run != nil && run.Excludes {
 		return true

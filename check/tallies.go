@@ -1,6 +1,10 @@
 package check
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/locklab/locklab/event"
+)
 
 // Tallies is a run's tally at every playhead: the fold's changes in event
 // order, and a copy of the whole tally every tallyEvery events, so the
@@ -26,7 +30,7 @@ func NewTallies() *Tallies {
 func (ts *Tallies) Len() int { return ts.fold.t.Get(NEvents) }
 
 // Add folds the log's next event.
-func (ts *Tallies) Add(e Event) {
+func (ts *Tallies) Add(e event.Event) {
 	ts.fold.Add(e)
 	if n := ts.Len(); n%tallyEvery == 0 {
 		ts.checks = append(ts.checks, ts.fold.t.Clone())

@@ -5,11 +5,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/event"
 )
 
 // stamped gives e the n-th place of a log: answered at n µs, sent 1 µs
 // before.
-func stamped(e Event, n int) Event {
+func stamped(e event.Event, n int) event.Event {
 	e.Seq, e.T = int64(n), time.Duration(n+1)*time.Microsecond
 	return e.WithCall(e.T - time.Microsecond)
 }
@@ -28,7 +30,7 @@ func TestTallyFoldHoldsBoundedReads(t *testing.T) {
 	f := NewTallyFold()
 	most := 0
 	for i := range 50000 {
-		e := Event{Worker: int32(i % 500), Kind: KindRead, Res: "r" + strconv.Itoa(i/500%40)}.WithStock(int64(i))
+		e := event.Event{Worker: int32(i % 500), Kind: event.KindRead, Res: "r" + strconv.Itoa(i/500%40)}.WithStock(int64(i))
 		f.Add(stamped(e, i))
 		most = max(most, f.Held())
 	}
@@ -38,14 +40,14 @@ func TestTallyFoldHoldsBoundedReads(t *testing.T) {
 	if w := f.Tally().UntrackedWords(); len(w) > 0 {
 		t.Errorf("reads never written leave every count known; the fold says %q", w)
 	}
-	f.Add(stamped(Event{Worker: 0, Kind: KindWrite, Res: "r39"}.WithStock(1).WithOK(true), 50000))
+	f.Add(stamped(event.Event{Worker: 0, Kind: event.KindWrite, Res: "r39"}.WithStock(1).WithOK(true), 50000))
 	if w := f.Tally().UntrackedWords(); !f.Tally().LostUnknown() || len(w) == 0 || w[0] != "lost updates: unknown (past 1,000 reads held)" {
 		t.Errorf("past its bound the fold must call the lost updates unknown; it says %q", f.Tally().UntrackedWords())
 	}
 	// Under the bound nothing is unknown.
 	g := NewTallyFold()
 	for i := range 999 {
-		g.Add(stamped(Event{Worker: int32(i % 500), Kind: KindRead, Res: "r" + strconv.Itoa(i/500)}.WithStock(1), i))
+		g.Add(stamped(event.Event{Worker: int32(i % 500), Kind: event.KindRead, Res: "r" + strconv.Itoa(i/500)}.WithStock(1), i))
 	}
 	if g.Tally().LostUnknown() || len(g.Tally().UntrackedWords()) > 0 {
 		t.Errorf("under its bound the fold says %q", g.Tally().UntrackedWords())
@@ -54,15 +56,15 @@ func TestTallyFoldHoldsBoundedReads(t *testing.T) {
 
 // writesAfterOneRead is a read by worker 0, then n writes of the counter
 // by others, and (follow) worker 0's write from its early read.
-func writesAfterOneRead(n int, follow bool) []Event {
-	evs := []Event{{Kind: KindInit, Res: "stock", Worker: System}}
+func writesAfterOneRead(n int, follow bool) []event.Event {
+	evs := []event.Event{{Kind: event.KindInit, Res: "stock", Worker: event.System}}
 	evs[0] = evs[0].WithStock(int64(n + 1))
-	evs = append(evs, Event{Worker: 0, Kind: KindRead, Res: "stock"}.WithStock(int64(n+1)))
+	evs = append(evs, event.Event{Worker: 0, Kind: event.KindRead, Res: "stock"}.WithStock(int64(n+1)))
 	for i := range n {
-		evs = append(evs, Event{Worker: 1 + int32(i%99), Kind: KindWrite, Res: "stock"}.WithStock(int64(n-i)).WithOK(true))
+		evs = append(evs, event.Event{Worker: 1 + int32(i%99), Kind: event.KindWrite, Res: "stock"}.WithStock(int64(n-i)).WithOK(true))
 	}
 	if follow {
-		evs = append(evs, Event{Worker: 0, Kind: KindWrite, Res: "stock"}.WithStock(int64(n)).WithOK(true))
+		evs = append(evs, event.Event{Worker: 0, Kind: event.KindWrite, Res: "stock"}.WithStock(int64(n)).WithOK(true))
 	}
 	for i := range evs {
 		evs[i] = stamped(evs[i], i)
@@ -104,8 +106,8 @@ func TestTallyFoldLetsGoOfWritesNoReadNeeds(t *testing.T) {
 	f := NewTallyFold()
 	for i := range 20000 {
 		w := int32(i % 100)
-		f.Add(stamped(Event{Worker: w, Kind: KindRead, Res: "stock"}.WithStock(int64(i)), 2*i))
-		f.Add(stamped(Event{Worker: w, Kind: KindWrite, Res: "stock"}.WithStock(int64(i-1)).WithOK(true), 2*i+1))
+		f.Add(stamped(event.Event{Worker: w, Kind: event.KindRead, Res: "stock"}.WithStock(int64(i)), 2*i))
+		f.Add(stamped(event.Event{Worker: w, Kind: event.KindWrite, Res: "stock"}.WithStock(int64(i-1)).WithOK(true), 2*i+1))
 		if h := f.Held(); h > 2*(16+100)+4 {
 			t.Fatalf("after %d reads and writes the fold holds %d entries", i+1, h)
 		}
@@ -119,8 +121,8 @@ func TestTallyFoldHoldsBoundedRenewals(t *testing.T) {
 	f := NewTallyFold()
 	most := 0
 	for i := range 50000 {
-		f.Add(stamped(Event{Worker: int32(i%11) - 1, Kind: KindRenewFailed, Res: "lock", Token: "t" + strconv.Itoa(i),
-			Outcome: OutcomeIndeterminate}, i))
+		f.Add(stamped(event.Event{Worker: int32(i%11) - 1, Kind: event.KindRenewFailed, Res: "lock", Token: "t" + strconv.Itoa(i),
+			Outcome: event.OutcomeIndeterminate}, i))
 		most = max(most, f.Held())
 	}
 	if most > 2*11*maxRenewing {
@@ -131,12 +133,12 @@ func TestTallyFoldHoldsBoundedRenewals(t *testing.T) {
 		t.Errorf("unanswered renewals %d, want 50000", n)
 	}
 	// The last token (worker 3's) is held: its renewal settles it exactly.
-	f.Add(stamped(Event{Worker: 3, Kind: KindRenewed, Res: "lock", Token: "t49999"}, 50000))
+	f.Add(stamped(event.Event{Worker: 3, Kind: event.KindRenewed, Res: "lock", Token: "t49999"}, 50000))
 	if n := f.Tally().Unanswered(renew); n != 49999 || len(f.Tally().UntrackedWords()) > 0 {
 		t.Errorf("unanswered renewals %d (%q), want 49999 and nothing untracked", n, f.Tally().UntrackedWords())
 	}
 	// The first was let go: its renewal leaves the count a bound.
-	f.Add(stamped(Event{Worker: -1, Kind: KindRenewed, Res: "lock", Token: "t0"}, 50001))
+	f.Add(stamped(event.Event{Worker: -1, Kind: event.KindRenewed, Res: "lock", Token: "t0"}, 50001))
 	if w := f.Tally().UnansweredWords(); w != "at most 49999 renew(s)" {
 		t.Errorf("unanswered %q, want at most 49999 renew(s)", w)
 	}
@@ -147,7 +149,7 @@ func TestTallyFoldHoldsBoundedRenewals(t *testing.T) {
 func TestRederiverHoldsBoundedDerivedEvents(t *testing.T) {
 	f := NewTallyFold()
 	for i := range 50000 {
-		f.Add(stamped(Event{Worker: 1, Kind: KindViolation, Res: "A", Code: CodeOverlap}, i))
+		f.Add(stamped(event.Event{Worker: 1, Kind: event.KindViolation, Res: "A", Code: CodeOverlap}, i))
 		if h := f.Held(); h > maxUnpaired+1 {
 			t.Fatalf("after %d recorded violations the fold holds %d entries", i+1, h)
 		}
@@ -160,15 +162,15 @@ func TestRederiverHoldsBoundedDerivedEvents(t *testing.T) {
 // A derived event recorded at another place than the events show, or one
 // of a code the checker never derives: the first that differs is named.
 func TestRederiverNamesTheFirstDerivedEventThatDiffers(t *testing.T) {
-	enter := func(w int32) Event { return Event{Worker: w, Kind: KindWorkStart, Res: "A"} }
-	overlap := Event{Worker: 1, Kind: KindViolation, Res: "A", Code: CodeOverlap}
+	enter := func(w int32) event.Event { return event.Event{Worker: w, Kind: event.KindWorkStart, Res: "A"} }
+	overlap := event.Event{Worker: 1, Kind: event.KindViolation, Res: "A", Code: CodeOverlap}
 	for _, c := range []struct {
-		evs  []Event
+		evs  []event.Event
 		want string
 	}{
-		{[]Event{enter(0), overlap, enter(1)}, "it records a overlap by w01 on A after event 1 where its events show a overlap by w01 on A after event 2"},
-		{[]Event{enter(0), enter(1), overlap}, ""},
-		{[]Event{enter(0), {Worker: 0, Kind: KindViolation, Res: "A", Code: "made-up"}}, "it records a made-up by w00 on A after event 1 where its events show none"},
+		{[]event.Event{enter(0), overlap, enter(1)}, "it records a overlap by w01 on A after event 1 where its events show a overlap by w01 on A after event 2"},
+		{[]event.Event{enter(0), enter(1), overlap}, ""},
+		{[]event.Event{enter(0), {Worker: 0, Kind: event.KindViolation, Res: "A", Code: "made-up"}}, "it records a made-up by w00 on A after event 1 where its events show none"},
 	} {
 		r := NewRederiver()
 		for _, e := range c.evs {

@@ -3,6 +3,8 @@ package check
 import (
 	"slices"
 	"strings"
+
+	"github.com/locklab/locklab/event"
 )
 
 // TallyFold makes a run's tally from its events, one at a time: the
@@ -84,7 +86,7 @@ func (f *TallyFold) add(c Counter, n int64) {
 }
 
 func (f *TallyFold) addW(w int32, c WorkerCounter, n int64) {
-	if w < 0 || w >= MaxWorkers || n == 0 {
+	if w < 0 || w >= event.MaxWorkers || n == 0 {
 		return
 	}
 	d := tallyDelta{seq: f.seq, worker: w, c: Counter(c), n: n}
@@ -95,7 +97,7 @@ func (f *TallyFold) addW(w int32, c WorkerCounter, n int64) {
 }
 
 func (f *TallyFold) worker(w int32) *workerState {
-	if w < 0 || w >= MaxWorkers {
+	if w < 0 || w >= event.MaxWorkers {
 		return &workerState{}
 	}
 	for int(w) >= len(f.ws) {
@@ -105,7 +107,7 @@ func (f *TallyFold) worker(w int32) *workerState {
 }
 
 // Add folds the log's next event.
-func (f *TallyFold) Add(e Event) {
+func (f *TallyFold) Add(e event.Event) {
 	f.seq = int64(f.t.c[NEvents])
 	f.add(NEvents, 1)
 	if derived(e.Kind) {
@@ -134,8 +136,8 @@ func (f *TallyFold) Add(e Event) {
 }
 
 // lost brings the lost updates (by arithmetic) up to e.
-func (f *TallyFold) lost(e *Event) {
-	if e.Kind != KindRead && e.Kind != KindWrite && e.Kind != KindInit && e.Kind != KindError {
+func (f *TallyFold) lost(e *event.Event) {
+	if e.Kind != event.KindRead && e.Kind != event.KindWrite && e.Kind != event.KindInit && e.Kind != event.KindError {
 		return
 	}
 	// Only e's resource's chain changes: its change is the counts' (the
@@ -158,30 +160,30 @@ func chainLost(c *updChain) (lost, most int) {
 
 // outcome counts an operation the server refused or did not answer,
 // whatever kind of event answers it.
-func (f *TallyFold) outcome(e *Event) {
-	if e.Outcome == OutcomeOK {
+func (f *TallyFold) outcome(e *event.Event) {
+	if e.Outcome == event.OutcomeOK {
 		f.settle(e)
 		return
 	}
 	op := e.Code
 	switch e.Kind {
-	case KindVote:
+	case event.KindVote:
 		op = "vote"
-	case KindRenewFailed, KindRenewed:
+	case event.KindRenewFailed, event.KindRenewed:
 		op = "renew"
-	case KindRelease, KindReleaseFailed:
+	case event.KindRelease, event.KindReleaseFailed:
 		op = "release"
-	case KindAttempt, KindAcquired, KindDenied:
+	case event.KindAttempt, event.KindAcquired, event.KindDenied:
 		op = "acquire"
-	case KindRead:
+	case event.KindRead:
 		op = "read"
-	case KindWrite:
+	case event.KindWrite:
 		op = "write"
 	}
 	k := Counter(OpKind(op))
-	node := e.Kind != KindError && e.Has&HasNode != 0 && e.Node >= 0
+	node := e.Kind != event.KindError && e.Has&event.HasNode != 0 && e.Node >= 0
 	switch e.Outcome {
-	case OutcomeFailed:
+	case event.OutcomeFailed:
 		if f.firstFailed == "" && !node {
 			f.firstFailed = e.Msg
 		}
@@ -190,13 +192,13 @@ func (f *TallyFold) outcome(e *Event) {
 		if node {
 			f.add(NNodeFailed, 1)
 		}
-	case OutcomeIndeterminate:
+	case event.OutcomeIndeterminate:
 		if f.firstUnanswered == "" {
 			f.firstUnanswered = e.Msg
 		}
 		f.add(unknownOps+k, 1)
 		f.addW(e.Worker, WUnanswered, 1)
-		if e.Kind == KindRenewFailed && e.Token != "" {
+		if e.Kind == event.KindRenewFailed && e.Token != "" {
 			f.unsettled(e)
 		}
 	}
@@ -205,13 +207,13 @@ func (f *TallyFold) outcome(e *Event) {
 // unsettled notes an unanswered renewal of e's token, keeping at most
 // maxRenewing tokens of e's worker: the oldest is let go, its renewals
 // counted unanswered for good.
-func (f *TallyFold) unsettled(e *Event) {
+func (f *TallyFold) unsettled(e *event.Event) {
 	if f.moot == nil {
 		f.moot = map[string]int64{}
 	}
 	if f.moot[e.Token] == 0 {
 		list := &f.sysRenewing
-		if e.Worker >= 0 && e.Worker < MaxWorkers {
+		if e.Worker >= 0 && e.Worker < event.MaxWorkers {
 			list = &f.worker(e.Worker).renewing
 		}
 		*list = slices.DeleteFunc(*list, func(t string) bool { return f.moot[t] == 0 })
@@ -235,8 +237,8 @@ func (f *TallyFold) flag(c Counter, cond bool) {
 // settle takes back the unanswered renewals of e's token when e shows the
 // server still kept that token's lock: a renewal it granted, or a release
 // it took. (A lease or a PX key that lapsed cannot be renewed again.)
-func (f *TallyFold) settle(e *Event) {
-	if !(e.Kind == KindRenewed || (e.Kind == KindRelease && e.OK)) {
+func (f *TallyFold) settle(e *event.Event) {
+	if !(e.Kind == event.KindRenewed || (e.Kind == event.KindRelease && e.OK)) {
 		return
 	}
 	n := f.moot[e.Token]
@@ -251,11 +253,11 @@ func (f *TallyFold) settle(e *Event) {
 }
 
 // primary counts what the event itself says.
-func (f *TallyFold) primary(e *Event) {
+func (f *TallyFold) primary(e *event.Event) {
 	w := f.worker(e.Worker)
 	switch e.Kind {
-	case KindInit:
-		if e.Has&HasStock != 0 && f.stockRes == "" {
+	case event.KindInit:
+		if e.Has&event.HasStock != 0 && f.stockRes == "" {
 			f.stockRes = e.Res
 			f.add(NHasStock, 1)
 			f.add(NInitialStock, e.Stock)
@@ -264,63 +266,63 @@ func (f *TallyFold) primary(e *Event) {
 		if e.Code == LimitOnce && len(f.onceRes) < 8 && !slices.Contains(f.onceRes, e.Res) {
 			f.onceRes = append(f.onceRes, e.Res)
 		}
-	case KindAttempt:
+	case event.KindAttempt:
 		f.add(NLockCalls, 1)
 		w.votesTaken, w.votesTrouble, w.votesGranted = 0, 0, 0
-	case KindVote:
+	case event.KindVote:
 		switch {
 		case e.OK:
 			w.votesGranted++
-		case e.Outcome != OutcomeOK:
+		case e.Outcome != event.OutcomeOK:
 			w.votesTrouble++
 		default:
 			w.votesTaken++
 		}
-	case KindDenied:
+	case event.KindDenied:
 		if strings.HasPrefix(e.Msg, "lock: not obtained") && w.noQuorum() {
 			f.add(NDeniedNoQuorum, 1)
 		} else {
 			f.add(NDeniedBusy, 1)
 		}
 		f.addW(e.Worker, WDenied, 1)
-	case KindAcquired:
+	case event.KindAcquired:
 		f.add(NAcquired, 1)
 		f.addW(e.Worker, WAcquired, 1)
 		w.held = true
-	case KindWorkStart:
+	case event.KindWorkStart:
 		f.addW(e.Worker, WEntries, 1)
-	case KindBackoff:
+	case event.KindBackoff:
 		f.add(NRetries, 1)
 		f.add(NRetryMicros, e.Delay.Microseconds())
 		f.add(retryBins+Counter(RetryBinOf(e.Delay)), 1)
 		f.addW(e.Worker, WRetries, 1)
-	case KindFenceRejected:
+	case event.KindFenceRejected:
 		f.add(NStaleRefused, 1)
 		w.fenced, w.refused = true, true
-	case KindCrash:
+	case event.KindCrash:
 		f.add(NCrashes, 1)
-	case KindLockLost:
+	case event.KindLockLost:
 		f.add(NLocksLost, 1)
-	case KindReleaseFailed:
-		if !IsUndo(e) { // an undo's refusal refuses no holder
+	case event.KindReleaseFailed:
+		if !event.IsUndo(e) { // an undo's refusal refuses no holder
 			f.add(NReleaseRefused, 1)
 		}
-	case KindExpired:
+	case event.KindExpired:
 		f.add(NExpired, 1)
-	case KindRead:
-		if e.Worker == System && e.Res == f.stockRes && e.Has&HasStock != 0 && f.stockRes != "" {
+	case event.KindRead:
+		if e.Worker == event.System && e.Res == f.stockRes && e.Has&event.HasStock != 0 && f.stockRes != "" {
 			f.final = true
 			f.add(NCurrentStock, e.Stock-f.t.c[NCurrentStock])
 		}
-	case KindWrite:
+	case event.KindWrite:
 		f.write(e, w)
-	case KindDone:
+	case event.KindDone:
 		f.done(e, w)
 	}
 }
 
-func (f *TallyFold) write(e *Event, w *workerState) {
-	if e.Has&HasOK != 0 && !e.OK {
+func (f *TallyFold) write(e *event.Event, w *workerState) {
+	if e.Has&event.HasOK != 0 && !e.OK {
 		if !w.fenced {
 			f.add(NWritesRefused, 1)
 		}
@@ -328,22 +330,22 @@ func (f *TallyFold) write(e *Event, w *workerState) {
 		return
 	}
 	w.fenced = false
-	if e.Worker != System && slices.Contains(f.onceRes, e.Res) {
+	if e.Worker != event.System && slices.Contains(f.onceRes, e.Res) {
 		f.addW(e.Worker, WEffects, 1)
 	}
-	if e.Res != f.stockRes || f.stockRes == "" || e.Worker == System {
+	if e.Res != f.stockRes || f.stockRes == "" || e.Worker == event.System {
 		return
 	}
 	f.add(NSold, 1)
 	f.addW(e.Worker, WSold, 1)
-	if e.Has&HasStock != 0 && !f.final {
+	if e.Has&event.HasStock != 0 && !f.final {
 		f.add(NCurrentStock, e.Stock-f.t.c[NCurrentStock])
 	}
 }
 
 // done counts a worker's outcome once.
-func (f *TallyFold) done(e *Event, w *workerState) {
-	if e.Worker < 0 || e.Worker >= MaxWorkers || f.t.Worker(int(e.Worker), WDone) > 0 {
+func (f *TallyFold) done(e *event.Event, w *workerState) {
+	if e.Worker < 0 || e.Worker >= event.MaxWorkers || f.t.Worker(int(e.Worker), WDone) > 0 {
 		return
 	}
 	f.add(NFinished, 1)

@@ -3,6 +3,8 @@ package check
 import (
 	"strings"
 	"time"
+
+	"github.com/locklab/locklab/event"
 )
 
 // Holds and TTL lapses, as the tally counts them.
@@ -58,9 +60,9 @@ type openHold struct {
 }
 
 // holds folds e into the holds and lapses.
-func (f *TallyFold) holds(e *Event) {
+func (f *TallyFold) holds(e *event.Event) {
 	switch e.Kind {
-	case KindAcquired:
+	case event.KindAcquired:
 		w := f.worker(e.Worker)
 		if e.Worker < 0 || w.hold(e.Res) >= 0 {
 			return
@@ -70,18 +72,18 @@ func (f *TallyFold) holds(e *Event) {
 			h.deadline = e.T + e.TTL
 		}
 		w.open = append(w.open, h)
-	case KindRenewed:
+	case event.KindRenewed:
 		w := f.worker(e.Worker)
 		if i := w.hold(e.Res); i >= 0 && e.TTL > 0 && !w.open[i].lapsed {
 			w.open[i].deadline = e.T + e.TTL
 		}
-	case KindExpired:
+	case event.KindExpired:
 		f.expired(e)
-	case KindRelease, KindReleaseFailed, KindLockLost:
-		if !IsUndo(e) {
+	case event.KindRelease, event.KindReleaseFailed, event.KindLockLost:
+		if !event.IsUndo(e) {
 			f.endHold(e)
 		}
-	case KindDone:
+	case event.KindDone:
 		f.worker(e.Worker).open = nil
 	}
 }
@@ -97,7 +99,7 @@ func (w *workerState) hold(res string) int {
 }
 
 // expired marks the hold whose TTL the log says ran out.
-func (f *TallyFold) expired(e *Event) {
+func (f *TallyFold) expired(e *event.Event) {
 	for i := range f.ws {
 		w := &f.ws[i]
 		for j := range w.open {
@@ -115,10 +117,10 @@ func (f *TallyFold) expired(e *Event) {
 // when the release names what the lock guarded rather than the lock (a
 // job, where its reservation was held). One node's answer of a quorum
 // lock ends the hold it releases; the other nodes' find none.
-func (f *TallyFold) endHold(e *Event) {
+func (f *TallyFold) endHold(e *event.Event) {
 	w := f.worker(e.Worker)
 	i := w.hold(e.Res)
-	if i < 0 && e.Has&HasNode == 0 && len(w.open) == 1 && strings.HasSuffix(w.open[0].res, ":"+e.Res) {
+	if i < 0 && e.Has&event.HasNode == 0 && len(w.open) == 1 && strings.HasSuffix(w.open[0].res, ":"+e.Res) {
 		i = 0
 	}
 	if i < 0 {
@@ -130,7 +132,7 @@ func (f *TallyFold) endHold(e *Event) {
 	f.add(NHolds, 1)
 	f.add(NHoldMicros, d.Microseconds())
 	f.add(holdBins+Counter(HoldBinOf(d)), 1)
-	if !h.lapsed && h.deadline > 0 && (e.Kind != KindRelease || (e.Has&HasOK != 0 && !e.OK) || e.T > h.deadline) {
+	if !h.lapsed && h.deadline > 0 && (e.Kind != event.KindRelease || (e.Has&event.HasOK != 0 && !e.OK) || e.T > h.deadline) {
 		f.add(NLapses, 1)
 	}
 }

@@ -1,6 +1,9 @@
 package check
 
-import "github.com/locklab/locklab/untrusted"
+import (
+	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/untrusted"
+)
 
 // Text read from an event log, or answered by a server, is another's: its
 // control characters and escape sequences are removed where it comes in
@@ -8,12 +11,12 @@ import "github.com/locklab/locklab/untrusted"
 // no view, printout or recording passes them to a terminal.
 
 // cleanEvent cleans the text fields of an event read from a file.
-func cleanEvent(e *Event) {
+func cleanEvent(e *event.Event) {
 	e.Res, e.Token, e.Code, e.Msg = untrusted.Line(e.Res), untrusted.Line(e.Token), untrusted.Line(e.Code), untrusted.Line(e.Msg)
 }
 
 // cleanHeader cleans the text fields of a log's header.
-func cleanHeader(h *Header) {
+func cleanHeader(h *event.Header) {
 	for _, s := range []*string{&h.Format, &h.Scenario, &h.Strategy, &h.Store, &h.Time, &h.Tool,
 		&h.Params.Retry, &h.Params.Order, &h.Params.Part, &h.Params.Clock} {
 		*s = untrusted.Line(*s)

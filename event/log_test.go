@@ -4,18 +4,21 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
 
 func TestLogConcurrentEmitAndRead(t *testing.T) {
 	clk := store.NewClock(1)
-	l := scenario.NewLog(clk, nil)
+	l := event.NewLog(clk, nil)
 	const writers, each = 8, 3000 // crosses several chunks
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	go func() { // a reader draining like a UI frame loop
-		var buf []scenario.Event
+		var buf []event.Event
 		cursor := 0
 		for {
 			select {
@@ -25,7 +28,7 @@ func TestLogConcurrentEmitAndRead(t *testing.T) {
 			}
 			buf, cursor = l.Read(cursor, buf[:0])
 			for i := range buf {
-				if buf[i].Kind != scenario.KindAttempt {
+				if buf[i].Kind != event.KindAttempt {
 					t.Errorf("read a half-written event: %+v", buf[i])
 					return
 				}
@@ -37,7 +40,7 @@ func TestLogConcurrentEmitAndRead(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				l.Emit(scenario.Event{Worker: int32(w), Kind: scenario.KindAttempt})
+				l.Emit(event.Event{Worker: int32(w), Kind: event.KindAttempt})
 			}
 		}()
 	}
@@ -62,11 +65,11 @@ func TestLogConcurrentEmitAndRead(t *testing.T) {
 }
 
 func TestLogDerivesViolationsInline(t *testing.T) {
-	l := scenario.NewLog(store.NewClock(0), scenario.NewChecker())
-	l.Emit(scenario.Event{Worker: 0, Kind: scenario.KindWorkStart, Res: "stock"})
-	l.Emit(scenario.Event{Worker: 1, Kind: scenario.KindWorkStart, Res: "stock"})
+	l := event.NewLog(store.NewClock(0), check.NewChecker())
+	l.Emit(event.Event{Worker: 0, Kind: event.KindWorkStart, Res: "stock"})
+	l.Emit(event.Event{Worker: 1, Kind: event.KindWorkStart, Res: "stock"})
 	evs := l.Events()
-	if len(evs) != 3 || evs[2].Kind != scenario.KindViolation || evs[2].Code != scenario.CodeOverlap || evs[2].Peer != 0 {
+	if len(evs) != 3 || evs[2].Kind != event.KindViolation || evs[2].Code != check.CodeOverlap || evs[2].Peer != 0 {
 		t.Fatalf("events: %+v", evs)
 	}
 }
@@ -76,8 +79,8 @@ func TestLogDerivesViolationsInline(t *testing.T) {
 func TestEmitDoesNotAllocate(t *testing.T) {
 	sc, _ := scenario.Lookup("oversell")
 	clock := store.NewClock(1)
-	l := scenario.NewLog(clock, sc.Deriver("safe", sc.Defaults))
-	e := scenario.Event{Worker: 3, Kind: scenario.KindDenied, Res: "lock:stock", Msg: "held"}.WithCall(clock.Now())
+	l := event.NewLog(clock, sc.Deriver("safe", sc.Defaults))
+	e := event.Event{Worker: 3, Kind: event.KindDenied, Res: "lock:stock", Msg: "held"}.WithCall(clock.Now())
 	l.Emit(e)
 	// AllocsPerRun divides whole allocations by runs: the log's own chunk
 	// (one per 4096 events) does not count, one per event would.

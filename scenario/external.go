@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 )
@@ -106,7 +108,7 @@ func StartGuest(ctx context.Context, st *store.Store, cfg Config, first, total i
 		return nil, err
 	}
 	if first < 0 || total < first+cfg.Params.Workers {
-		return nil, &ParamError{"workers", fmt.Sprintf("lanes %d… of %d cannot hold %d workers", first, total, cfg.Params.Workers)}
+		return nil, &event.ParamError{Param: "workers", Msg: fmt.Sprintf("lanes %d… of %d cannot hold %d workers", first, total, cfg.Params.Workers)}
 	}
 	return start(ctx, st, cfg, runMode{guest: true, first: int32(first), total: total})
 }

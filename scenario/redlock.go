@@ -6,6 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 	"github.com/redis/go-redis/v9"
@@ -29,22 +32,22 @@ var redlockScenario = &Scenario{
 		"the bare majority again, node 2 restarting without persistence (empty) while the key is valid.",
 	Source:     "the locking-patterns article (Redlock); Kleppmann, \"How to do distributed locking\"; antirez, \"Is Redlock safe?\"; the Valkey example (failover)",
 	Strategies: []string{"redlock"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Nodes, p.TTL, p.Work = 12, 5, Millis(time.Second), Millis(300*time.Millisecond)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 60
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Nodes, p.TTL, p.Work = 12, 5, event.Millis(time.Second), event.Millis(300*time.Millisecond)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(50*time.Millisecond), 60
 		p.Part, p.Clock = "all", "jump"
 	}),
 	Uses:    []string{"ttl", "work", "retry-base", "part", "clock"},
 	Cast:    12,
-	castFor: func(p Params) int { return 2 * len(redlockParts(p)) },
+	castFor: func(p event.Params) int { return 2 * len(redlockParts(p)) },
 	run:     runRedlock,
 	beats:   redlockBeats,
-	headings: func(strategy string, p Params) []string {
+	headings: func(strategy string, p event.Params) []string {
 		// Each part's heading, said by the run, then the part's own beats.
 		var ids []string
 		for _, part := range redlockParts(p) {
 			one := p
-			one.Part = RedlockParts[part].Name
+			one.Part = event.RedlockParts[part].Name
 			ids = append(ids, fmt.Sprintf("part-%d", part+1))
 			for _, b := range redlockBeats(strategy, one) {
 				ids = append(ids, b.ID)
@@ -55,11 +58,11 @@ var redlockScenario = &Scenario{
 }
 
 // redlockParts are the indices (0-based) of the parts p selects.
-func redlockParts(p Params) []int {
-	if i := slices.Index(ChoiceNames(RedlockParts), p.Part); i >= 0 {
+func redlockParts(p event.Params) []int {
+	if i := slices.Index(event.ChoiceNames(event.RedlockParts), p.Part); i >= 0 {
 		return []int{i}
 	}
-	all := make([]int, len(RedlockParts))
+	all := make([]int, len(event.RedlockParts))
 	for i := range all {
 		all[i] = i
 	}
@@ -84,19 +87,19 @@ func (r *redlockRun) fencedLock(w *Worker, retry lock.Retry) *lock.Redlock {
 }
 
 func (r *redlockRun) heading(part int, say string) {
-	r.env.Emit(Event{Kind: KindBeat, Code: fmt.Sprintf("part-%d", part+1),
-		Msg: fmt.Sprintf("Part %d of %d: %s", part+1, len(RedlockParts), say)})
+	r.env.Emit(event.Event{Kind: event.KindBeat, Code: fmt.Sprintf("part-%d", part+1),
+		Msg: fmt.Sprintf("Part %d of %d: %s", part+1, len(event.RedlockParts), say)})
 }
 
 func runRedlock(ctx context.Context, env *Env) error {
 	nodes := env.Store.Nodes()
 	if len(nodes) < 5 {
-		env.Emit(Event{Kind: KindBeat, Msg: fmt.Sprintf("redlock needs 5 nodes, the store has %d: give five --redis URLs or use the embedded store", len(nodes))})
+		env.Emit(event.Event{Kind: event.KindBeat, Msg: fmt.Sprintf("redlock needs 5 nodes, the store has %d: give five --redis URLs or use the embedded store", len(nodes))})
 		return nil
 	}
 	parts := redlockParts(env.Params)
 	for _, i := range parts {
-		env.Emit(Event{Kind: KindInit, Res: redlockRes[i]})
+		env.Emit(event.Event{Kind: event.KindInit, Res: redlockRes[i]})
 	}
 	cut := cutOff(env, 2) // nodes 3 and 4 as a partitioned worker sees them: unreachable
 	defer func() {
@@ -167,7 +170,7 @@ func (r *redlockRun) bareMajority(ctx context.Context, part int, a, b *Worker) {
 	}
 	got, in := make(chan bool, 1), make(chan bool, 1)
 	g := clock.NewGroup(env.Clock())
-	g.Go(ctx, WorkerName(a.ID), func(context.Context) {
+	g.Go(ctx, check.WorkerName(a.ID), func(context.Context) {
 		// a polls: on a busy machine a vote may come too late to count.
 		r.holdValid(a, r.lock(a, r.partial, r.poll), res, got, in)
 	})
@@ -193,13 +196,13 @@ func (r *redlockRun) holdValid(a *Worker, l lock.Locker, res string, got chan<- 
 		a.Fail(ctx, err, "lock not obtained")
 		return
 	}
-	a.Emit(Event{Kind: KindWorkStart, Res: res})
+	a.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
 	got <- true
 	err = sleepOrRecv(ctx, a, lease.Validity, in)
-	a.Emit(Event{Kind: KindWorkEnd, Res: res})
+	a.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
 	releaseQuietly(ctx, lease)
 	if err != nil {
-		a.Done(false, FailCancel, "interrupted")
+		a.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	a.Done(true, "", "")
@@ -217,15 +220,15 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 		w.Fail(ctx, err, "lock not obtained")
 		return
 	}
-	w.Emit(Event{Kind: KindWorkStart, Res: res})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
 	for _, g := range got {
 		g <- true
 	}
 	err = w.Sleep(ctx, work)
-	w.Emit(Event{Kind: KindWorkEnd, Res: res})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
 	releaseQuietly(ctx, lease)
 	if err != nil {
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	w.Done(true, "", "")

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/sim"
 )
 
@@ -124,7 +126,7 @@ func (r *Run) whyNot(path string) string {
 		if e.Worker != w {
 			continue
 		}
-		if e.Res != "" && (e.Kind == KindDenied || e.Kind == KindBackoff || e.Kind == KindWait || e.Kind == KindAttempt) {
+		if e.Res != "" && (e.Kind == event.KindDenied || e.Kind == event.KindBackoff || e.Kind == event.KindWait || e.Kind == event.KindAttempt) {
 			return "it is waiting for " + e.Res + "; " + why
 		}
 		return why

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/themes"
@@ -36,7 +37,7 @@ func lockTraits(sc *Scenario, strategy string) (*trait.Traits, map[string]trait.
 // WithTraits is h with its locks' traits from the registry, by its
 // scenario and strategy, when its log was written before headers recorded
 // them; a header that has them is returned as it is.
-func WithTraits(h Header) Header {
+func WithTraits(h event.Header) event.Header {
 	if h.Traits == nil && h.KeyTraits == nil {
 		sc, _ := Lookup(h.Scenario)
 		h.Traits, h.KeyTraits = lockTraits(sc, h.Strategy)

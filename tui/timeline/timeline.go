@@ -10,8 +10,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock/trait"
-	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 )
 
@@ -242,11 +244,11 @@ type Timeline struct {
 
 	inside map[string][]int32 // who is in each resource's critical section
 	open   map[string]int     // the open overlap of each resource
-	upd    scenario.Updates
+	upd    check.Updates
 
 	// Tallies is the run's tally at every event: the counts every view
 	// shows come from it, and from nowhere else.
-	Tallies *scenario.Tallies
+	Tallies *check.Tallies
 
 	N    int           // events folded
 	Last time.Duration // time of the last event folded
@@ -255,7 +257,7 @@ type Timeline struct {
 // New returns an empty timeline for a run with the given number of workers.
 func New(workers int) *Timeline {
 	tl := &Timeline{Fork: -1, Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}, inside: map[string][]int32{},
-		Tallies: scenario.NewTallies()}
+		Tallies: check.NewTallies()}
 	for i := range tl.Workers {
 		tl.Workers[i].waitsFor = -1
 	}
@@ -265,7 +267,7 @@ func New(workers int) *Timeline {
 // Source is what a timeline folds: a scenario.Log.
 type Source interface {
 	Len() int
-	At(i int) scenario.Event
+	At(i int) event.Event
 }
 
 // Catch folds every event of src not folded yet and reports how many.
@@ -301,7 +303,7 @@ func (tl *Timeline) lock(name string) (*Lock, int) {
 }
 
 // Fold folds the next event (its Seq must be tl.N).
-func (tl *Timeline) Fold(e scenario.Event) {
+func (tl *Timeline) Fold(e event.Event) {
 	seq := int64(tl.N)
 	tl.N++
 	tl.Tallies.Add(e)
@@ -317,17 +319,17 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		before = w.state()
 	}
 	switch e.Kind {
-	case scenario.KindInit:
-		if e.Has&scenario.HasStock != 0 && !tl.HasStock {
+	case event.KindInit:
+		if e.Has&event.HasStock != 0 && !tl.HasStock {
 			tl.HasStock, tl.Initial = true, e.Stock
 			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
 		}
-	case scenario.KindAttempt:
+	case event.KindAttempt:
 		if w != nil {
 			w.pending = themes.Attempting
 			w.asked, w.askedTTL = e.Res, e.TTL
 		}
-	case scenario.KindDenied:
+	case event.KindDenied:
 		if w != nil {
 			w.pending = themes.Waiting
 			w.asked = ""
@@ -339,16 +341,16 @@ func (tl *Timeline) Fold(e scenario.Event) {
 				tl.waitFor(seq, e.Worker, l.current().Holder, e.Res)
 			}
 		}
-	case scenario.KindBackoff:
+	case event.KindBackoff:
 		if w != nil {
 			w.pending = themes.Waiting
 		}
 		tl.Backoffs = append(tl.Backoffs, Delay{seq, e.Delay})
-	case scenario.KindWait:
-		if e.Has&scenario.HasPeer != 0 {
+	case event.KindWait:
+		if e.Has&event.HasPeer != 0 {
 			tl.waitFor(seq, e.Worker, e.Peer, e.Res)
 		}
-	case scenario.KindAcquired:
+	case event.KindAcquired:
 		if w != nil {
 			w.pending = themes.Idle
 			w.asked = ""
@@ -365,7 +367,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		l.lapsed = -1
 		tl.arm(i)
 		tl.handOver(seq, e.Res, e.Worker)
-	case scenario.KindRenewed:
+	case event.KindRenewed:
 		l, i := tl.lock(e.Res)
 		at := ranAt(l, &e)
 		// A renewal that answers after the TTL ran out by the run's clock
@@ -374,7 +376,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		if cur := l.current(); cur != nil && (cur.Holder == e.Worker || cur.Holder == -1 && l.lapsed == e.Worker) {
 			ttl := tl.ttlOf(e.Res, &e)
 			fence := cur.Fence
-			if e.Has&scenario.HasFence != 0 {
+			if e.Has&event.HasFence != 0 {
 				fence = e.Fence
 			}
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: fence,
@@ -382,16 +384,16 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			tl.arm(i)
 		}
 		l.addMark(Mark{seq, at, MarkRenewal, e.Worker})
-	case scenario.KindVote:
-		if e.Has&scenario.HasNode != 0 {
+	case event.KindVote:
+		if e.Has&event.HasNode != 0 {
 			l, _ := tl.lock(e.Res)
 			l.Votes = append(l.Votes, Vote{seq, e.Worker, e.Node, e.OK})
 		}
-	case scenario.KindRelease, scenario.KindReleaseFailed:
-		if scenario.IsUndo(&e) {
+	case event.KindRelease, event.KindReleaseFailed:
+		if event.IsUndo(&e) {
 			break // a partial acquire's votes freed on a node: nothing was held
 		}
-		if e.Kind == scenario.KindReleaseFailed {
+		if e.Kind == event.KindReleaseFailed {
 			if w != nil && w.holds > 0 {
 				w.holds--
 			}
@@ -403,7 +405,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.holds--
 		}
 		l, _ := tl.lock(e.Res)
-		if cur := l.current(); e.Has&scenario.HasNode != 0 && cur != nil && cur.Holder >= 0 && cur.Holder != e.Worker {
+		if cur := l.current(); e.Has&event.HasNode != 0 && cur != nil && cur.Holder >= 0 && cur.Holder != e.Worker {
 			break // a stale holder freeing its own key on one node of a quorum another now holds
 		}
 		if at, ok := w.tookOver(e.Res); ok {
@@ -418,47 +420,47 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
 			tl.handOver(seq, e.Res, -1)
 		}
-	case scenario.KindLockLost:
+	case event.KindLockLost:
 		if w != nil && w.holds > 0 {
 			w.holds--
 		}
 		l, _ := tl.lock(e.Res)
 		l.addMark(Mark{seq, e.T, MarkLost, e.Worker})
 		tl.stopRenewing(seq, e.T, e.Worker, e.Res)
-	case scenario.KindRenewFailed:
+	case event.KindRenewFailed:
 		tl.stopRenewing(seq, e.T, e.Worker, e.Res)
-	case scenario.KindExpired:
+	case event.KindExpired:
 		l, _ := tl.lock(e.Res)
 		if cur := l.current(); cur != nil && cur.Holder >= 0 {
 			tl.expire(l, seq, e.T)
 		}
-	case scenario.KindWorkStart:
+	case event.KindWorkStart:
 		if w != nil {
 			w.inCS = true
 		}
 		tl.enter(seq, e.T, e.Worker, e.Res)
-	case scenario.KindWorkEnd:
+	case event.KindWorkEnd:
 		if w != nil {
 			w.inCS = false
 		}
 		tl.leave(seq, e.T, e.Worker, e.Res)
-	case scenario.KindWrite:
-		if e.Has&scenario.HasStock != 0 && (e.Has&scenario.HasOK == 0 || e.OK) {
+	case event.KindWrite:
+		if e.Has&event.HasStock != 0 && (e.Has&event.HasOK == 0 || e.OK) {
 			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
 			if tl.HasStock {
 				tl.Sales = append(tl.Sales, seq)
 			}
 		}
-	case scenario.KindRead:
-		if e.Worker == scenario.System && e.Has&scenario.HasStock != 0 {
+	case event.KindRead:
+		if e.Worker == event.System && e.Has&event.HasStock != 0 {
 			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
 		}
-	case scenario.KindPause:
+	case event.KindPause:
 		if w != nil {
 			w.paused = true
 		}
 		tl.stopRenewing(seq, e.T, e.Worker, "")
-	case scenario.KindCrash:
+	case event.KindCrash:
 		if w != nil {
 			w.crashed, w.inCS = true, false
 			if w.asked != "" {
@@ -472,12 +474,12 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		tl.endSessions(seq, e.T, e.Worker)
 		tl.stopRenewing(seq, e.T, e.Worker, "")
 		tl.addMarker(Marker{seq, e.T, MarkerCrash})
-	case scenario.KindResume:
+	case event.KindResume:
 		if w != nil {
 			w.paused = false
 		}
 		tl.resumeRenewing(seq, e.T, e.Worker)
-	case scenario.KindDone:
+	case event.KindDone:
 		if w != nil {
 			w.finished = themes.DoneFail
 			if e.OK {
@@ -488,7 +490,7 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		}
 		tl.leave(seq, e.T, e.Worker, "")
 		tl.stopRenewing(seq, e.T, e.Worker, "")
-	case scenario.KindViolation:
+	case event.KindViolation:
 		tl.addMarker(Marker{seq, e.T, MarkerViolation})
 		tl.Violations = append(tl.Violations, seq)
 		if w != nil {
@@ -497,12 +499,12 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.add(Span{seq, e.T, w.state()})
 			return
 		}
-	case scenario.KindDeadlock:
+	case event.KindDeadlock:
 		tl.addMarker(Marker{seq, e.T, MarkerDeadlock})
-	case scenario.KindBeat:
+	case event.KindBeat:
 		tl.addMarker(Marker{seq, e.T, MarkerBeat})
 	}
-	if e.Kind == scenario.KindRead || e.Kind == scenario.KindWrite {
+	if e.Kind == event.KindRead || e.Kind == event.KindWrite {
 		before := tl.upd.Lost()
 		tl.upd.Fold(&e)
 		if n := tl.upd.Lost(); n != before {

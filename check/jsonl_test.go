@@ -1,4 +1,4 @@
-package event_test
+package check_test
 
 import (
 	"bytes"
@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 )
 
 const header = `{"format":"locklab-events","version":1,"scenario":"oversell","strategy":"none","params":{"workers":2,"stock":1},"seed":1,"lanes":["w00","w01"]}`
@@ -23,8 +24,8 @@ func TestReadRecordingReportsBadLines(t *testing.T) {
 		"truncated":      {header + "\n" + good + "\n" + `{"seq":1,"t":9,"wor`, 3, "truncated"},
 		"missing fields": {header + "\n" + `{"kind":"read"}` + "\n", 2, `needs "t"`},
 	} {
-		rec, err := scenario.ReadRecording(strings.NewReader(tc.in))
-		var le *scenario.LineError
+		rec, err := check.ReadRecording(strings.NewReader(tc.in))
+		var le *check.LineError
 		if !errors.As(err, &le) || le.Line != tc.line || !strings.Contains(le.Msg, tc.msg) {
 			t.Errorf("%s: got %v, want line %d: %s", name, err, tc.line, tc.msg)
 			continue
@@ -34,12 +35,12 @@ func TestReadRecordingReportsBadLines(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", "hello\n", `{"format":"other"}` + "\n"} {
-		if _, err := scenario.ReadRecording(strings.NewReader(in)); !errors.Is(err, scenario.ErrNotEventLog) {
+		if _, err := check.ReadRecording(strings.NewReader(in)); !errors.Is(err, check.ErrNotEventLog) {
 			t.Errorf("%q: got %v, want ErrNotEventLog", in, err)
 		}
 	}
 	newer := strings.Replace(header, `"version":1`, `"version":99`, 1)
-	if _, err := scenario.ReadRecording(strings.NewReader(newer + "\n")); err == nil || !strings.Contains(err.Error(), "upgrade") {
+	if _, err := check.ReadRecording(strings.NewReader(newer + "\n")); err == nil || !strings.Contains(err.Error(), "upgrade") {
 		t.Errorf("newer version: %v", err)
 	}
 }
@@ -49,23 +50,23 @@ func TestReadRecordingSkipsUnknown(t *testing.T) {
 		`{"seq":0,"t":1,"worker":0,"kind":"teleport","extra":[1,2]}` + "\n" +
 		`{"seq":1,"t":2,"worker":0,"kind":"read","res":"stock","stock":1,"future_field":{"a":1}}` + "\n" +
 		`{"summary":{}}` + "\n"
-	rec, err := scenario.ReadRecording(strings.NewReader(in))
+	rec, err := check.ReadRecording(strings.NewReader(in))
 	if err != nil || len(rec.Events) != 1 || rec.Events[0].Stock != 1 {
 		t.Fatalf("rec %+v, err %v", rec, err)
 	}
 }
 
 func TestEventJSONRoundTrip(t *testing.T) {
-	e := scenario.Event{Seq: 7, T: 1234567 * time.Microsecond, Worker: 3, Kind: scenario.KindBackoff,
+	e := event.Event{Seq: 7, T: 1234567 * time.Microsecond, Worker: 3, Kind: event.KindBackoff,
 		Res: "lock:stock", Token: "ab\"c", Msg: "ünïcode ✓", Code: "x"}
 	e = e.WithStock(-2).WithOK(false).WithFence(9).WithPeer(0)
 	e.TTL, e.Delay, e.Node, e.Attempt = 2500*time.Microsecond, 37*time.Millisecond+1*time.Microsecond, 4, 2
-	e.Has |= scenario.HasTTL | scenario.HasDelay | scenario.HasNode | scenario.HasAttempt
+	e.Has |= event.HasTTL | event.HasDelay | event.HasNode | event.HasAttempt
 	var buf bytes.Buffer
-	w, _ := scenario.NewWriter(&buf, scenario.Header{})
-	w.Write([]scenario.Event{e})
-	w.Close(&scenario.Summary{})
-	rec, err := scenario.ReadRecording(&buf)
+	w, _ := check.NewWriter(&buf, event.Header{})
+	w.Write([]event.Event{e})
+	w.Close(&check.Summary{})
+	rec, err := check.ReadRecording(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,26 +82,4 @@ func FuzzReadRecording(f *testing.F) {
 	f.Add([]byte(header + "\n" + `{"seq":1,"t":5,"worker":-5,"kind":"attempt","res":"lock:stock"}` + "\n"))
 	f.Add([]byte(header + "\n" + `{"seq":1,"t":31536000000000,"worker":0,"kind":"done"}` + "\n"))
 	f.Fuzz(checkReadInvariants)
-}
-
-// FuzzDecodeAgrees checks the fast event decoder against encoding/json: if
-// the fast one accepts a line, encoding/json must read the same event.
-func FuzzDecodeAgrees(f *testing.F) {
-	f.Add([]byte(`{"seq":1,"t":5,"worker":3,"kind":"backoff","res":"lock:stock","delay_ms":12.5,"ok":true}`))
-	f.Add([]byte(`{"seq":0,"t":1,"worker":-1,"kind":"init","stock":-3,"x":null,"Stock":4}`))
-	f.Add([]byte(`{"seq":2,"t":9,"worker":0,"kind":"read","msg":"h\u00e9llo","ttl_ms":1e3}`))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		var fast scenario.Event
-		hasT, hasW, err := scenario.DecodeEventForTest(line, &fast)
-		if err != nil {
-			return
-		}
-		slow, ok := scenario.SlowDecodeForTest(line)
-		if !ok {
-			t.Fatalf("fast path accepted %q, encoding/json did not", line)
-		}
-		if hasT && hasW && fast != slow {
-			t.Fatalf("%q:\nfast %+v\nslow %+v", line, fast, slow)
-		}
-	})
 }
