@@ -9,6 +9,8 @@ import (
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/lock/trait"
+	"github.com/locklab/locklab/scenario"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -45,24 +47,24 @@ type lockTraits struct {
 }
 
 // traitsOf are the traits of the lock strategy of a log, for key res.
+// They are read from the log's header (the registry's, for a log written
+// before headers recorded them), the lock of key res when it is one of
+// its own (trade-offs' one lock per store).
 func traitsOf(h event.Header, res string) lockTraits {
-	s := h.Strategy
-	if h.Scenario == "trade-offs" { // one lock per store, named after it
-		s = map[string]string{"lock:redis": "safe", "lock:postgres": "pg-advisory", "lock:etcd": "etcd"}[res]
+	h = scenario.WithTraits(h)
+	t, ok := h.TraitsOf(res)
+	if !ok {
+		return lockTraits{}
 	}
-	switch s {
-	case "naive":
-		return lockTraits{anyDel: true}
-	case "etcd":
-		return lockTraits{keepAlive: true, waiters: true}
-	case "pg-table":
-		return lockTraits{keepAlive: true}
-	case "memcached-add":
-		return lockTraits{keepAlive: true, early: 1e6}
-	case "flock", "semaphore", "pg-advisory", "pg-advisory-xact", "pg-row", "mysql-get-lock":
-		return lockTraits{noTTL: true}
+	lt := lockTraits{anyDel: t.ReleaseAny, waiters: t.Queued,
+		keepAlive: t.Renewal == trait.RenewalKeepAlive || t.OwnClock,
+		noTTL:     t.Excludes && !t.HasTTL()}
+	// A server that counts whole seconds may let a TTL lapse up to one
+	// sooner; a millisecond's grain is the log's own.
+	if t.Expiry == trait.ExpiryTTL && t.Unit > 1 {
+		lt.early = t.Unit.D().Microseconds()
 	}
-	return lockTraits{}
+	return lt
 }
 
 // leaseBuilder turns a log's lock events into lease operations per key,

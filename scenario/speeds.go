@@ -26,15 +26,16 @@ func oversellSpeed(strategy string, _ event.Params) float64 {
 	return 0
 }
 
-// deadlockSpeed: in order, the story is 1–2 s; with a watchdog renewing
-// both locks the deadlock lasts until the retries run out, 10 s.
+// deadlockSpeed: in order, the story is 1–2 s; with locks that renew
+// themselves (a watchdog) the deadlock lasts until the retries run out,
+// 10 s.
 func deadlockSpeed(strategy string, p event.Params) float64 {
 	switch {
 	case p.Order == "all-at-once":
 		return 0.1
 	case p.Order == "sorted":
 		return 0.2
-	case strategy == "watchdog":
+	case lockInfo(strategy).Traits.Renews():
 		return 1
 	}
 	return 0
