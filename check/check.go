@@ -125,15 +125,7 @@ func (c *Checker) fold(e *event.Event) []event.Event {
 			s.initial, s.stocked = e.Stock, true
 		}
 	case event.KindWait:
-		if e.Has&event.HasPeer == 0 || e.Peer < 0 {
-			delete(c.waits, e.Worker)
-			break
-		}
-		c.waits[e.Worker] = waitEdge{e.Peer, e.Res}
-		if cyc := c.cycle(e.Worker); cyc != "" {
-			c.Deadlocks++
-			c.out = append(c.out, event.Event{Worker: e.Worker, Kind: event.KindDeadlock, Res: e.Res, Code: "cycle", Msg: cyc})
-		}
+		c.wait(e)
 	case event.KindAcquired, event.KindDone:
 		delete(c.waits, e.Worker)
 	case event.KindWorkStart:
@@ -146,20 +138,7 @@ func (c *Checker) fold(e *event.Event) []event.Event {
 		}
 		s.inside = append(s.inside, e.Worker)
 	case event.KindWorkEnd, event.KindCrash:
-		if e.Kind == event.KindCrash {
-			delete(c.waits, e.Worker)
-		}
-		for res, s := range c.res {
-			if e.Kind == event.KindWorkEnd && res != e.Res {
-				continue
-			}
-			for i, w := range s.inside {
-				if w == e.Worker {
-					s.inside = append(s.inside[:i], s.inside[i+1:]...)
-					break
-				}
-			}
-		}
+		c.leave(e)
 	case event.KindRead:
 		s := c.state(e.Res)
 		if e.Worker == event.System {
@@ -170,35 +149,74 @@ func (c *Checker) fold(e *event.Event) []event.Event {
 	case event.KindError:
 		c.opError(e)
 	case event.KindWrite:
-		if e.Has&event.HasOK != 0 && !e.OK {
-			break
+		c.write(e)
+	}
+	return c.out
+}
+
+// wait notes who e's worker waits for (none: it waits no more), and a
+// deadlock when the waits close a cycle.
+func (c *Checker) wait(e *event.Event) {
+	if e.Has&event.HasPeer == 0 || e.Peer < 0 {
+		delete(c.waits, e.Worker)
+		return
+	}
+	c.waits[e.Worker] = waitEdge{e.Peer, e.Res}
+	if cyc := c.cycle(e.Worker); cyc != "" {
+		c.Deadlocks++
+		c.out = append(c.out, event.Event{Worker: e.Worker, Kind: event.KindDeadlock, Res: e.Res, Code: "cycle", Msg: cyc})
+	}
+}
+
+// leave takes e's worker out of the critical section it leaves (a crash:
+// out of every one, and it waits no more).
+func (c *Checker) leave(e *event.Event) {
+	if e.Kind == event.KindCrash {
+		delete(c.waits, e.Worker)
+	}
+	for res, s := range c.res {
+		if e.Kind == event.KindWorkEnd && res != e.Res {
+			continue
 		}
-		s := c.state(e.Res)
-		if stale, _, more := s.reg.write(&c.hist, e.Worker, spanOf(e, c.pos)); stale > 0 {
-			c.LostUpdates++
-			n := fmt.Sprint(stale)
-			if more {
-				n = "at least " + n
-			}
-			c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %s write(s) surely landed between its read and its write, and were lost", c.name(e.Worker), e.Res, n))
-		}
-		if e.Has&event.HasStock != 0 {
-			s.last, s.hasLast = e.Stock, true
-		}
-		s.writes++
-		if s.once && s.writes > 1 {
-			c.Duplicates++
-			c.violation(e, CodeDuplicate, -1, fmt.Sprintf("%s applied %d times; once was allowed", e.Res, s.writes))
-		}
-		if s.stocked {
-			s.sold++
-			if s.sold > s.initial {
-				c.Oversold++
-				c.violation(e, CodeOversold, -1, fmt.Sprintf("oversold: %d sold of %d in stock", s.sold, s.initial))
+		for i, w := range s.inside {
+			if w == e.Worker {
+				s.inside = append(s.inside[:i], s.inside[i+1:]...)
+				break
 			}
 		}
 	}
-	return c.out
+}
+
+// write checks a write that landed: from a stale read (a lost update), an
+// effect applied twice where once was allowed, a sale past the stock.
+func (c *Checker) write(e *event.Event) {
+	if e.Has&event.HasOK != 0 && !e.OK {
+		return
+	}
+	s := c.state(e.Res)
+	if stale, _, more := s.reg.write(&c.hist, e.Worker, spanOf(e, c.pos)); stale > 0 {
+		c.LostUpdates++
+		n := fmt.Sprint(stale)
+		if more {
+			n = "at least " + n
+		}
+		c.violation(e, CodeLostUpdate, -1, fmt.Sprintf("%s wrote %s from a stale read: %s write(s) surely landed between its read and its write, and were lost", c.name(e.Worker), e.Res, n))
+	}
+	if e.Has&event.HasStock != 0 {
+		s.last, s.hasLast = e.Stock, true
+	}
+	s.writes++
+	if s.once && s.writes > 1 {
+		c.Duplicates++
+		c.violation(e, CodeDuplicate, -1, fmt.Sprintf("%s applied %d times; once was allowed", e.Res, s.writes))
+	}
+	if s.stocked {
+		s.sold++
+		if s.sold > s.initial {
+			c.Oversold++
+			c.violation(e, CodeOversold, -1, fmt.Sprintf("oversold: %d sold of %d in stock", s.sold, s.initial))
+		}
+	}
 }
 
 func (c *Checker) violation(e *event.Event, code string, peer int32, msg string) {
