@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -32,7 +34,7 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	type job struct {
 		sc       *scenario.Scenario
 		strategy string
-		sum      *scenario.Summary
+		sum      *check.Summary
 		err      error
 	}
 	var jobs []*job
@@ -160,7 +162,7 @@ func dashed(names []string) []string {
 }
 
 // runQuiet runs one scenario with its defaults and returns its summary.
-func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (_ *scenario.Summary, err error) {
+func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (_ *check.Summary, err error) {
 	p := sc.Defaults
 	if multiNode(strategy) && len(urls) == 0 {
 		_, p.Nodes = quorumOf(strategy)

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/anishathalye/porcupine"
 	"github.com/locklab/locklab/scenario"
 	"github.com/spf13/cobra"
@@ -106,14 +109,14 @@ func checkFile(ctx context.Context, path string, timeout time.Duration, draw boo
 	}
 	defer fh.Close()
 	var c *historyChecker
-	err = scenario.ReadEach(fh, func(h scenario.Header) { c = newHistoryChecker(h) }, func(e scenario.Event) { c.add(e) })
+	err = scenario.ReadEach(fh, func(h event.Header) { c = newHistoryChecker(h) }, func(e event.Event) { c.add(e) })
 	switch {
 	case ctx.Err() != nil:
 		return nil, runtimeError{errors.New("interrupted")}
 	case err != nil && rctx.Err() != nil: // the deadline passed while reading
 		rep := &checkReport{timeout: timeout}
 		if c != nil {
-			rep.readUpTo = c.fold.Tally().Get(scenario.NEvents)
+			rep.readUpTo = c.fold.Tally().Get(check.NEvents)
 		}
 		return rep, nil
 	case err != nil:
@@ -130,7 +133,7 @@ func checkFile(ctx context.Context, path string, timeout time.Duration, draw boo
 // judge judges each history by the deadline.
 func (c *historyChecker) judge(ctx context.Context, deadline time.Time, draw bool) *checkReport {
 	t := c.fold.Tally().Clone()
-	rep := &checkReport{tally: t, overlaps: t.Get(scenario.NOverlaps), readUpTo: -1, fullAt: -1}
+	rep := &checkReport{tally: t, overlaps: t.Get(check.NOverlaps), readUpTo: -1, fullAt: -1}
 	if c.full {
 		rep.fullAt = c.fullAt
 		return rep
@@ -163,7 +166,7 @@ type partResult struct {
 type checkReport struct {
 	parts    []partResult
 	overlaps int // the tally's
-	tally    scenario.Tally
+	tally    check.Tally
 	timeout  time.Duration
 	// readUpTo ≥ 0: the deadline passed while reading, after that many
 	// events; nothing was judged.
@@ -275,14 +278,14 @@ func (r *checkReport) visualize(path string) error {
 
 // checkHistory builds the histories of events and checks each resource,
 // all within timeout, their locks taken for Redis's.
-func checkHistory(events scenario.Events, timeout time.Duration) *checkReport {
-	return checkLog(scenario.Header{}, events, timeout, false)
+func checkHistory(events check.Events, timeout time.Duration) *checkReport {
+	return checkLog(event.Header{}, events, timeout, false)
 }
 
 // checkLog is checkHistory of a log whose header says what its locks are;
 // draw asks porcupine even where a witness was found, for the
 // visualization it draws from.
-func checkLog(header scenario.Header, events scenario.Events, timeout time.Duration, draw bool) *checkReport {
+func checkLog(header event.Header, events check.Events, timeout time.Duration, draw bool) *checkReport {
 	c := newHistoryChecker(header)
 	for i := range events.Len() {
 		c.add(events.At(i))

@@ -9,34 +9,35 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 )
 
 // writeRepeated writes a log of about n events: rec's run again and again,
 // each time after the last, its seq counting on and its tokens its own, so
 // the long log is one a long run could have written. Its end record is
 // rec's.
-func writeRepeated(w io.Writer, rec *scenario.Recording, n int) error {
+func writeRepeated(w io.Writer, rec *check.Recording, n int) error {
 	if len(rec.Events) == 0 {
 		return fmt.Errorf("the log to repeat has no events")
 	}
 	span := rec.Events[len(rec.Events)-1].T + time.Millisecond
-	lw, err := scenario.NewWriter(w, rec.Header)
+	lw, err := check.NewWriter(w, rec.Header)
 	if err != nil {
 		return err
 	}
-	batch := make([]scenario.Event, 0, len(rec.Events))
+	batch := make([]event.Event, 0, len(rec.Events))
 	seq := int64(0)
 	for round := 0; int(seq) < n; round++ {
 		shift := time.Duration(round) * span
-		if shift+span > scenario.MaxSpan {
-			return fmt.Errorf("%d events of this log would pass the %v a log spans", n, scenario.MaxSpan)
+		if shift+span > check.MaxSpan {
+			return fmt.Errorf("%d events of this log would pass the %v a log spans", n, check.MaxSpan)
 		}
 		batch = batch[:0]
 		for _, e := range rec.Events {
 			e.Seq, e.T = seq, e.T+shift
 			seq++
-			if e.Has&scenario.HasCall != 0 {
+			if e.Has&event.HasCall != 0 {
 				e.Call += shift
 			}
 			if e.Token != "" {
@@ -65,7 +66,7 @@ func TestWriteBigLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	rec, err := scenario.ReadRecording(in)
+	rec, err := check.ReadRecording(in)
 	if err != nil {
 		t.Fatal(err)
 	}

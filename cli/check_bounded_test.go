@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/anishathalye/porcupine"
 	"github.com/locklab/locklab/scenario"
 )
@@ -30,7 +33,7 @@ func longLog(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	rec, err := scenario.ReadRecording(in)
+	rec, err := check.ReadRecording(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +79,7 @@ func TestCheckHoldsABoundedPartOfALongLog(t *testing.T) {
 	base := liveHeap()
 	var c *historyChecker
 	var most int64
-	err = scenario.ReadEach(bufio.NewReader(f), func(h scenario.Header) { c = newHistoryChecker(h) }, func(e scenario.Event) {
+	err = scenario.ReadEach(bufio.NewReader(f), func(h event.Header) { c = newHistoryChecker(h) }, func(e event.Event) {
 		c.add(e)
 		if c.events%50_000 == 0 {
 			most = max(most, liveHeap()-base)
@@ -149,7 +152,7 @@ func TestCheckStopsASearchAtTheDeadline(t *testing.T) {
 			deadline = time.Now().Add(time.Hour)
 			time.AfterFunc(200*time.Millisecond, cancel)
 		}
-		c := newHistoryChecker(scenario.Header{})
+		c := newHistoryChecker(event.Header{})
 		for _, op := range ops {
 			c.put("register", "stock", op)
 		}
@@ -178,9 +181,9 @@ func TestCheckStopsASearchAtTheDeadline(t *testing.T) {
 func TestCheckGivesUpWhatItCannotHold(t *testing.T) {
 	defer func(n int) { maxHeld = n }(maxHeld)
 	maxHeld = 64
-	c := newHistoryChecker(scenario.Header{Scenario: "oversell", Strategy: "safe"})
+	c := newHistoryChecker(event.Header{Scenario: "oversell", Strategy: "safe"})
 	for i := range 200 { // 200 lock keys, one acquire each
-		e := scenario.Event{Seq: int64(i), T: time.Duration(i) * time.Millisecond, Kind: scenario.KindAcquired,
+		e := event.Event{Seq: int64(i), T: time.Duration(i) * time.Millisecond, Kind: event.KindAcquired,
 			Res: "lock:" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), Token: "t", TTL: time.Second}
 		c.add(e.WithCall(e.T))
 	}
@@ -213,7 +216,7 @@ func TestStreamedWitnessIsTheReturnWitness(t *testing.T) {
 			t.Fatal(err)
 		}
 		var c *historyChecker
-		err = scenario.ReadEach(f, func(h scenario.Header) { c = newHistoryChecker(h) }, func(e scenario.Event) { c.add(e) })
+		err = scenario.ReadEach(f, func(h event.Header) { c = newHistoryChecker(h) }, func(e event.Event) { c.add(e) })
 		f.Close()
 		if err != nil {
 			t.Fatalf("%v: %v", run, err)

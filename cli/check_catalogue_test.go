@@ -13,6 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/anishathalye/porcupine"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -87,13 +90,13 @@ func TestCheckHasNoFalseAlarms(t *testing.T) {
 						t.Error(err)
 					}
 				}
-				rec, err := scenario.ReadRecording(bytes.NewReader(raw))
+				rec, err := check.ReadRecording(bytes.NewReader(raw))
 				if err != nil {
 					t.Errorf("%s: the log does not read back: %v", name, err)
 					continue
 				}
 				checking <- struct{}{}
-				rep := checkLog(rec.Header, scenario.Slice(rec.Events), checkTimeout, false)
+				rep := checkLog(rec.Header, check.Slice(rec.Events), checkTimeout, false)
 				<-checking
 				mu.Lock()
 				logs++
@@ -127,26 +130,26 @@ func TestCheckHasNoFalseAlarms(t *testing.T) {
 // sweepVariant is a scenario's parameters changed from its defaults.
 type sweepVariant struct {
 	name string
-	set  func(*scenario.Params)
+	set  func(*event.Params)
 }
 
 // sweepVariants are the runs of sc the sweep makes: its defaults, each
 // order of deadlock, each part of Redlock, and an oversell that sells.
 func sweepVariants(sc *scenario.Scenario) []sweepVariant {
-	vs := []sweepVariant{{"", func(*scenario.Params) {}}}
+	vs := []sweepVariant{{"", func(*event.Params) {}}}
 	switch sc.Name {
 	case "deadlock":
 		vs = vs[:0]
-		for _, o := range scenario.Orders {
-			vs = append(vs, sweepVariant{"-" + o, func(p *scenario.Params) { p.Order = o }})
+		for _, o := range event.Orders {
+			vs = append(vs, sweepVariant{"-" + o, func(p *event.Params) { p.Order = o }})
 		}
 	case "redlock":
 		vs = vs[:0]
-		for _, c := range scenario.PartChoices() {
-			vs = append(vs, sweepVariant{"-" + c.Name, func(p *scenario.Params) { p.Part = c.Name }})
+		for _, c := range event.PartChoices() {
+			vs = append(vs, sweepVariant{"-" + c.Name, func(p *event.Params) { p.Part = c.Name }})
 		}
 	case "oversell":
-		vs = append(vs, sweepVariant{"-sells", func(p *scenario.Params) {
+		vs = append(vs, sweepVariant{"-sells", func(p *event.Params) {
 			p.Workers, p.Stock, p.Retry, p.MaxRetries = 10, 5, "full-jitter", 20
 		}})
 	}
@@ -165,7 +168,7 @@ func sweepServers(t *testing.T) store.Servers {
 
 // sweepRun runs one scenario × strategy × seed on the embedded store and
 // returns its event log as written.
-func sweepRun(sc *scenario.Scenario, strategy string, set func(*scenario.Params), seed uint64, srv store.Servers) ([]byte, error) {
+func sweepRun(sc *scenario.Scenario, strategy string, set func(*event.Params), seed uint64, srv store.Servers) ([]byte, error) {
 	p := sc.Defaults
 	set(&p)
 	if strategy == "redlock" {

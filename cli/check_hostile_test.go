@@ -9,44 +9,45 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 )
 
 // The hostile logs a tally must fold in bounded memory: each keeps the
 // fold's memory for one of its kinds of outstanding things at its most.
-var hostileLogs = map[string]func(emit func(scenario.Event), n int){
+var hostileLogs = map[string]func(emit func(event.Event), n int){
 	"reads": hostileReads,
 	// The same, and then the first reader of the last resource read
 	// writes it: past the fold's bounds, whether that write lost an
 	// update is unknown.
-	"reads-written": func(emit func(scenario.Event), n int) {
+	"reads-written": func(emit func(event.Event), n int) {
 		hostileReads(emit, n-1)
-		r := (n - 2) / scenario.MaxWorkers % 1200
-		emit(scenario.Event{Worker: 0, Kind: scenario.KindWrite, Res: "r" + strconv.Itoa(r)}.WithStock(-1).WithOK(true))
+		r := (n - 2) / event.MaxWorkers % 1200
+		emit(event.Event{Worker: 0, Kind: event.KindWrite, Res: "r" + strconv.Itoa(r)}.WithStock(-1).WithOK(true))
 	},
 	// One early read never followed, then writes on its resource.
-	"writes": func(emit func(scenario.Event), n int) {
-		emit(scenario.Event{Worker: 0, Kind: scenario.KindRead, Res: "stock"}.WithStock(int64(n)))
+	"writes": func(emit func(event.Event), n int) {
+		emit(event.Event{Worker: 0, Kind: event.KindRead, Res: "stock"}.WithStock(int64(n)))
 		for i := 1; i < n; i++ {
-			w := 1 + int32(i%(scenario.MaxWorkers-1))
-			emit(scenario.Event{Worker: w, Kind: scenario.KindWrite, Res: "stock"}.WithStock(int64(n - i)).WithOK(true))
+			w := 1 + int32(i%(event.MaxWorkers-1))
+			emit(event.Event{Worker: w, Kind: event.KindWrite, Res: "stock"}.WithStock(int64(n - i)).WithOK(true))
 		}
 	},
 	// Renewals never answered, each of its own token.
-	"renewals": func(emit func(scenario.Event), n int) {
+	"renewals": func(emit func(event.Event), n int) {
 		for i := range n {
-			emit(scenario.Event{Worker: int32(i % scenario.MaxWorkers), Kind: scenario.KindRenewFailed, Res: "lock",
-				Token: "t" + strconv.Itoa(i), Outcome: scenario.OutcomeIndeterminate, Msg: "i/o timeout"})
+			emit(event.Event{Worker: int32(i % event.MaxWorkers), Kind: event.KindRenewFailed, Res: "lock",
+				Token: "t" + strconv.Itoa(i), Outcome: event.OutcomeIndeterminate, Msg: "i/o timeout"})
 		}
 	},
 }
 
 // hostileReads are n reads over every (worker, resource) pair of 10,000
 // workers × 1,200 resources, none followed by a write.
-func hostileReads(emit func(scenario.Event), n int) {
+func hostileReads(emit func(event.Event), n int) {
 	for i := range n {
-		w, r := int32(i%scenario.MaxWorkers), (i/scenario.MaxWorkers)%1200
-		emit(scenario.Event{Worker: w, Kind: scenario.KindRead, Res: "r" + strconv.Itoa(r)}.WithStock(int64(i)))
+		w, r := int32(i%event.MaxWorkers), (i/event.MaxWorkers)%1200
+		emit(event.Event{Worker: w, Kind: event.KindRead, Res: "r" + strconv.Itoa(r)}.WithStock(int64(i)))
 	}
 }
 
@@ -57,16 +58,16 @@ func writeHostile(w io.Writer, kind string, n int) error {
 	if gen == nil {
 		return fmt.Errorf("no hostile log %q (reads, reads-written, writes, renewals)", kind)
 	}
-	h := scenario.Header{Scenario: "oversell", Strategy: "none", Store: "hostile", Time: "simulated",
-		Params: scenario.Params{Workers: scenario.MaxWorkers}}
-	lw, err := scenario.NewWriter(w, h)
+	h := event.Header{Scenario: "oversell", Strategy: "none", Store: "hostile", Time: "simulated",
+		Params: event.Params{Workers: event.MaxWorkers}}
+	lw, err := check.NewWriter(w, h)
 	if err != nil {
 		return err
 	}
-	batch := make([]scenario.Event, 0, 4096)
+	batch := make([]event.Event, 0, 4096)
 	var werr error
 	seq := int64(0)
-	gen(func(e scenario.Event) {
+	gen(func(e event.Event) {
 		e.Seq, e.T = seq, time.Duration(seq+1)*time.Microsecond
 		e = e.WithCall(e.T - time.Microsecond)
 		seq++
@@ -82,7 +83,7 @@ func writeHostile(w io.Writer, kind string, n int) error {
 	}
 	// An end record, as a finished run writes: the log is read to its
 	// verdict, whatever its summary claims (the verdict is its events').
-	return lw.Close(&scenario.Summary{Verdict: "hostile"})
+	return lw.Close(&check.Summary{Verdict: "hostile"})
 }
 
 // Writes a hostile log for measuring check and replay by hand:

@@ -7,8 +7,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/anishathalye/porcupine"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/scenario"
+
+	"github.com/anishathalye/porcupine"
 )
 
 // The lease histories of `locklab check`: each lock key's operations, as
@@ -43,35 +47,35 @@ type lockTraits struct {
 }
 
 // traitsOf are the traits of the lock strategy of a log, for key res.
-func traitsOf(h scenario.Header, res string) lockTraits {
-	s := h.Strategy
-	if h.Scenario == "trade-offs" { // one lock per store, named after it
-		s = map[string]string{"lock:redis": "safe", "lock:postgres": "pg-advisory", "lock:etcd": "etcd"}[res]
+// They are read from the log's header (the registry's, for a log written
+// before headers recorded them), the lock of key res when it is one of
+// its own (trade-offs' one lock per store).
+func traitsOf(h event.Header, res string) lockTraits {
+	h = scenario.WithTraits(h)
+	t, ok := h.TraitsOf(res)
+	if !ok {
+		return lockTraits{}
 	}
-	switch s {
-	case "naive":
-		return lockTraits{anyDel: true}
-	case "etcd":
-		return lockTraits{keepAlive: true, waiters: true}
-	case "pg-table":
-		return lockTraits{keepAlive: true}
-	case "memcached-add":
-		return lockTraits{keepAlive: true, early: 1e6}
-	case "flock", "semaphore", "pg-advisory", "pg-advisory-xact", "pg-row", "mysql-get-lock":
-		return lockTraits{noTTL: true}
+	lt := lockTraits{anyDel: t.ReleaseAny, waiters: t.Queued,
+		keepAlive: t.Renewal == trait.RenewalKeepAlive || t.OwnClock,
+		noTTL:     t.Excludes && !t.HasTTL()}
+	// A server that counts whole seconds may let a TTL lapse up to one
+	// sooner; a millisecond's grain is the log's own.
+	if t.Expiry == trait.ExpiryTTL && t.Unit > 1 {
+		lt.early = t.Unit.D().Microseconds()
 	}
-	return lockTraits{}
+	return lt
 }
 
 // leaseBuilder turns a log's lock events into lease operations per key,
 // one event at a time, handing each operation to put as it is made.
 type leaseBuilder struct {
-	h      scenario.Header
+	h      event.Header
 	put    func(key string, op porcupine.Operation)
 	keys   map[string]bool // the keys an operation went to
 	quorum map[string]bool // keys whose lock is a quorum of per-node keys
 	prevT  map[int32]int64 // each worker's last event, µs
-	open   map[string]scenario.Event
+	open   map[string]event.Event
 	votes  map[string]string       // worker@key: the token of its last vote
 	nodes  map[string]map[int]bool // a quorum key's nodes
 	undone map[string]*[2]int64    // key|token: a quorum release's span over its nodes
@@ -79,9 +83,9 @@ type leaseBuilder struct {
 	lastT  int64
 }
 
-func newLeaseBuilder(h scenario.Header, put func(string, porcupine.Operation)) *leaseBuilder {
+func newLeaseBuilder(h event.Header, put func(string, porcupine.Operation)) *leaseBuilder {
 	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: map[int32]int64{},
-		open: map[string]scenario.Event{}, votes: map[string]string{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
+		open: map[string]event.Event{}, votes: map[string]string{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
 }
 
 // held is how many entries the builder keeps between events.
@@ -92,7 +96,7 @@ func (b *leaseBuilder) held() int {
 // vote learns from a vote that its key is a quorum's, and on which nodes.
 // A quorum's attempt is answered by its votes, not the attempt itself:
 // one left open before its first vote was seen is closed.
-func (b *leaseBuilder) vote(e *scenario.Event) {
+func (b *leaseBuilder) vote(e *event.Event) {
 	if !b.quorum[e.Res] {
 		b.quorum[e.Res] = true
 		for _, k := range sortedKeys(b.open) {
@@ -110,15 +114,15 @@ func (b *leaseBuilder) vote(e *scenario.Event) {
 // span is e's interval (µs): from its call — when the log has none, from
 // the worker's previous event, the earliest it can have been sent — to
 // its return.
-func (b *leaseBuilder) span(e *scenario.Event) (int64, int64) {
+func (b *leaseBuilder) span(e *event.Event) (int64, int64) {
 	ret := e.T.Microseconds()
-	if e.Has&scenario.HasCall != 0 && e.Call > 0 {
+	if e.Has&event.HasCall != 0 && e.Call > 0 {
 		return e.Call.Microseconds(), ret
 	}
 	return min(b.prevT[e.Worker], ret), ret
 }
 
-func (b *leaseBuilder) add(key string, e *scenario.Event, in leaseIn, ok bool, call, ret int64) {
+func (b *leaseBuilder) add(key string, e *event.Event, in leaseIn, ok bool, call, ret int64) {
 	in.call, in.ret, in.traits = call, ret, traitsOf(b.h, strings.SplitN(key, "@node", 2)[0])
 	if e != nil {
 		in.worker = e.Worker
@@ -128,7 +132,7 @@ func (b *leaseBuilder) add(key string, e *scenario.Event, in leaseIn, ok bool, c
 		in.holder = in.token
 	}
 	if in.holder == "" && e != nil {
-		in.holder = scenario.WorkerName(e.Worker) // a lock without a token is its worker's
+		in.holder = check.WorkerName(e.Worker) // a lock without a token is its worker's
 	}
 	client := 0
 	if e != nil {
@@ -139,57 +143,57 @@ func (b *leaseBuilder) add(key string, e *scenario.Event, in leaseIn, ok bool, c
 }
 
 // event takes the log's next event.
-func (b *leaseBuilder) event(e scenario.Event) {
+func (b *leaseBuilder) event(e event.Event) {
 	call, ret := b.span(&e)
 	b.prevT[e.Worker], b.lastT = ret, max(b.lastT, ret)
 	key := e.Res
-	if e.Has&scenario.HasNode != 0 {
+	if e.Has&event.HasNode != 0 {
 		key = fmt.Sprintf("%s@node%d", e.Res, e.Node)
 	}
 	ttl := e.TTL.Microseconds()
 	attempt := fmt.Sprintf("%d@%s", e.Worker, e.Res)
 	switch e.Kind {
-	case scenario.KindAttempt:
+	case event.KindAttempt:
 		if !b.quorum[e.Res] {
 			b.open[attempt] = e
 		}
-	case scenario.KindAcquired:
+	case event.KindAcquired:
 		delete(b.open, attempt)
 		b.add(key, &e, leaseIn{op: "acquire", token: e.Token, ttl: ttl}, true, call, ret)
-	case scenario.KindVote:
-		if e.Has&scenario.HasNode != 0 {
+	case event.KindVote:
+		if e.Has&event.HasNode != 0 {
 			b.vote(&e)
 		}
 		b.votes[attempt] = e.Token
 		switch {
-		case e.Outcome == scenario.OutcomeOK: // a node that answered; errors are not the node's state
+		case e.Outcome == event.OutcomeOK: // a node that answered; errors are not the node's state
 			b.add(key, &e, leaseIn{op: "acquire", token: e.Token, ttl: ttl}, e.OK, call, ret)
-		case e.Outcome == scenario.OutcomeIndeterminate: // it may have set the key
+		case e.Outcome == event.OutcomeIndeterminate: // it may have set the key
 			b.add(key, &e, leaseIn{op: "maybe", token: e.Token, ttl: ttl}, true, call, pending)
 		}
-	case scenario.KindDenied:
+	case event.KindDenied:
 		delete(b.open, attempt)
 		b.add(key, &e, leaseIn{op: "acquire"}, false, call, ret)
 		b.undo(e, call, ret)
-	case scenario.KindError:
+	case event.KindError:
 		if a, ok := b.open[attempt]; ok {
 			delete(b.open, attempt)
-			if e.Outcome == scenario.OutcomeIndeterminate { // the acquire may have happened
+			if e.Outcome == event.OutcomeIndeterminate { // the acquire may have happened
 				b.add(key, &e, leaseIn{op: "maybe", ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 			}
 		}
 		b.undo(e, call, ret)
-	case scenario.KindRelease, scenario.KindReleaseFailed:
-		if e.Kind == scenario.KindReleaseFailed && e.Outcome != scenario.OutcomeOK {
+	case event.KindRelease, event.KindReleaseFailed:
+		if e.Kind == event.KindReleaseFailed && e.Outcome != event.OutcomeOK {
 			break
 		}
-		if e.Has&scenario.HasNode != 0 && b.quorum[e.Res] {
+		if e.Has&event.HasNode != 0 && b.quorum[e.Res] {
 			b.spread(e.Res, e.Token, call, ret)
 		}
-		b.add(key, &e, leaseIn{op: "release", token: e.Token}, e.Kind == scenario.KindRelease, call, ret)
-	case scenario.KindRenewed:
+		b.add(key, &e, leaseIn{op: "release", token: e.Token}, e.Kind == event.KindRelease, call, ret)
+	case event.KindRenewed:
 		b.add(key, &e, leaseIn{op: "renew", token: e.Token, ttl: ttl}, true, call, ret)
-	case scenario.KindCrash:
+	case event.KindCrash:
 		// An attempt the crash cut off may have taken the lock; a lock
 		// bound to the session is let go (a TTL lock lapses on its own).
 		for _, k := range sortedKeys(b.open) {
@@ -207,8 +211,8 @@ func (b *leaseBuilder) event(e scenario.Event) {
 // undo adds, after a Redlock quorum denied (or failed), the quiet release
 // of the worker's partial votes on every node: between its start and the
 // denial's return.
-func (b *leaseBuilder) undo(e scenario.Event, call, ret int64) {
-	if !b.quorum[e.Res] || e.Has&scenario.HasNode != 0 {
+func (b *leaseBuilder) undo(e event.Event, call, ret int64) {
+	if !b.quorum[e.Res] || e.Has&event.HasNode != 0 {
 		return
 	}
 	tok := b.votes[fmt.Sprintf("%d@%s", e.Worker, e.Res)]

@@ -4,8 +4,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/anishathalye/porcupine"
-	"github.com/locklab/locklab/scenario"
 )
 
 // The histories of `locklab check`, built as the log is read: each event
@@ -85,8 +87,8 @@ func (w *streamWitness) ok(m porcupine.Model) bool {
 
 // historyChecker takes a log's events one at a time.
 type historyChecker struct {
-	header scenario.Header
-	fold   *scenario.TallyFold
+	header event.Header
+	fold   *check.TallyFold
 	lease  *leaseBuilder
 	parts  map[[2]string]*partition // by model, resource
 	inside map[int32][]string       // the sections each worker is in
@@ -98,8 +100,8 @@ type historyChecker struct {
 	fullAt int
 }
 
-func newHistoryChecker(h scenario.Header) *historyChecker {
-	c := &historyChecker{header: h, fold: scenario.NewTallyFold(), parts: map[[2]string]*partition{}, inside: map[int32][]string{}}
+func newHistoryChecker(h event.Header) *historyChecker {
+	c := &historyChecker{header: h, fold: check.NewTallyFold(), parts: map[[2]string]*partition{}, inside: map[int32][]string{}}
 	c.fold.Checker().Names = h.Lanes
 	c.lease = newLeaseBuilder(h, func(key string, op porcupine.Operation) { c.put("lease", key, op) })
 	return c
@@ -133,7 +135,7 @@ func (c *historyChecker) put(model, res string, op porcupine.Operation) {
 }
 
 // add takes the log's next event.
-func (c *historyChecker) add(e scenario.Event) {
+func (c *historyChecker) add(e event.Event) {
 	c.fold.Add(e)
 	if c.full {
 		return
@@ -144,13 +146,13 @@ func (c *historyChecker) add(e scenario.Event) {
 	client := int(max(e.Worker, -1) + 1)
 	c.lease.event(e)
 	switch e.Kind {
-	case scenario.KindInit, scenario.KindRead, scenario.KindWrite:
-		if e.Has&scenario.HasStock == 0 || (e.Kind == scenario.KindWrite && e.Has&scenario.HasOK != 0 && !e.OK) {
+	case event.KindInit, event.KindRead, event.KindWrite:
+		if e.Has&event.HasStock == 0 || (e.Kind == event.KindWrite && e.Has&event.HasOK != 0 && !e.OK) {
 			break
 		}
-		op := map[scenario.Kind]string{scenario.KindInit: "write", scenario.KindRead: "read", scenario.KindWrite: "write"}[e.Kind]
+		op := map[event.Kind]string{event.KindInit: "write", event.KindRead: "read", event.KindWrite: "write"}[e.Kind]
 		c.put("register", e.Res, porcupine.Operation{ClientId: client, Input: regIn{op, e.Stock}, Call: call, Output: e.Stock, Return: ret})
-	case scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindCrash:
+	case event.KindWorkStart, event.KindWorkEnd, event.KindCrash:
 		c.section(e, i, client)
 	}
 	c.bound()
@@ -158,18 +160,18 @@ func (c *historyChecker) add(e scenario.Event) {
 
 // section adds a critical section's entry or exit, at its place in the
 // log (i), where the checker sees it.
-func (c *historyChecker) section(e scenario.Event, i, client int) {
+func (c *historyChecker) section(e event.Event, i, client int) {
 	at := int64(i) * 2
 	add := func(res string, in sectionIn) {
 		c.put("section", res, porcupine.Operation{ClientId: client, Input: in, Call: at, Output: true, Return: at + 1})
 	}
 	switch e.Kind {
-	case scenario.KindWorkStart:
+	case event.KindWorkStart:
 		add(e.Res, sectionIn{"enter", e.Worker})
 		if len(c.inside[e.Worker]) < 64 { // more at once is no real worker's: bounded
 			c.inside[e.Worker] = append(c.inside[e.Worker], e.Res)
 		}
-	case scenario.KindWorkEnd:
+	case event.KindWorkEnd:
 		add(e.Res, sectionIn{"exit", e.Worker})
 		c.inside[e.Worker] = slices.DeleteFunc(c.inside[e.Worker], func(r string) bool { return r == e.Res })
 	default: // a crashed worker is inside nothing any more

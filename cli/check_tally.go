@@ -4,32 +4,32 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
 )
 
 // tallyWords is check's report of the run's counts: the tally's, under
 // the names the summary gives them, so the two read alike. Check counts
 // nothing itself: its models judge, the tally counts.
-func tallyWords(t *scenario.Tally) string {
+func tallyWords(t *check.Tally) string {
 	var p []string
-	if t.Get(scenario.NHasStock) > 0 {
-		p = append(p, fmt.Sprintf("sold %s of %s", thousandsOf(t.Get(scenario.NDoneOK)), thousandsOf(t.Get(scenario.NInitialStock))))
+	if t.Get(check.NHasStock) > 0 {
+		p = append(p, fmt.Sprintf("sold %s of %s", thousandsOf(t.Get(check.NDoneOK)), thousandsOf(t.Get(check.NInitialStock))))
 	}
-	lost := thousandsOf(t.Get(scenario.NLostUpdates))
-	if m := t.Get(scenario.NLostUpdatesMax); m > t.Get(scenario.NLostUpdates) {
+	lost := thousandsOf(t.Get(check.NLostUpdates))
+	if m := t.Get(check.NLostUpdatesMax); m > t.Get(check.NLostUpdates) {
 		lost += " to " + thousandsOf(m)
 	}
 	if t.LostUnknown() {
 		lost = "unknown"
 	}
 	p = append(p,
-		"overlap entries "+thousandsOf(t.Get(scenario.NOverlaps)),
-		"overlap pairs "+thousandsOf(t.Get(scenario.NOverlapPairs)),
+		"overlap entries "+thousandsOf(t.Get(check.NOverlaps)),
+		"overlap pairs "+thousandsOf(t.Get(check.NOverlapPairs)),
 		"lost updates "+lost,
-		fmt.Sprintf("stale writes %s landed, %s refused", thousandsOf(t.Get(scenario.NStaleLanded)), thousandsOf(t.Get(scenario.NStaleRefused))),
-		"duplicates "+thousandsOf(t.Get(scenario.NDuplicates)),
-		"deadlocks "+thousandsOf(t.Get(scenario.NDeadlocks)),
-		"violations "+thousandsOf(t.Get(scenario.NViolations)),
+		fmt.Sprintf("stale writes %s landed, %s refused", thousandsOf(t.Get(check.NStaleLanded)), thousandsOf(t.Get(check.NStaleRefused))),
+		"duplicates "+thousandsOf(t.Get(check.NDuplicates)),
+		"deadlocks "+thousandsOf(t.Get(check.NDeadlocks)),
+		"violations "+thousandsOf(t.Get(check.NViolations)),
 		"failed ops "+thousandsOf(t.FailedOps()))
 	u := "indeterminate ops " + thousandsOf(t.UnansweredOps())
 	if w := t.UnansweredWords(); w != "" {

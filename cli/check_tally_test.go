@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -66,14 +68,14 @@ func TestCheckCountsAreTheSummarys(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		f.Seek(0, 0)
-		rec, err := scenario.ReadRecording(f)
+		rec, err := check.ReadRecording(f)
 		f.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		// The tally folds lost updates one resource's change at a time:
 		// the count over the whole log is the same.
-		if n := scenario.LostUpdates(scenario.Slice(rec.Events)); n != s.LostUpdates {
+		if n := check.LostUpdates(check.Slice(rec.Events)); n != s.LostUpdates {
 			t.Errorf("%s: the tally says %d lost updates, the whole log's updates %d", name, s.LostUpdates, n)
 		}
 		lost := fmt.Sprint(s.LostUpdates)

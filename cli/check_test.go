@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/anishathalye/porcupine"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -109,7 +111,7 @@ const (
 	checkTimeout = 2 * time.Second
 )
 
-func runFor(sc *scenario.Scenario, strategy string, seed uint64) (scenario.Slice, error) {
+func runFor(sc *scenario.Scenario, strategy string, seed uint64) (check.Slice, error) {
 	p := sc.Defaults
 	if strategy == "redlock" {
 		p.Nodes = 5
@@ -131,9 +133,9 @@ func runFor(sc *scenario.Scenario, strategy string, seed uint64) (scenario.Slice
 	if err := r.Wait(); err != nil && !errors.As(err, &serverErr) {
 		return nil, err
 	}
-	rec, err := scenario.ReadRecording(&buf)
+	rec, err := check.ReadRecording(&buf)
 	if err != nil {
 		return nil, err
 	}
-	return scenario.Slice(rec.Events), nil
+	return check.Slice(rec.Events), nil
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -37,12 +39,12 @@ var flagCompletions = map[string]completion{
 	"order": func(*cobra.Command) []string {
 		return []string{"opposite\tP1 A→B, P2 B→A: a circular wait", "sorted\tevery worker locks in one order: no cycle", "all-at-once\tone atomic multi-key acquire"}
 	},
-	"part":  func(*cobra.Command) []string { return choiceCandidates(scenario.PartChoices()) },
-	"clock": func(*cobra.Command) []string { return choiceCandidates(scenario.ClockMoves) },
+	"part":  func(*cobra.Command) []string { return choiceCandidates(event.PartChoices()) },
+	"clock": func(*cobra.Command) []string { return choiceCandidates(event.ClockMoves) },
 	"theme": func(*cobra.Command) []string { return slices.Clone(themes.Names) },
 }
 
-func choiceCandidates(cs []scenario.Choice) []string {
+func choiceCandidates(cs []event.Choice) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Name + "\t" + c.Doc

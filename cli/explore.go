@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/explore"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
@@ -162,7 +164,7 @@ func exploreError(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return runtimeError{errors.New("interrupted before the first seed ended")}
 	}
-	var pe *scenario.ParamError
+	var pe *event.ParamError
 	if errors.As(err, &pe) {
 		return usageError{err}
 	}

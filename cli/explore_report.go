@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/explore"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
@@ -19,22 +21,22 @@ import (
 
 // exploreReport is what explore prints, as text or as JSON.
 type exploreReport struct {
-	Scenario    string          `json:"scenario"`
-	Strategy    string          `json:"strategy"`
-	Params      scenario.Params `json:"params"`
-	Faults      string          `json:"faults,omitempty"`
-	SeedsAsked  int             `json:"seeds_asked"`
-	SeedsRun    int             `json:"seeds_run"`
-	Interrupted bool            `json:"interrupted"`
-	Jobs        int             `json:"jobs"`
-	Seconds     float64         `json:"seconds"`
-	SeedsPerSec float64         `json:"seeds_per_second"`
-	Verdicts    []exploreRow    `json:"verdicts"`
-	Overlaps    map[string]int  `json:"overlaps"`
-	Lost        map[string]int  `json:"lost_updates"`
-	Sold        map[string]int  `json:"sold,omitempty"`
-	Shrunk      []exploreFound  `json:"shrunk"`
-	args        string          // the flags that set the run, as given
+	Scenario    string         `json:"scenario"`
+	Strategy    string         `json:"strategy"`
+	Params      event.Params   `json:"params"`
+	Faults      string         `json:"faults,omitempty"`
+	SeedsAsked  int            `json:"seeds_asked"`
+	SeedsRun    int            `json:"seeds_run"`
+	Interrupted bool           `json:"interrupted"`
+	Jobs        int            `json:"jobs"`
+	Seconds     float64        `json:"seconds"`
+	SeedsPerSec float64        `json:"seeds_per_second"`
+	Verdicts    []exploreRow   `json:"verdicts"`
+	Overlaps    map[string]int `json:"overlaps"`
+	Lost        map[string]int `json:"lost_updates"`
+	Sold        map[string]int `json:"sold,omitempty"`
+	Shrunk      []exploreFound `json:"shrunk"`
+	args        string         // the flags that set the run, as given
 }
 
 type exploreRow struct {
@@ -49,19 +51,19 @@ type exploreRow struct {
 
 // exploreFound is one violation shrunk.
 type exploreFound struct {
-	Class       string          `json:"verdict"`
-	Verdict     string          `json:"example"`
-	Scenario    string          `json:"-"`
-	Seed        uint64          `json:"seed"`
-	Workers     int             `json:"workers"`
-	Faults      int             `json:"faults"`
-	Events      int             `json:"events"`
-	Steps       uint64          `json:"scheduler_steps"`
-	Trials      int             `json:"runs_to_shrink"`
-	Params      scenario.Params `json:"params"`
-	Schedule    string          `json:"schedule"`
-	Log         string          `json:"events_file"`
-	Interrupted bool            `json:"interrupted,omitempty"`
+	Class       string       `json:"verdict"`
+	Verdict     string       `json:"example"`
+	Scenario    string       `json:"-"`
+	Seed        uint64       `json:"seed"`
+	Workers     int          `json:"workers"`
+	Faults      int          `json:"faults"`
+	Events      int          `json:"events"`
+	Steps       uint64       `json:"scheduler_steps"`
+	Trials      int          `json:"runs_to_shrink"`
+	Params      event.Params `json:"params"`
+	Schedule    string       `json:"schedule"`
+	Log         string       `json:"events_file"`
+	Interrupted bool         `json:"interrupted,omitempty"`
 }
 
 func newExploreReport(base scenario.Config, res *explore.Result, elapsed time.Duration, jobs int) *exploreReport {

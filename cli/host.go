@@ -12,6 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
@@ -313,12 +315,12 @@ func printScores(out io.Writer, term string, scores []scenario.Score) {
 	tw.Flush()
 }
 
-func writeRound(path string, run *scenario.Run, sum *scenario.Summary) error {
+func writeRound(path string, run *scenario.Run, sum *check.Summary) error {
 	fh, err := createEventLog(path)
 	if err != nil {
 		return err
 	}
-	w, err := scenario.NewWriter(fh, run.Header)
+	w, err := check.NewWriter(fh, run.Header)
 	if err == nil {
 		err = w.Write(run.Log.Events())
 	}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 )
@@ -51,11 +54,11 @@ func crossHandovers(l *scenario.Loaded) int {
 		if e.Worker < 0 || int(e.Worker) >= len(l.Header.Lanes) {
 			continue
 		}
-		who := scenario.AttendeeOf(l.Header.Lanes[e.Worker])
+		who := check.AttendeeOf(l.Header.Lanes[e.Worker])
 		switch e.Kind {
-		case scenario.KindRelease:
+		case event.KindRelease:
 			last = who
-		case scenario.KindAcquired:
+		case event.KindAcquired:
 			if last != "" && last != who {
 				n++
 			}

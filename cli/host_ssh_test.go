@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 	"github.com/locklab/locklab/themes"
@@ -176,7 +178,7 @@ func TestJoinOverSSH(t *testing.T) {
 		t.Error("alice's own lanes are not marked")
 	}
 	for _, l := range run.Header.Lanes {
-		if w := scenario.AttendeeOf(l); w != name && w != "bob" {
+		if w := check.AttendeeOf(l); w != name && w != "bob" {
 			t.Errorf("lane %q in the round", l)
 		}
 	}

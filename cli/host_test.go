@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 )
@@ -118,7 +121,7 @@ func TestHostAndTwoJoins(t *testing.T) {
 	var last time.Duration
 	first := map[string]time.Duration{}
 	done := map[int32]bool{}
-	step := map[int32]scenario.Kind{} // each lane's last lock step
+	step := map[int32]event.Kind{} // each lane's last lock step
 	for _, e := range l.Log.Events() {
 		if e.T < last {
 			t.Fatalf("event %d at %v, after one at %v", e.Seq, e.T, last)
@@ -127,19 +130,19 @@ func TestHostAndTwoJoins(t *testing.T) {
 		if e.Worker < 0 {
 			continue
 		}
-		who := scenario.AttendeeOf(l.Header.Lanes[e.Worker])
-		if _, ok := first[who]; !ok && e.Kind == scenario.KindAttempt {
+		who := check.AttendeeOf(l.Header.Lanes[e.Worker])
+		if _, ok := first[who]; !ok && e.Kind == event.KindAttempt {
 			first[who] = e.T
 		}
 		switch e.Kind {
-		case scenario.KindAcquired, scenario.KindDenied:
-			if step[e.Worker] != scenario.KindAttempt {
+		case event.KindAcquired, event.KindDenied:
+			if step[e.Worker] != event.KindAttempt {
 				t.Fatalf("event %d: %s %s without an attempt before it", e.Seq, l.Header.Lanes[e.Worker], e.Kind)
 			}
-		case scenario.KindDone:
+		case event.KindDone:
 			done[e.Worker] = true
 		}
-		if e.Kind == scenario.KindAttempt || e.Kind == scenario.KindAcquired || e.Kind == scenario.KindDenied {
+		if e.Kind == event.KindAttempt || e.Kind == event.KindAcquired || e.Kind == event.KindDenied {
 			step[e.Worker] = e.Kind
 		}
 	}
@@ -175,7 +178,7 @@ func TestHostDeadlockRingAcrossProcesses(t *testing.T) {
 	bob.wait(t)
 	peers := map[int32]int32{}
 	for _, e := range l.Log.Events() {
-		if e.Kind == scenario.KindWait && e.Has&scenario.HasPeer != 0 {
+		if e.Kind == event.KindWait && e.Has&event.HasPeer != 0 {
 			peers[e.Worker] = e.Peer
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/tui"
@@ -139,8 +141,8 @@ func replaySummary(ctx context.Context, out io.Writer, path string) error {
 		if ctx.Err() != nil {
 			return runtimeError{errors.New("interrupted")}
 		}
-		var le *scenario.LineError
-		if errors.As(err, &le) || errors.Is(err, scenario.ErrNotEventLog) {
+		var le *check.LineError
+		if errors.As(err, &le) || errors.Is(err, check.ErrNotEventLog) {
 			return runtimeError{fmt.Errorf("%s: %v", path, err)}
 		}
 		return runtimeError{fmt.Errorf("%s: %w", path, err)}

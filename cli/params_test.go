@@ -5,16 +5,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/talk"
 )
 
 // sample is a value of the parameter other than most defaults.
-func sample(pa scenario.Param) string {
+func sample(pa event.Param) string {
 	switch pa.Kind {
-	case scenario.ParamCount:
+	case event.ParamCount:
 		return "7"
-	case scenario.ParamDuration:
+	case event.ParamDuration:
 		return "37ms"
 	}
 	cs := pa.Choices()
@@ -34,7 +36,7 @@ func TestEveryParameterMeansTheSameInATalkFile(t *testing.T) {
 			var yaml strings.Builder
 			fmt.Fprintf(&yaml, "scenes:\n  - scenario: %s\n    strategy: %s\n    params:\n", sc.Name, sc.Strategies[0])
 			for _, name := range sc.Uses {
-				pa, ok := scenario.ParamByName(name)
+				pa, ok := event.ParamByName(name)
 				if !ok {
 					t.Fatalf("%s reads %q, which is not in the table of parameters", sc.Name, name)
 				}

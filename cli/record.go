@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/talk"
@@ -264,7 +266,7 @@ func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*sce
 }
 
 // runKept runs one scenario and keeps its log (and writes it with --events).
-func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strategy string, p scenario.Params,
+func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strategy string, p event.Params,
 	seed uint64, urls []string, i int, many bool) (*scenario.Loaded, error) {
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
 		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
 )
 
 // --part and --clock complete from, and are refused with, the scenario's
 // own lists.
 func TestRedlockPartAndClockFlags(t *testing.T) {
 	t.Parallel()
-	parts := scenario.PartChoices()
+	parts := event.PartChoices()
 	if got := candidates(t, "run", "redlock", "--part", ""); len(got) != len(parts) || got[0] != "all" || got[len(got)-1] != parts[len(parts)-1].Name {
 		t.Errorf("--part completes %v", got)
 	}

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/files"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -78,7 +81,7 @@ func newRunCmdFor(f *runFlags) *cobra.Command {
 }
 
 // params applies the flags the user set over the scenario's defaults.
-func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy string, urls []string) (scenario.Params, error) {
+func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy string, urls []string) (event.Params, error) {
 	p := sc.Defaults
 	set := cmd.Flags().Changed
 	if !f.noted {
@@ -153,7 +156,7 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	}
 	seed := seedFlag(cmd, f.seed)
 	out := cmd.OutOrStdout()
-	var results []*scenario.Summary
+	var results []*check.Summary
 	for _, strategy := range strategies {
 		p, err := f.params(cmd, sc, strategy, urls)
 		if err != nil {
@@ -190,7 +193,7 @@ func fileFor(path, strategy string, many bool) string {
 }
 
 func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scenario, strategy string,
-	p scenario.Params, seed uint64, urls []string, many bool) (*scenario.Summary, error) {
+	p event.Params, seed uint64, urls []string, many bool) (*check.Summary, error) {
 	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
 		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers(), Topology: f.topology})
 	if err != nil {
@@ -244,7 +247,7 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 		}
 	}
 	if path := fileFor(f.jsonFile, strategy, many); path != "" {
-		if err := writeReport(path, scenario.NewReport(run.Header, sum)); err != nil {
+		if err := writeReport(path, check.NewReport(run.Header, sum)); err != nil {
 			return sum, err
 		}
 		fmt.Fprintf(out, "  json: %s\n", path)
@@ -292,11 +295,11 @@ func storeError(err error) error {
 	return runtimeError{err}
 }
 
-func writeReport(path string, r *scenario.Report) error {
+func writeReport(path string, r *check.Report) error {
 	return writeOutput("json", path, "JSON results", r.WriteJSON)
 }
 
-func printEntries(out io.Writer, s *scenario.Summary) {
+func printEntries(out io.Writer, s *check.Summary) {
 	for _, e := range s.Entries {
 		mark, lockMark := "✓", "✓"
 		if !e.Success {
@@ -326,7 +329,7 @@ func printEntries(out io.Writer, s *scenario.Summary) {
 
 // printComparison is the table of an --all run: the lab's stock columns,
 // or the scenario's own measures when it has them.
-func printComparison(out io.Writer, results []*scenario.Summary) {
+func printComparison(out io.Writer, results []*check.Summary) {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	notes := results[0].Notes

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
@@ -19,7 +21,7 @@ func addScheduleFlags(fl *pflag.FlagSet, f *runFlags) {
 }
 
 // plannedFaults are --faults for a run with parameters p.
-func (f *runFlags) plannedFaults(cmd *cobra.Command, p scenario.Params) ([]scenario.Timed, error) {
+func (f *runFlags) plannedFaults(cmd *cobra.Command, p event.Params) ([]scenario.Timed, error) {
 	if !cmd.Flags().Changed("faults") {
 		return nil, nil
 	}

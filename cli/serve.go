@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/serve"
 	"github.com/locklab/locklab/store"
@@ -70,7 +72,7 @@ func newServeCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	addRunFlags(fl, &f.runFlags)
-	fl.Lookup("workers").Usage = fmt.Sprintf("requests (lanes) a round takes before it is full (default %d)", scenario.MaxWorkers)
+	fl.Lookup("workers").Usage = fmt.Sprintf("requests (lanes) a round takes before it is full (default %d)", event.MaxWorkers)
 	fl.Lookup("delay").Usage = fmt.Sprintf("time between reading and writing (oversell) or checking and crediting (webhook) (default %v)", serveDelay)
 	fl.StringVar(&f.scenario, "scenario", "oversell", "the scenario requests race in: "+strings.Join(scenario.OutsideScenarios, ", "))
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on (loopback unless you name another address)")
@@ -121,12 +123,12 @@ func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
 		return cfg, err
 	}
 	if !cmd.Flags().Changed("workers") {
-		p.Workers = scenario.MaxWorkers
+		p.Workers = event.MaxWorkers
 	}
 	if !cmd.Flags().Changed("delay") && p.Delay.D() < serveDelay {
 		// Requests arrive tens of milliseconds apart, not microseconds as
 		// goroutines do: a window of a few milliseconds would hide the race.
-		p.Delay = scenario.Millis(serveDelay)
+		p.Delay = event.Millis(serveDelay)
 	}
 	seed := f.seed
 	if !cmd.Flags().Changed("seed") {
@@ -239,7 +241,7 @@ func startServer(cmd *cobra.Command, cfg serve.Config, ln net.Listener, addr str
 	srv, err := serve.New(cmd.Context(), cfg)
 	if err != nil {
 		ln.Close()
-		var pe *scenario.ParamError
+		var pe *event.ParamError
 		if errors.As(err, &pe) {
 			return nil, usageError{err}
 		}

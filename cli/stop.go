@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -51,7 +53,7 @@ func abandon(st *store.Store) error {
 // unfinishedVerdict is the verdict of a run abandoned before its workers
 // logged how they stopped: no violation seen is not "correct", only
 // "interrupted". A violation already seen stays the verdict.
-func unfinishedVerdict(sum *scenario.Summary, workers int) {
+func unfinishedVerdict(sum *check.Summary, workers int) {
 	cut := strings.HasPrefix(sum.Verdict, "INDETERMINATE") // operations the stop cut off, not the server's silence
 	if !cut && !strings.HasPrefix(sum.Verdict, "CORRECT") && !strings.HasPrefix(sum.Verdict, "INCOMPLETE") {
 		return

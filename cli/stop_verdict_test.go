@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
 )
 
 // An interrupted run is INTERRUPTED unless a violation was already seen:
@@ -22,7 +22,7 @@ func TestAnInterruptedRunIsInterrupted(t *testing.T) {
 		{"INCOMPLETE — no end record", 10, 0, "INTERRUPTED — 1 of 10 worker(s) had not finished"},
 		{"UNSAFE — 2 entries into an occupied section", 4, 0, "UNSAFE — 2 entries into an occupied section"},
 	} {
-		sum := &scenario.Summary{Verdict: tc.verdict, Entries: make([]scenario.Entry, tc.entries), UnansweredOps: tc.cut}
+		sum := &check.Summary{Verdict: tc.verdict, Entries: make([]check.Entry, tc.entries), UnansweredOps: tc.cut}
 		unfinishedVerdict(sum, 10)
 		if sum.Verdict != tc.want {
 			t.Errorf("%q: %q, want %q", tc.verdict, sum.Verdict, tc.want)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
@@ -135,7 +137,7 @@ func firstNonEmpty(a, b string) string {
 func paramFlagsSet(cmd *cobra.Command) []string {
 	var out []string
 	for _, n := range changed(cmd) {
-		if _, ok := scenario.ParamByName(n); ok || n == "lock" {
+		if _, ok := event.ParamByName(n); ok || n == "lock" {
 			out = append(out, "--"+n)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/explore"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
@@ -16,7 +18,7 @@ func racy() scenario.Config {
 	cfg := oversell("naive", 10)
 	cfg.Params.Stock = 5
 	cfg.Params.Retry = "full-jitter"
-	cfg.Params.TTL = scenario.Millis(5e6)
+	cfg.Params.TTL = event.Millis(5e6)
 	return cfg
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -224,10 +226,10 @@ func smaller(cfg scenario.Config, o Outcome) []scenario.Config {
 		}
 	}
 	for _, d := range shorter(p.Delay.D()) {
-		with(func(c *scenario.Config) { c.Params.Delay = scenario.Millis(d) })
+		with(func(c *scenario.Config) { c.Params.Delay = event.Millis(d) })
 	}
 	for _, d := range shorter(p.Work.D()) {
-		with(func(c *scenario.Config) { c.Params.Work = scenario.Millis(d) })
+		with(func(c *scenario.Config) { c.Params.Work = event.Millis(d) })
 	}
 	if p.Retry != "" && p.Retry != "none" {
 		for _, n := range fewer(p.MaxRetries, 0) {

@@ -32,7 +32,7 @@ var (
 var redisTraits = map[string]trait.Traits{
 	"none": {Server: ServerRedis, Expiry: trait.ExpiryNone, Token: trait.TokenNone, Renewal: trait.RenewalNone, Nodes: oneNode},
 	"naive": {Server: ServerRedis, Expiry: trait.ExpiryTTL, ExpiryApart: true, Token: trait.TokenRandom,
-		Renewal: trait.RenewalNone, Unit: 1, Nodes: oneNode, Excludes: true},
+		Renewal: trait.RenewalNone, Unit: 1, Nodes: oneNode, Excludes: true, ReleaseAny: true},
 	"safe": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
 		Unit: 1, Nodes: oneNode, Excludes: true},
 	"fenced": {Server: ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenFence, Renewal: trait.RenewalNone,

@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"time"
 
-	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -260,11 +259,10 @@ func CompareAndDelete(ctx context.Context, c redis.Scripter, key, token string) 
 	return releaseScript.Run(ctx, c, []string{key}, token).Int64()
 }
 
-// The scripts' names, shown in place of their hashes where a simulated
-// run says what a worker is about to send.
-func init() {
-	store.NameScript(releaseScript, "release")
-	store.NameScript(renewScript, "renew")
-	store.NameScript(fencedScript, "fenced-acquire")
-	store.NameScript(raiseScript, "fence-raise")
+// ScriptNames are the lock's Lua scripts and their names, to be shown in
+// place of their hashes where a simulated run says what a worker is about
+// to send (store.NameScript).
+func ScriptNames() map[*redis.Script]string {
+	return map[*redis.Script]string{releaseScript: "release", renewScript: "renew",
+		fencedScript: "fenced-acquire", raiseScript: "fence-raise"}
 }

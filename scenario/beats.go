@@ -5,6 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/store"
 )
 
@@ -16,8 +19,8 @@ import (
 // after it — the narration can lag behind the run, never run ahead of it.
 type Beat struct {
 	ID  string
-	On  func(e Event) bool
-	Say func(e Event) string
+	On  func(e event.Event) bool
+	Say func(e event.Event) string
 }
 
 // BeatVerdict is the ID of the beat every run ends with: the checker's
@@ -28,22 +31,22 @@ const BeatVerdict = "verdict"
 type narrator struct {
 	beats []Beat
 	next  int
-	out   []Event
+	out   []event.Event
 }
 
 // Fold says the next beat if e is its event. The narration's own beats
 // are not events of the story; a node's fault (told as a beat with its
 // node) is: a caption may need to know what was done to a node.
-func (n *narrator) Fold(e Event) []Event { return n.fold(&e) }
+func (n *narrator) Fold(e event.Event) []event.Event { return n.fold(&e) }
 
-func (n *narrator) fold(e *Event) []Event {
+func (n *narrator) fold(e *event.Event) []event.Event {
 	n.out = n.out[:0]
-	if (e.Kind == KindBeat && e.Has&HasNode == 0) || n.next >= len(n.beats) {
+	if (e.Kind == event.KindBeat && e.Has&event.HasNode == 0) || n.next >= len(n.beats) {
 		return n.out
 	}
 	if b := n.beats[n.next]; b.On(*e) {
 		n.next++
-		n.out = append(n.out, Event{Kind: KindBeat, Worker: System, Code: b.ID, Msg: b.Say(*e)})
+		n.out = append(n.out, event.Event{Kind: event.KindBeat, Worker: event.System, Code: b.ID, Msg: b.Say(*e)})
 	}
 	return n.out
 }
@@ -51,20 +54,20 @@ func (n *narrator) fold(e *Event) []Event {
 // chain runs the checker, then the narrator over the event and over what
 // the checker derived, so a violation can be a beat's event.
 type chain struct {
-	check *Checker
+	check *check.Checker
 	tell  *narrator
-	out   []Event
+	out   []event.Event
 }
 
-func (c *chain) Fold(e Event) []Event { return c.fold(&e) }
+func (c *chain) Fold(e event.Event) []event.Event { return c.fold(&e) }
 
-// fold is Fold by pointer: the log calls it directly, so that the event
+// fold is Fold by pointer, so that the event
 // stays on the emitting worker's stack.
-func (c *chain) fold(e *Event) []Event {
+func (c *chain) fold(e *event.Event) []event.Event {
 	if c.tell.next >= len(c.tell.beats) {
-		return c.check.fold(e) // the story is told: only the checker is left
+		return c.check.Fold(*e) // the story is told: only the checker is left
 	}
-	c.out = append(c.out[:0], c.check.fold(e)...)
+	c.out = append(c.out[:0], c.check.Fold(*e)...)
 	n := len(c.out)
 	c.out = append(c.out, c.tell.fold(e)...)
 	for i := range n {
@@ -76,33 +79,33 @@ func (c *chain) fold(e *Event) []Event {
 
 // Deriver is what a run of sc derives as its events are appended: the
 // checker's violations, then the narration's beats.
-func (sc *Scenario) Deriver(strategy string, p Params) Deriver {
-	return &chain{check: NewChecker(), tell: &narrator{beats: beatsFor(sc, strategy, p)}}
+func (sc *Scenario) Deriver(strategy string, p event.Params) event.Deriver {
+	return &chain{check: check.NewChecker(), tell: &narrator{beats: beatsFor(sc, strategy, p)}}
 }
 
 // deriverOn is Deriver for a run that has the servers have.
-func (sc *Scenario) deriverOn(strategy string, p Params, have store.Servers) Deriver {
+func (sc *Scenario) deriverOn(strategy string, p event.Params, have store.Servers) event.Deriver {
 	if sc.beatsOn == nil {
 		return sc.Deriver(strategy, p)
 	}
-	return &chain{check: NewChecker(), tell: &narrator{beats: sc.beatsOn(strategy, p, &have)}}
+	return &chain{check: check.NewChecker(), tell: &narrator{beats: sc.beatsOn(strategy, p, &have)}}
 }
 
 // Beat triggers.
 
-func is(k Kind) func(Event) bool { return func(e Event) bool { return e.Kind == k } }
+func is(k event.Kind) func(event.Event) bool { return func(e event.Event) bool { return e.Kind == k } }
 
-func by(k Kind, w int32) func(Event) bool {
-	return func(e Event) bool { return e.Kind == k && e.Worker == w }
+func by(k event.Kind, w int32) func(event.Event) bool {
+	return func(e event.Event) bool { return e.Kind == k && e.Worker == w }
 }
 
-func notBy(k Kind, w int32) func(Event) bool {
-	return func(e Event) bool { return e.Kind == k && e.Worker != w }
+func notBy(k event.Kind, w int32) func(event.Event) bool {
+	return func(e event.Event) bool { return e.Kind == k && e.Worker != w }
 }
 
-func violation(codes ...string) func(Event) bool {
-	return func(e Event) bool {
-		if e.Kind != KindViolation {
+func violation(codes ...string) func(event.Event) bool {
+	return func(e event.Event) bool {
+		if e.Kind != event.KindViolation {
 			return false
 		}
 		for _, c := range codes {
@@ -115,14 +118,14 @@ func violation(codes ...string) func(Event) bool {
 }
 
 // said is a fixed caption.
-func said(s string) func(Event) string { return func(Event) string { return s } }
+func said(s string) func(event.Event) string { return func(event.Event) string { return s } }
 
 // checkerSays repeats the checker's own words.
-func checkerSays(prefix string) func(Event) string {
-	return func(e Event) string { return prefix + e.Msg }
+func checkerSays(prefix string) func(event.Event) string {
+	return func(e event.Event) string { return prefix + e.Msg }
 }
 
-func wn(e Event) string { return WorkerName(e.Worker) }
+func wn(e event.Event) string { return check.WorkerName(e.Worker) }
 
 func ms(d time.Duration) string { return strings.TrimSuffix(d.Round(time.Millisecond).String(), ".0") }
 
@@ -138,7 +141,7 @@ func fine(d time.Duration) string {
 // say, in order, the verdict last: what a presenter counts from the first
 // beat ("beat 1 of 4"). A run may say fewer (a beat whose event never comes
 // is never said), never more.
-func (sc *Scenario) BeatIDs(strategy string, p Params) []string {
+func (sc *Scenario) BeatIDs(strategy string, p event.Params) []string {
 	if sc.headings != nil {
 		return append(sc.headings(strategy, p), BeatVerdict)
 	}
@@ -153,10 +156,10 @@ func (sc *Scenario) BeatIDs(strategy string, p Params) []string {
 // each said over an empty event: the names and numbers in them are
 // placeholders, the words are the story's. A presenter's layout is checked
 // against them: every panel a caption names must be on screen.
-func (sc *Scenario) Captions(strategy string, p Params) []string {
+func (sc *Scenario) Captions(strategy string, p event.Params) []string {
 	var out []string
 	for _, b := range beatsFor(sc, strategy, p) {
-		out = append(out, b.Say(Event{}))
+		out = append(out, b.Say(event.Event{}))
 	}
 	return out
 }
@@ -188,24 +191,24 @@ func Headline(id string) string {
 }
 
 // beatsFor is the narration of sc run with strategy and p.
-func beatsFor(sc *Scenario, strategy string, p Params) []Beat {
+func beatsFor(sc *Scenario, strategy string, p event.Params) []Beat {
 	if sc.beats == nil {
 		return nil
 	}
 	return sc.beats(strategy, p)
 }
 
-func oversellBeats(strategy string, p Params) []Beat {
+func oversellBeats(strategy string, p event.Params) []Beat {
 	switch strategy {
 	case "none", "naive":
 		// One beat, at the first violation, or at the end if the race
 		// window was missed: the story is the same, and true, either way.
-		return []Beat{{"race", func(e Event) bool {
-			return violation(CodeOversold, CodeLostUpdate, CodeOverlap)(e) || (e.Kind == KindRead && e.Worker == System)
-		}, func(e Event) string {
+		return []Beat{{"race", func(e event.Event) bool {
+			return violation(check.CodeOversold, check.CodeLostUpdate, check.CodeOverlap)(e) || (e.Kind == event.KindRead && e.Worker == event.System)
+		}, func(e event.Event) string {
 			switch {
-			case e.Kind != KindViolation:
-			case e.Code == CodeOverlap:
+			case e.Kind != event.KindViolation:
+			case e.Code == check.CodeOverlap:
 				return "Two workers are inside the critical section at once: nothing keeps them apart. " + e.Msg
 			default:
 				return "A write from a stale reading — the checker caught it: " + e.Msg
@@ -213,16 +216,16 @@ func oversellBeats(strategy string, p Params) []Beat {
 			return "Every write landed on a fresh reading this time: the race window was missed. Run it again."
 		}}}
 	case "atomic":
-		return []Beat{{"write", is(KindWrite), func(e Event) string {
+		return []Beat{{"write", is(event.KindWrite), func(e event.Event) string {
 			return fmt.Sprintf("%s's script checks and decrements in one step: stock = %d. No lock, nothing to race.", wn(e), e.Stock)
 		}}}
 	}
 	held := heldSince{}
 	return []Beat{
-		{"acquired", held.see(is(KindAcquired)), func(e Event) string {
+		{"acquired", held.see(is(event.KindAcquired)), func(e event.Event) string {
 			return fmt.Sprintf("%s holds lock:stock. Everyone else is denied and backs off.", wn(e))
 		}},
-		{"write", held.see(is(KindWrite)), func(e Event) string {
+		{"write", held.see(is(event.KindWrite)), func(e event.Event) string {
 			if held.lapsed(e, p.TTL.D()) {
 				// A paused holder wakes up believing it still holds the lock.
 				return fmt.Sprintf("%s writes stock = %d, but its lock's %s TTL had lapsed: it wrote without the lock.", wn(e), e.Stock, ms(p.TTL.D()))
@@ -232,13 +235,13 @@ func oversellBeats(strategy string, p Params) []Beat {
 	}
 }
 
-func staleBeats(mode staleMode) func(string, Params) []Beat {
-	return func(strategy string, p Params) []Beat {
+func staleBeats(mode staleMode) func(string, event.Params) []Beat {
+	return func(strategy string, p event.Params) []Beat {
 		t := lockInfo(strategy)
 		fenced, watchdog := t.Fenced(), t.Renews()
-		bs := []Beat{{"acquired", by(KindAcquired, 0), func(e Event) string {
+		bs := []Beat{{"acquired", by(event.KindAcquired, 0), func(e event.Event) string {
 			s := fmt.Sprintf("w00 holds the lock for %s; its work takes %s.", ms(p.TTL.D()), ms(p.Work.D()))
-			if e.Has&HasFence != 0 {
+			if e.Has&event.HasFence != 0 {
 				s += fmt.Sprintf(" Its fence is %d.", e.Fence)
 			}
 			return s
@@ -247,32 +250,32 @@ func staleBeats(mode staleMode) func(string, Params) []Beat {
 			// (fencing's pause comes before the first renewal: a
 			// renewed beat would wait for good, and the story after it
 			// would go untold.)
-			bs = append(bs, Beat{"renewed", by(KindRenewed, 0), said("w00's watchdog renews the lock every TTL/3: w01 keeps being denied.")})
+			bs = append(bs, Beat{"renewed", by(event.KindRenewed, 0), said("w00's watchdog renews the lock every TTL/3: w01 keeps being denied.")})
 		}
 		if mode != staleWork {
-			bs = append(bs, Beat{"pause", by(KindPause, 0), said("w00 stops the world. Its watchdog, if it has one, stops with it.")})
+			bs = append(bs, Beat{"pause", by(event.KindPause, 0), said("w00 stops the world. Its watchdog, if it has one, stops with it.")})
 		}
 		if mode == staleWork && watchdog {
 			return bs // the lock never lapses
 		}
-		bs = append(bs, Beat{"taken", notBy(KindAcquired, 0), func(e Event) string {
+		bs = append(bs, Beat{"taken", notBy(event.KindAcquired, 0), func(e event.Event) string {
 			return fmt.Sprintf("w00's TTL just lapsed — but w00 is still inside the critical section. %s takes the lock.", wn(e))
 		}})
 		if mode != staleWork {
-			bs = append(bs, Beat{"resume", by(KindResume, 0), said("w00 resumes, still believing it holds the lock.")})
+			bs = append(bs, Beat{"resume", by(event.KindResume, 0), said("w00 resumes, still believing it holds the lock.")})
 		}
 		if fenced {
-			return append(bs, Beat{"rejected", is(KindFenceRejected), func(e Event) string {
+			return append(bs, Beat{"rejected", is(event.KindFenceRejected), func(e event.Event) string {
 				return fmt.Sprintf("w00 writes with fence %d: the resource has seen a newer fence and rejects it.", e.Fence)
 			}})
 		}
 		// The checker's lost update comes right after w00's write that it
 		// finds stale: the beat is said there, not at the overlap before
 		// it. A write that was not stale is told at w00's done.
-		return append(bs, Beat{"stale-write", func(e Event) bool {
-			return (e.Kind == KindViolation && e.Code == CodeLostUpdate && e.Worker == 0) || by(KindDone, 0)(e)
-		}, func(e Event) string {
-			if e.Kind == KindViolation {
+		return append(bs, Beat{"stale-write", func(e event.Event) bool {
+			return (e.Kind == event.KindViolation && e.Code == check.CodeLostUpdate && e.Worker == 0) || by(event.KindDone, 0)(e)
+		}, func(e event.Event) string {
+			if e.Kind == event.KindViolation {
 				return "w00 writes what it read before its lock lapsed. The checker: " + e.Msg
 			}
 			return "w00 is done: the checker found none of its writes stale this time."
@@ -280,56 +283,56 @@ func staleBeats(mode staleMode) func(string, Params) []Beat {
 	}
 }
 
-func crashBeats(string, Params) []Beat {
+func crashBeats(string, event.Params) []Beat {
 	return []Beat{
-		{"acquired", is(KindAcquired), func(e Event) string {
+		{"acquired", is(event.KindAcquired), func(e event.Event) string {
 			return fmt.Sprintf("%s holds the lock.", wn(e))
 		}},
-		{"crash", is(KindCrash), func(e Event) string {
+		{"crash", is(event.KindCrash), func(e event.Event) string {
 			return fmt.Sprintf("%s crashes holding it: nobody will ever release it. Only the TTL can.", wn(e))
 		}},
-		{"recovered", is(KindAcquired), func(e Event) string {
+		{"recovered", is(event.KindAcquired), func(e event.Event) string {
 			return fmt.Sprintf("The TTL ran out: %s finally acquires. Everyone stood blocked until now.", wn(e))
 		}},
 	}
 }
 
-func deadlockBeats(strategy string, p Params) []Beat {
+func deadlockBeats(strategy string, p event.Params) []Beat {
 	if p.Order == "sorted" || p.Order == "all-at-once" {
-		return []Beat{{"acquired", is(KindAcquired), func(e Event) string {
+		return []Beat{{"acquired", is(event.KindAcquired), func(e event.Event) string {
 			return fmt.Sprintf("%s takes %s. Every worker locks in the same order, so no cycle can close.", wn(e), e.Res)
 		}}}
 	}
-	bs := []Beat{{"deadlock", is(KindDeadlock), func(e Event) string {
+	bs := []Beat{{"deadlock", is(event.KindDeadlock), func(e event.Event) string {
 		return "A wait-for cycle closed: " + e.Msg + ". Nobody can move."
 	}}}
 	if lockInfo(strategy).Renews() {
 		return bs // renewed, no TTL lapses to break the cycle
 	}
-	return append(bs, Beat{"broken", violation(CodeOverlap),
+	return append(bs, Beat{"broken", violation(check.CodeOverlap),
 		said("The TTL broke the deadlock — by letting a second holder in: two workers inside one critical section.")})
 }
 
-func naiveBeats(strategy string, p Params) []Beat {
+func naiveBeats(strategy string, p event.Params) []Beat {
 	gap := lockInfo(strategy).ExpiryApart // SETNX, then EXPIRE: a crash between leaves no TTL
-	crash := Beat{"crash", is(KindCrash), func(e Event) string {
+	crash := Beat{"crash", is(event.KindCrash), func(e event.Event) string {
 		if gap {
 			return fmt.Sprintf("%s crashes between SETNX and EXPIRE: its lock has no TTL.", wn(e))
 		}
 		return fmt.Sprintf("%s crashes right after SET NX PX: its lock still has a TTL.", wn(e))
 	}}
 	if gap {
-		return []Beat{crash, {"foreign-del", violation(CodeOverlap), checkerSays("A late DEL removed the next holder's lock. The checker: ")}}
+		return []Beat{crash, {"foreign-del", violation(check.CodeOverlap), checkerSays("A late DEL removed the next holder's lock. The checker: ")}}
 	}
-	return []Beat{crash, {"refused", is(KindReleaseFailed), func(e Event) string {
+	return []Beat{crash, {"refused", is(event.KindReleaseFailed), func(e event.Event) string {
 		return fmt.Sprintf("%s's late release is refused: the lock is someone else's now.", wn(e))
 	}}}
 }
 
-func retryBeats(strategy string, p Params) []Beat {
+func retryBeats(strategy string, p event.Params) []Beat {
 	h := &herd{base: p.RetryBase.D()}
 	return []Beat{
-		{"backoff", is(KindBackoff), func(e Event) string {
+		{"backoff", is(event.KindBackoff), func(e event.Event) string {
 			return fmt.Sprintf("%s is denied and backs off %s: its policy says how long it waits before it tries again.", wn(e), ms(e.Delay))
 		}},
 		{"herd", h.until, h.say},
@@ -346,14 +349,14 @@ type herd struct {
 	first   time.Duration // the first retry
 }
 
-func (h *herd) until(e Event) bool {
+func (h *herd) until(e event.Event) bool {
 	if h.denied == nil {
 		h.denied = map[int32]bool{}
 	}
 	switch {
-	case e.Kind == KindDenied && e.Attempt == 1 && h.retries == 0:
+	case e.Kind == event.KindDenied && e.Attempt == 1 && h.retries == 0:
 		h.denied[e.Worker] = true
-	case e.Kind == KindAttempt && e.Attempt > 1 && h.denied[e.Worker]:
+	case e.Kind == event.KindAttempt && e.Attempt > 1 && h.denied[e.Worker]:
 		if h.retries == 0 {
 			h.first = e.T
 		}
@@ -363,7 +366,7 @@ func (h *herd) until(e Event) bool {
 	return false
 }
 
-func (h *herd) say(e Event) string {
+func (h *herd) say(e event.Event) string {
 	spread := e.T - h.first
 	s := fmt.Sprintf("The herd comes back: %d of the %d workers denied at first retried within %s of each other", h.retries, len(h.denied), fine(spread))
 	if h.base > 0 && spread < h.base/4 {
@@ -372,27 +375,27 @@ func (h *herd) say(e Event) string {
 	return s + " — jitter spreads them out, so fewer collide. Watch the retry-delay histogram take the policy's shape."
 }
 
-func queueBeats(strategy string, p Params) []Beat {
-	bs := []Beat{{"reserved", is(KindAcquired), func(e Event) string {
+func queueBeats(strategy string, p event.Params) []Beat {
+	bs := []Beat{{"reserved", is(event.KindAcquired), func(e event.Event) string {
 		return fmt.Sprintf("%s reserves the job and starts it.", wn(e))
 	}}}
 	if strategy == "plain" {
 		bs = append(bs,
-			Beat{"expired", is(KindExpired), said("The reservation lapsed while the job still runs: the reaper puts it back on the queue.")},
-			Beat{"again", is(KindAcquired), func(e Event) string {
+			Beat{"expired", is(event.KindExpired), said("The reservation lapsed while the job still runs: the reaper puts it back on the queue.")},
+			Beat{"again", is(event.KindAcquired), func(e event.Event) string {
 				return fmt.Sprintf("%s reserves the same job and runs it too.", wn(e))
 			}},
-			Beat{"duplicate", violation(CodeDuplicate), checkerSays("The checker: ")})
+			Beat{"duplicate", violation(check.CodeDuplicate), checkerSays("The checker: ")})
 	}
 	return bs
 }
 
-func webhookBeats(strategy string, p Params) []Beat {
+func webhookBeats(strategy string, p event.Params) []Beat {
 	return []Beat{
-		{"delivered", is(KindRead), func(e Event) string {
+		{"delivered", is(event.KindRead), func(e event.Event) string {
 			return fmt.Sprintf("%s handles a delivery of the same event.", wn(e))
 		}},
-		{"credited", is(KindWrite), func(e Event) string {
+		{"credited", is(event.KindWrite), func(e event.Event) string {
 			return fmt.Sprintf("%s credits the account.", wn(e))
 		}},
 	}

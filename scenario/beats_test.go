@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -19,7 +22,7 @@ func story(r *scenario.Run) (ids, full []string) {
 	for _, e := range r.Log.Events() {
 		// A real-time run on a busy machine may say the machine held it
 		// up: the machine's words, not the story's.
-		if e.Kind == scenario.KindBeat && e.Code != scenario.BeatMachine {
+		if e.Kind == event.KindBeat && e.Code != check.BeatMachine {
 			ids = append(ids, e.Code)
 			full = append(full, e.Code+" "+anyWorker.ReplaceAllString(e.Msg, "w··"))
 		}
@@ -99,7 +102,7 @@ func steps(r *scenario.Run) string {
 	var b strings.Builder
 	for _, e := range r.Log.Events() {
 		switch e.Kind {
-		case scenario.KindAttempt, scenario.KindBackoff:
+		case event.KindAttempt, event.KindBackoff:
 			continue
 		}
 		fmt.Fprintf(&b, "%12v %-4s %-14s %-8s %s %s\n", e.T, wname(e.Worker), e.Kind, e.Res, e.Code, e.Msg)
@@ -134,11 +137,11 @@ func TestBeatsFollowTheirEvents(t *testing.T) {
 	sc, _ := scenario.Lookup("ttl-expiry")
 	r := runAt(t, nil, 4, scenario.Config{Scenario: "ttl-expiry", Strategy: "fenced", Seed: 1, Params: sc.Defaults})
 	evs := r.Log.Events()
-	want := map[string]scenario.Kind{"acquired": scenario.KindAcquired, "taken": scenario.KindAcquired, "rejected": scenario.KindFenceRejected}
+	want := map[string]event.Kind{"acquired": event.KindAcquired, "taken": event.KindAcquired, "rejected": event.KindFenceRejected}
 	seen := 0
 	for i, e := range evs {
 		k, ok := want[e.Code]
-		if e.Kind != scenario.KindBeat || !ok {
+		if e.Kind != event.KindBeat || !ok {
 			continue
 		}
 		seen++
@@ -168,7 +171,7 @@ func TestBeatIDsListEveryBeatARunTells(t *testing.T) {
 			told, _ := story(r)
 			i := 0
 			for _, id := range told {
-				if id == "" || id == scenario.BeatMachine {
+				if id == "" || id == check.BeatMachine {
 					continue // a note under the current beat, or the machine's: not a beat of the story
 				}
 				for i < len(ids) && ids[i] != id {

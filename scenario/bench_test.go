@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -48,20 +50,20 @@ func BenchmarkClockNow(b *testing.B) {
 
 // emitBench is a log as a run has it, its narration all said, and a
 // worker's answer to append to it.
-func emitBench() (*scenario.Log, *store.Clock, scenario.Event) {
+func emitBench() (*event.Log, *store.Clock, event.Event) {
 	sc, _ := scenario.Lookup("oversell")
 	clock := store.NewClock(1)
-	l := scenario.NewLog(clock, sc.Deriver("safe", sc.Defaults))
-	l.Emit(scenario.Event{Worker: 3, Kind: scenario.KindAcquired, Res: "lock:stock"})
-	l.Emit(scenario.Event{Worker: 3, Kind: scenario.KindWrite, Res: "stock"}) // the narration has said all
-	return l, clock, scenario.Event{Worker: 3, Kind: scenario.KindDenied, Res: "lock:stock", Msg: "held", TTL: 5 * time.Second, Has: scenario.HasTTL}
+	l := event.NewLog(clock, sc.Deriver("safe", sc.Defaults))
+	l.Emit(event.Event{Worker: 3, Kind: event.KindAcquired, Res: "lock:stock"})
+	l.Emit(event.Event{Worker: 3, Kind: event.KindWrite, Res: "stock"}) // the narration has said all
+	return l, clock, event.Event{Worker: 3, Kind: event.KindDenied, Res: "lock:stock", Msg: "held", TTL: 5 * time.Second, Has: event.HasTTL}
 }
 
 // BenchmarkEmitParallel is Emit from many workers at once.
 func BenchmarkEmitParallel(b *testing.B) {
 	sc, _ := scenario.Lookup("oversell")
-	l := scenario.NewLog(store.NewClock(1), sc.Deriver("safe", sc.Defaults))
-	e := scenario.Event{Worker: 3, Kind: scenario.KindAttempt, Res: "lock:stock"}
+	l := event.NewLog(store.NewClock(1), sc.Deriver("safe", sc.Defaults))
+	e := event.Event{Worker: 3, Kind: event.KindAttempt, Res: "lock:stock"}
 	b.ReportAllocs()
 	b.SetParallelism(16)
 	b.RunParallel(func(pb *testing.PB) {
@@ -81,7 +83,7 @@ func BenchmarkOversell1000(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				p := oversellParams(func(p *scenario.Params) { p.Workers = 1000 })
+				p := oversellParams(func(p *event.Params) { p.Workers = 1000 })
 				r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "oversell", Strategy: strategy, Params: p, Seed: 1})
 				if err != nil {
 					b.Fatal(err)
@@ -105,7 +107,7 @@ func BenchmarkSimulatedOversell10000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := oversellParams(func(p *scenario.Params) {
+		p := oversellParams(func(p *event.Params) {
 			p.Workers, p.Stock, p.Retry, p.MaxRetries = 10000, 10000, "full-jitter", 30
 		})
 		r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1})

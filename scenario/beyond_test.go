@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
@@ -19,12 +22,12 @@ import (
 func oversellSeeds(t *testing.T, strategy string, srv store.Servers, n int) {
 	t.Helper()
 	n = serverSeeds(t, n)
-	p := oversellParams(func(p *scenario.Params) {
+	p := oversellParams(func(p *event.Params) {
 		p.Workers, p.Stock, p.Retry, p.MaxRetries = 8, 3, "full-jitter", 50
-		p.RetryBase, p.RetryCap = scenario.Millis(2e6), scenario.Millis(20e6)
+		p.RetryBase, p.RetryCap = event.Millis(2e6), event.Millis(20e6)
 		// A TTL no stall of a busy machine outlasts: this is about exclusion
 		// while the lock is held, not about expiry.
-		p.TTL = scenario.Millis(60 * time.Second)
+		p.TTL = event.Millis(60 * time.Second)
 	})
 	seeds := make(chan uint64)
 	var wg sync.WaitGroup
@@ -64,7 +67,7 @@ func oversellSeeds(t *testing.T, strategy string, srv store.Servers, n int) {
 	}
 }
 
-func oversellOnce(strategy string, srv store.Servers, p scenario.Params, seed uint64) (*scenario.Summary, error) {
+func oversellOnce(strategy string, srv store.Servers, p event.Params, seed uint64) (*check.Summary, error) {
 	st, err := store.Open(context.Background(), store.Config{Nodes: 1, PoolSize: 16, Speed: 10, Servers: srv})
 	if err != nil {
 		return nil, err

@@ -9,17 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 )
 
 // outcome is a finished run: its summary and its events.
 type outcome struct {
-	s   *scenario.Summary
-	evs []scenario.Event
+	s   *check.Summary
+	evs []event.Event
 }
 
-func (o outcome) count(k scenario.Kind, f func(scenario.Event) bool) int {
+func (o outcome) count(k event.Kind, f func(event.Event) bool) int {
 	n := 0
 	for _, e := range o.evs {
 		if e.Kind == k && (f == nil || f(e)) {
@@ -65,14 +68,14 @@ const redlockSpeed = 0.5
 
 // each runs name/strategy over seeds on the embedded store and on a real
 // redis-server; check sees every outcome.
-func each(t *testing.T, name, strategy string, seeds int, mod func(*scenario.Params), check func(t *testing.T, o outcome)) {
+func each(t *testing.T, name, strategy string, seeds int, mod func(*event.Params), check func(t *testing.T, o outcome)) {
 	t.Helper()
 	eachAt(t, outcomeSpeed, name, strategy, seeds, mod, check)
 }
 
 // eachAt is each with the embedded clock at speed. The seeds run side by
 // side (they share nothing); their outcomes are checked in seed order.
-func eachAt(t *testing.T, speed float64, name, strategy string, seeds int, mod func(*scenario.Params), check func(t *testing.T, o outcome)) {
+func eachAt(t *testing.T, speed float64, name, strategy string, seeds int, mod func(*event.Params), check func(t *testing.T, o outcome)) {
 	t.Helper()
 	sc, err := scenario.Lookup(name)
 	if err != nil {
@@ -151,8 +154,8 @@ func TestTTLExpiry(t *testing.T) {
 		},
 		func() {
 			eachAt(t, slowSpeed, "ttl-expiry", "watchdog", 20, nil, func(t *testing.T, o outcome) {
-				if o.s.Overlaps != 0 || o.s.Violations != 0 || o.count(scenario.KindRenewed, nil) < 3 {
-					t.Errorf("watchdog: overlaps %d, renewals %d", o.s.Overlaps, o.count(scenario.KindRenewed, nil))
+				if o.s.Overlaps != 0 || o.s.Violations != 0 || o.count(event.KindRenewed, nil) < 3 {
+					t.Errorf("watchdog: overlaps %d, renewals %d", o.s.Overlaps, o.count(event.KindRenewed, nil))
 				}
 			})
 		},
@@ -185,17 +188,17 @@ func TestRenewal(t *testing.T) {
 		return func(t *testing.T, o outcome) {
 			var resumed, lost = time.Duration(-1), time.Duration(-1)
 			for _, e := range o.evs {
-				if e.Worker == 0 && e.Kind == scenario.KindResume {
+				if e.Worker == 0 && e.Kind == event.KindResume {
 					resumed = e.T
 				}
-				if e.Worker == 0 && e.Kind == scenario.KindLockLost && lost < 0 {
+				if e.Worker == 0 && e.Kind == event.KindLockLost && lost < 0 {
 					lost = e.T
 				}
 			}
-			if o.count(scenario.KindRenewed, nil) < 3 || resumed < 0 || lost < resumed {
-				t.Errorf("renewals %d, resumed at %v, lock_lost at %v: want renewals, then lock_lost only after the resume", o.count(scenario.KindRenewed, nil), resumed, lost)
+			if o.count(event.KindRenewed, nil) < 3 || resumed < 0 || lost < resumed {
+				t.Errorf("renewals %d, resumed at %v, lock_lost at %v: want renewals, then lock_lost only after the resume", o.count(event.KindRenewed, nil), resumed, lost)
 			}
-			if got := o.count(scenario.KindAcquired, func(e scenario.Event) bool { return e.Worker != 0 }); got < 1 {
+			if got := o.count(event.KindAcquired, func(e event.Event) bool { return e.Worker != 0 }); got < 1 {
 				t.Error("nobody else acquired while w00 was paused")
 			}
 			if fenced && (o.s.FenceRejected < 1 || o.s.LostUpdates != 0) {
@@ -226,15 +229,15 @@ func TestCrash(t *testing.T) {
 		var asked, got, next, nextSent, ttl time.Duration = -1, -1, -1, -1, 0
 		for _, e := range o.evs {
 			switch {
-			case e.Worker == 0 && e.Kind == scenario.KindAttempt && asked < 0:
+			case e.Worker == 0 && e.Kind == event.KindAttempt && asked < 0:
 				asked = e.T
-			case e.Worker == 0 && e.Kind == scenario.KindAcquired:
+			case e.Worker == 0 && e.Kind == event.KindAcquired:
 				got, ttl = e.T, e.TTL
-			case e.Worker != 0 && e.Kind == scenario.KindAcquired && next < 0:
+			case e.Worker != 0 && e.Kind == event.KindAcquired && next < 0:
 				next, nextSent = e.T, e.Call
 			}
 		}
-		if o.count(scenario.KindCrash, nil) != 1 || got < 0 || next < asked+ttl-2*time.Millisecond {
+		if o.count(event.KindCrash, nil) != 1 || got < 0 || next < asked+ttl-2*time.Millisecond {
 			t.Errorf("w00 asked at %v, held from %v with TTL %v; the next acquire came at %v", asked, got, ttl, next)
 		}
 		// Once the TTL has lapsed, no attempt is turned away unless another
@@ -243,7 +246,7 @@ func TestCrash(t *testing.T) {
 		// cached millisecond clock: a few ms of grace.
 		const grace = 5 * time.Millisecond
 		for _, e := range o.evs {
-			if e.Worker != 0 && e.Kind == scenario.KindDenied && got >= 0 && e.Call >= got+ttl+grace && (next < 0 || nextSent > e.T) {
+			if e.Worker != 0 && e.Kind == event.KindDenied && got >= 0 && e.Call >= got+ttl+grace && (next < 0 || nextSent > e.T) {
 				t.Errorf("w%02d asked at %v, after the TTL lapsed (by %v), and was turned away at %v; the next acquire came at %v\n%s",
 					e.Worker, e.Call, got+ttl, e.T, next, allSteps(o.evs))
 				break
@@ -260,17 +263,17 @@ func TestCrash(t *testing.T) {
 
 func TestDeadlock(t *testing.T) {
 	t.Parallel()
-	order := func(o string, workers int) func(*scenario.Params) {
-		return func(p *scenario.Params) { p.Order, p.Workers = o, workers }
+	order := func(o string, workers int) func(*event.Params) {
+		return func(p *event.Params) { p.Order, p.Workers = o, workers }
 	}
 	together(func() {
 		eachAt(t, outcomeSpeed, "deadlock", "safe", 10, order("opposite", 2), func(t *testing.T, o outcome) {
 			dl, first := -1, -1
 			for i, e := range o.evs {
-				if e.Kind == scenario.KindDeadlock && dl < 0 {
+				if e.Kind == event.KindDeadlock && dl < 0 {
 					dl = i
 				}
-				if e.Kind == scenario.KindViolation && first < 0 {
+				if e.Kind == event.KindViolation && first < 0 {
 					first = i
 				}
 			}
@@ -290,7 +293,7 @@ func TestDeadlock(t *testing.T) {
 		eachAt(t, outcomeSpeed, "deadlock", "safe", 10, order("opposite", 4), func(t *testing.T, o outcome) {
 			var cycles []string
 			for _, e := range o.evs {
-				if e.Kind == scenario.KindDeadlock {
+				if e.Kind == event.KindDeadlock {
 					cycles = append(cycles, e.Msg)
 				}
 			}
@@ -306,14 +309,14 @@ func TestNaiveFlaws(t *testing.T) {
 	eachAt(t, naiveSpeed, "naive-flaws", "naive", 10, nil, func(t *testing.T, o outcome) {
 		// The beat the scenario says after reading PTTL from Redis (the
 		// narration's own caption about the crash is not evidence).
-		noTTL := o.count(scenario.KindBeat, func(e scenario.Event) bool { return e.Res == "lock:A" && strings.Contains(e.Msg, "no TTL") })
+		noTTL := o.count(event.KindBeat, func(e event.Event) bool { return e.Res == "lock:A" && strings.Contains(e.Msg, "no TTL") })
 		foreign := 0
 		holder := map[string]int32{}
 		for _, e := range o.evs {
 			switch e.Kind {
-			case scenario.KindAcquired:
+			case event.KindAcquired:
 				holder[e.Res] = e.Worker
-			case scenario.KindRelease:
+			case event.KindRelease:
 				if h, ok := holder[e.Res]; ok && h != e.Worker && e.OK {
 					foreign++
 				}
@@ -324,8 +327,8 @@ func TestNaiveFlaws(t *testing.T) {
 		}
 	})
 	eachAt(t, naiveSpeed, "naive-flaws", "safe", 10, nil, func(t *testing.T, o outcome) {
-		refused := o.count(scenario.KindReleaseFailed, func(e scenario.Event) bool { return e.Worker == 2 })
-		if o.s.Overlaps != 0 || refused != 1 || o.count(scenario.KindBeat, func(e scenario.Event) bool { return e.Res == "lock:A" && strings.Contains(e.Msg, "no TTL") }) != 0 {
+		refused := o.count(event.KindReleaseFailed, func(e event.Event) bool { return e.Worker == 2 })
+		if o.s.Overlaps != 0 || refused != 1 || o.count(event.KindBeat, func(e event.Event) bool { return e.Res == "lock:A" && strings.Contains(e.Msg, "no TTL") }) != 0 {
 			t.Errorf("safe: overlaps %d, w02's release refused %d times\n%s", o.s.Overlaps, refused, allSteps(o.evs))
 		}
 	})
@@ -334,7 +337,7 @@ func TestNaiveFlaws(t *testing.T) {
 func TestWebhook(t *testing.T) {
 	t.Parallel()
 	credits := func(o outcome) int {
-		return o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Res == "credit" && e.OK })
+		return o.count(event.KindWrite, func(e event.Event) bool { return e.Res == "credit" && e.OK })
 	}
 	// Without a lock every delivery checks before any calls the bank (they
 	// arrived at once), so each finds no record and credits: in
@@ -357,26 +360,26 @@ func TestWebhook(t *testing.T) {
 		holder := int32(-1)
 		var a, q, r, ttl time.Duration = -1, -1, -1, 0
 		for _, e := range o.evs {
-			if e.Kind == scenario.KindAcquired {
+			if e.Kind == event.KindAcquired {
 				holder, q, ttl = e.Worker, e.T, e.TTL
 			}
 		}
 		denied := map[int32]time.Duration{}
 		for _, e := range o.evs {
 			switch {
-			case e.Worker == holder && e.Kind == scenario.KindAttempt:
+			case e.Worker == holder && e.Kind == event.KindAttempt:
 				a = e.T
-			case e.Worker == holder && e.Kind == scenario.KindWorkEnd:
+			case e.Worker == holder && e.Kind == event.KindWorkEnd:
 				// The release is sent right after; its event is stamped
 				// when the answer comes back, after the key is gone.
 				r = e.T
-			case e.Kind == scenario.KindDenied:
+			case e.Kind == event.KindDenied:
 				denied[e.Worker] = e.T
 			}
 		}
 		replies := 0
 		for _, e := range o.evs {
-			if e.Kind != scenario.KindDone || !strings.HasPrefix(e.Msg, "409") {
+			if e.Kind != event.KindDone || !strings.HasPrefix(e.Msg, "409") {
 				continue
 			}
 			replies++
@@ -399,11 +402,11 @@ func TestWebhook(t *testing.T) {
 func TestQueueDouble(t *testing.T) {
 	t.Parallel()
 	effects := func(o outcome) int {
-		return o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Res == "effect" })
+		return o.count(event.KindWrite, func(e event.Event) bool { return e.Res == "effect" })
 	}
 	together(func() {
 		each(t, "queue-double", "plain", 10, nil, func(t *testing.T, o outcome) {
-			failedDelete := o.count(scenario.KindReleaseFailed, func(e scenario.Event) bool { return strings.Contains(e.Msg, "not found / not reserved") })
+			failedDelete := o.count(event.KindReleaseFailed, func(e event.Event) bool { return strings.Contains(e.Msg, "not found / not reserved") })
 			if effects(o) != 2 || o.s.Overlaps < 1 || failedDelete != 1 {
 				t.Errorf("plain: effects %d, overlaps %d, failed deletes %d", effects(o), o.s.Overlaps, failedDelete)
 			}
@@ -449,7 +452,7 @@ func TestRetryPoliciesCompared(t *testing.T) {
 		// work inside is 1ms); at 10× the default 2s would be 200ms of real
 		// time, which a busy machine can stall a holder through.
 		p := sc.Defaults
-		p.Workers, p.TTL = workers, scenario.Millis(time.Minute)
+		p.Workers, p.TTL = workers, event.Millis(time.Minute)
 		pols := sc.Strategies
 		cfg := func(i int) scenario.Config {
 			return scenario.Config{Scenario: "retry", Strategy: pols[i/seeds], Seed: uint64(i % seeds), Params: p}
@@ -524,25 +527,25 @@ func TestRedlockUnderFaults(t *testing.T) {
 	for seed, r := range runs {
 		o := outcome{s: r.Summary(), evs: r.Log.Events()}
 		granted := func(w int32) int {
-			return o.count(scenario.KindVote, func(e scenario.Event) bool { return e.Worker == w && e.OK })
+			return o.count(event.KindVote, func(e event.Event) bool { return e.Worker == w && e.OK })
 		}
-		if o.count(scenario.KindAcquired, func(e scenario.Event) bool { return e.Worker == 0 }) != 1 || granted(0) != 3 {
-			t.Errorf("seed %d: with 2 of 5 down, w00 got %d votes and acquired %d times", seed, granted(0), o.count(scenario.KindAcquired, func(e scenario.Event) bool { return e.Worker == 0 }))
+		if o.count(event.KindAcquired, func(e event.Event) bool { return e.Worker == 0 }) != 1 || granted(0) != 3 {
+			t.Errorf("seed %d: with 2 of 5 down, w00 got %d votes and acquired %d times", seed, granted(0), o.count(event.KindAcquired, func(e event.Event) bool { return e.Worker == 0 }))
 		}
-		if o.count(scenario.KindAcquired, func(e scenario.Event) bool { return e.Worker == 1 }) != 0 || granted(1) != 2 {
+		if o.count(event.KindAcquired, func(e event.Event) bool { return e.Worker == 1 }) != 0 || granted(1) != 2 {
 			t.Errorf("seed %d: with 3 of 5 down, w01 got %d votes", seed, granted(1))
 		}
 		for _, res := range []string{"J", "F", "P"} {
-			if o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == res && e.Code == scenario.CodeOverlap }) != 1 {
+			if o.count(event.KindViolation, func(e event.Event) bool { return e.Res == res && e.Code == check.CodeOverlap }) != 1 {
 				t.Errorf("seed %d: no two holders of %s", seed, res)
 			}
 		}
-		if o.count(scenario.KindFailover, func(e scenario.Event) bool {
+		if o.count(event.KindFailover, func(e event.Event) bool {
 			return strings.Contains(e.Msg, "lost") && !strings.Contains(e.Msg, "the 0 write")
 		}) != 1 {
 			t.Errorf("seed %d: the failover should lose the write the replica had not received", seed)
 		}
-		if votes := o.count(scenario.KindVote, nil); votes < 5*8 {
+		if votes := o.count(event.KindVote, nil); votes < 5*8 {
 			t.Errorf("seed %d: only %d per-node votes recorded", seed, votes)
 		}
 	}
@@ -550,18 +553,18 @@ func TestRedlockUnderFaults(t *testing.T) {
 		realTimeStory(t)
 		srvs := storetest.StartN(t, 5)
 		r := run(t, storetest.URLs(srvs), scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
-			Params: func() scenario.Params { p := sc.Defaults; p.TTL, p.Work = p.TTL/5, p.Work/5; return p }()})
+			Params: func() event.Params { p := sc.Defaults; p.TTL, p.Work = p.TTL/5, p.Work/5; return p }()})
 		o := outcome{s: r.Summary(), evs: r.Log.Events()}
-		if n := o.count(scenario.KindBeat, func(e scenario.Event) bool { return strings.HasPrefix(e.Msg, "not available on a real server") }); n < 3 {
+		if n := o.count(event.KindBeat, func(e event.Event) bool { return strings.HasPrefix(e.Msg, "not available on a real server") }); n < 3 {
 			t.Errorf("a real server should say which faults it cannot inject; said %d times", n)
 		}
-		if o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == "P" && e.Code == scenario.CodeOverlap }) != 1 {
+		if o.count(event.KindViolation, func(e event.Event) bool { return e.Res == "P" && e.Code == check.CodeOverlap }) != 1 {
 			t.Error("the pause past validity needs no node fault: two holders expected on a real server too")
 		}
 	})
 }
 
-func allSteps(evs []scenario.Event) string {
+func allSteps(evs []event.Event) string {
 	var b strings.Builder
 	for _, e := range evs {
 		fmt.Fprintf(&b, "%12v %12v %-4s %-14s %-8s %s %s\n", e.T, e.Call, wname(e.Worker), e.Kind, e.Res, e.Code, e.Msg)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 )
 
 var crash = &Scenario{
@@ -16,9 +19,9 @@ var crash = &Scenario{
 		"crashes, and the time they stand blocked is the availability they cost.",
 	Source:     "the PHP + Redis locking lab, §4",
 	Strategies: []string{"safe", "naive", "fenced", "watchdog", "redislock", "redsync"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Stock, p.TTL = 3, 5, Millis(2*time.Second)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(10*time.Millisecond), 1000
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Stock, p.TTL = 3, 5, event.Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(10*time.Millisecond), 1000
 	}),
 	Uses:  []string{"workers", "stock", "ttl", "retry", "max-retries", "retry-base"},
 	run:   runCrash,
@@ -42,13 +45,13 @@ func runCrash(ctx context.Context, env *Env) error {
 				w.Fail(ctx, err, "lock not obtained")
 				return
 			}
-			w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+			w.Emit(event.Event{Kind: event.KindWorkStart, Res: "stock"})
 			lease.Abandon() // the process is gone: nothing renews or releases it
 			w.Crash("crashed holding the lock; it is never released")
 			return
 		}
 		if holding.wait(ctx) != nil || w.Sleep(ctx, 50*time.Millisecond) != nil {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 			return
 		}
 		buy(ctx, env, w)
@@ -57,20 +60,22 @@ func runCrash(ctx context.Context, env *Env) error {
 }
 
 // crashNotes measures the blocked time: from the crash to the next acquire.
-func crashNotes(h Header) noteFold { return &crashFold{ttl: h.Params.TTL.D(), crashed: -1, next: -1} }
+func crashNotes(h event.Header) check.NoteFold {
+	return &crashFold{ttl: h.Params.TTL.D(), crashed: -1, next: -1}
+}
 
 type crashFold struct{ ttl, crashed, next time.Duration }
 
-func (f *crashFold) add(e *Event) {
+func (f *crashFold) Add(e *event.Event) {
 	switch {
-	case e.Kind == KindCrash && f.crashed < 0:
+	case e.Kind == event.KindCrash && f.crashed < 0:
 		f.crashed = e.T
-	case e.Kind == KindAcquired && f.crashed >= 0 && f.next < 0:
+	case e.Kind == event.KindAcquired && f.crashed >= 0 && f.next < 0:
 		f.next = e.T
 	}
 }
 
-func (f *crashFold) notes() [][2]string {
+func (f *crashFold) Notes() [][2]string {
 	if f.crashed < 0 {
 		return nil
 	}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/redis/go-redis/v9"
 )
@@ -23,8 +26,8 @@ var cron = &Scenario{
 		"period in a last-run key the next holder checks. none has no lock: every server runs it.",
 	Source:     "the locking-patterns article (only one process runs a scheduled task)",
 	Strategies: []string{"release", "hold", "last-run", "none"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.TTL, p.Work = 3, Millis(10*time.Second), Millis(300*time.Millisecond)
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.TTL, p.Work = 3, event.Millis(10*time.Second), event.Millis(300*time.Millisecond)
 	}),
 	Uses:  []string{"ttl", "work"},
 	Cast:  3,
@@ -58,7 +61,7 @@ type cronServer struct {
 }
 
 func runCron(ctx context.Context, env *Env) error {
-	env.Emit(Event{Kind: KindInit, Res: cronRun, Code: LimitOnce})
+	env.Emit(event.Event{Kind: event.KindInit, Res: cronRun, Code: check.LimitOnce})
 	work := env.Params.Work.D()
 	// The story is a chain of cues besides the clocks, so a busy machine
 	// cannot reorder it: w01 fires once w00 is inside and w00 works until
@@ -74,7 +77,7 @@ func runCron(ctx context.Context, env *Env) error {
 		defer part.done.give()
 		defer part.tried.give()
 		if w.Sleep(ctx, part.offset) != nil || part.after.wait(ctx) != nil {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 			return
 		}
 		fireCron(ctx, env, w, part)
@@ -90,7 +93,7 @@ func fireCron(ctx context.Context, env *Env, w *Worker, part cronServer) {
 	st := env.Store
 	l, err := env.NewLock(w, "safe", lock.Retry{}, nil)
 	if err != nil {
-		w.Done(false, FailError, err.Error())
+		w.Done(false, check.FailError, err.Error())
 		return
 	}
 	key := st.Key("lock:" + cronJob)
@@ -146,38 +149,38 @@ func alreadyRan(ctx context.Context, env *Env, w *Worker) (bool, error) {
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			w.OpError("read", Event{Res: cronLast}, call, err)
+			w.OpError("read", event.Event{Res: cronLast}, call, err)
 		}
 		return false, err
 	}
-	w.Emit(Event{Kind: KindRead, Res: cronLast, Msg: "last run: " + last}.WithCall(call))
+	w.Emit(event.Event{Kind: event.KindRead, Res: cronLast, Msg: "last run: " + last}.WithCall(call))
 	if last == cronPeriod {
 		return true, nil
 	}
 	call = w.Now()
 	if err := c.Set(ctx, key, cronPeriod, 0).Err(); err != nil {
 		if ctx.Err() == nil {
-			w.OpError("write", Event{Res: cronLast}, call, err)
+			w.OpError("write", event.Event{Res: cronLast}, call, err)
 		}
 		return false, err
 	}
-	w.Emit(Event{Kind: KindWrite, Res: cronLast, Msg: "last run: " + cronPeriod}.WithOK(true).WithCall(call))
+	w.Emit(event.Event{Kind: event.KindWrite, Res: cronLast, Msg: "last run: " + cronPeriod}.WithOK(true).WithCall(call))
 	return false, nil
 }
 
 // runCronJob runs the job: --work long (and until part.until), its effect
 // the period's report.
 func runCronJob(ctx context.Context, env *Env, w *Worker, part cronServer) error {
-	w.Emit(Event{Kind: KindWorkStart, Res: cronJob})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: cronJob})
 	part.tried.give() // inside: without a lock, the next server's cue
 	err := w.Sleep(ctx, env.Params.Work.D())
 	if err == nil {
 		err = part.until.wait(ctx)
 	}
 	if err == nil {
-		w.Emit(Event{Kind: KindWrite, Res: cronRun, Msg: fmt.Sprintf("sent the %s report", cronPeriod)}.WithOK(true))
+		w.Emit(event.Event{Kind: event.KindWrite, Res: cronRun, Msg: fmt.Sprintf("sent the %s report", cronPeriod)}.WithOK(true))
 	}
-	w.Emit(Event{Kind: KindWorkEnd, Res: cronJob})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: cronJob})
 	return err
 }
 
@@ -191,42 +194,42 @@ var duplicateDetail = map[string]func(strategy string) string{
 	},
 }
 
-func cronBeats(strategy string, p Params) []Beat {
+func cronBeats(strategy string, p event.Params) []Beat {
 	late := p.Work.D() + p.Work.D()/2
-	fired := Beat{"fired", is(KindWorkStart), func(e Event) string {
+	fired := Beat{"fired", is(event.KindWorkStart), func(e event.Event) string {
 		return fmt.Sprintf("%s's scheduler fires at %s by its clock and sends the %s.", wn(e), cronPeriod, cronRun)
 	}}
 	if strategy == "none" {
 		return []Beat{fired,
-			{"again", func(e Event) bool { return e.Kind == KindWorkStart && e.Worker != 0 }, func(e Event) string {
+			{"again", func(e event.Event) bool { return e.Kind == event.KindWorkStart && e.Worker != 0 }, func(e event.Event) string {
 				return fmt.Sprintf("%s's scheduler fires too: no lock, so it sends the %s as well.", wn(e), cronJob)
 			}},
-			{"duplicate", violation(CodeDuplicate), checkerSays("The checker: ")}}
+			{"duplicate", violation(check.CodeDuplicate), checkerSays("The checker: ")}}
 	}
 	bs := []Beat{
-		{"fired", is(KindAcquired), func(e Event) string {
+		{"fired", is(event.KindAcquired), func(e event.Event) string {
 			return fmt.Sprintf("%s's scheduler fires at %s by its clock and takes the lock.", wn(e), cronPeriod)
 		}},
-		{"skipped", by(KindDenied, 1), func(e Event) string {
+		{"skipped", by(event.KindDenied, 1), func(e event.Event) string {
 			return fmt.Sprintf("%s's clock is %s ahead: it fires while w00 is at work, finds the lock held and skips.", wn(e), ms(p.Work.D()/3))
 		}},
 	}
 	switch strategy {
 	case "release":
 		bs = append(bs,
-			Beat{"released", by(KindRelease, 0), said("w00 is done and releases the lock: the period is not over.")},
-			Beat{"late", by(KindAcquired, 2), func(e Event) string {
+			Beat{"released", by(event.KindRelease, 0), said("w00 is done and releases the lock: the period is not over.")},
+			Beat{"late", by(event.KindAcquired, 2), func(e event.Event) string {
 				return fmt.Sprintf("%s's clock is %s late: at %s by its clock the lock is free, and it sends the %s again.", wn(e), ms(late), cronPeriod, cronJob)
 			}},
-			Beat{"duplicate", violation(CodeDuplicate), checkerSays("The checker: ")})
+			Beat{"duplicate", violation(check.CodeDuplicate), checkerSays("The checker: ")})
 	case "hold":
-		bs = append(bs, Beat{"held", by(KindDenied, 2), func(e Event) string {
+		bs = append(bs, Beat{"held", by(event.KindDenied, 2), func(e event.Event) string {
 			return fmt.Sprintf("%s's clock is %s late, but the lock is held for the whole period: it skips.", wn(e), ms(late))
 		}})
 	case "last-run":
-		bs = append(bs, Beat{"checked", func(e Event) bool {
-			return e.Kind == KindRead && e.Worker == 2 && e.Res == cronLast
-		}, func(e Event) string {
+		bs = append(bs, Beat{"checked", func(e event.Event) bool {
+			return e.Kind == event.KindRead && e.Worker == 2 && e.Res == cronLast
+		}, func(e event.Event) string {
 			return fmt.Sprintf("%s's clock is %s late and the lock is free, but the last-run key says %s ran: it skips.", wn(e), ms(late), cronPeriod)
 		}})
 	}

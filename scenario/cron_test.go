@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -17,8 +20,8 @@ func TestCron(t *testing.T) {
 	runs := func(o outcome) []string {
 		var who []string
 		for _, e := range o.evs {
-			if e.Kind == scenario.KindWrite && e.Res == "report@09:00" && e.OK {
-				who = append(who, scenario.WorkerName(e.Worker))
+			if e.Kind == event.KindWrite && e.Res == "report@09:00" && e.OK {
+				who = append(who, check.WorkerName(e.Worker))
 			}
 		}
 		return who
@@ -56,7 +59,7 @@ func beatIDs(o outcome) []string {
 	for _, e := range o.evs {
 		// A real-time run on a busy machine may also say the machine held
 		// it up: that is not one of the story's beats.
-		if e.Kind == scenario.KindBeat && e.Code != "" && e.Code != scenario.BeatMachine {
+		if e.Kind == event.KindBeat && e.Code != "" && e.Code != check.BeatMachine {
 			ids = append(ids, e.Code)
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/sim"
@@ -33,9 +36,9 @@ var deadlock = &Scenario{
 		"takes the locks in one global order (no cycle); all-at-once takes them in one atomic script.",
 	Source:     "the PHP + Redis locking lab, §5 (its run looked fine; the overlap was real)",
 	Strategies: []string{"safe", "naive", "fenced", "watchdog"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.TTL, p.Work, p.Order = 2, Millis(3*time.Second), Millis(500*time.Millisecond), "opposite"
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 100
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.TTL, p.Work, p.Order = 2, event.Millis(3*time.Second), event.Millis(500*time.Millisecond), "opposite"
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 100
 	}),
 	Uses:  []string{"workers", "order", "ttl", "work", "retry-base", "max-retries"},
 	run:   runDeadlock,
@@ -64,7 +67,7 @@ func itoa(i int) string {
 func runDeadlock(ctx context.Context, env *Env) error {
 	n := env.Params.Workers
 	for i := range n {
-		env.Emit(Event{Kind: KindInit, Res: resourceName(i)})
+		env.Emit(event.Event{Kind: event.KindInit, Res: resourceName(i)})
 	}
 	env.ring = newArrivals(n)
 	return env.Workers(ctx, n, func(ctx context.Context, w *Worker) { ringWorker(ctx, env, w) })
@@ -114,7 +117,7 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 	defer releaseQuietly(ctx, a)
 	// Hold the first while the others take theirs.
 	if w.Sleep(ctx, env.Params.Work.D()) != nil {
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	ring.wait(ctx)
@@ -130,12 +133,12 @@ func lockBoth(ctx context.Context, env *Env, w *Worker, first, second string, li
 				w.waitFor("lock:"+second, h, on)
 			}
 			if env.Clock().Now() > deadline {
-				w.Done(false, FailLock, "gave up waiting for "+second)
+				w.Done(false, check.FailLock, "gave up waiting for "+second)
 				return
 			}
-			w.Emit(Event{Kind: KindBackoff, Res: "lock:" + second, Delay: env.Params.RetryBase.D(), Has: HasDelay})
+			w.Emit(event.Event{Kind: event.KindBackoff, Res: "lock:" + second, Delay: env.Params.RetryBase.D(), Has: event.HasDelay})
 			if w.Sleep(ctx, env.Params.RetryBase.D()) != nil {
-				w.Done(false, FailCancel, "interrupted")
+				w.Done(false, check.FailCancel, "interrupted")
 				return
 			}
 		default:
@@ -165,13 +168,13 @@ func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit tim
 	deadline := env.Clock().Now() + limit
 	for attempt := int32(1); ; attempt++ {
 		for _, k := range names {
-			w.Emit(Event{Kind: KindAttempt, Res: "lock:" + k, Attempt: attempt, Has: HasAttempt})
+			w.Emit(event.Event{Kind: event.KindAttempt, Res: "lock:" + k, Attempt: attempt, Has: event.HasAttempt})
 		}
 		call := w.Now()
 		ok, err := acquireAllScript.Run(ctx, st.Client(), keys, tok, max(st.Clock().ToServer(ttl).Milliseconds(), 1)).Int()
 		if err != nil {
 			if ctx.Err() == nil {
-				w.OpError("acquire", Event{Res: "lock:" + names[0]}, call, err)
+				w.OpError("acquire", event.Event{Res: "lock:" + names[0]}, call, err)
 			}
 			w.Fail(ctx, err, "")
 			return
@@ -180,16 +183,16 @@ func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit tim
 			break
 		}
 		for _, k := range names {
-			w.Emit(Event{Kind: KindDenied, Res: "lock:" + k, Msg: "not all free"}.WithCall(call))
+			w.Emit(event.Event{Kind: event.KindDenied, Res: "lock:" + k, Msg: "not all free"}.WithCall(call))
 		}
 		if env.Clock().Now() > deadline || w.Sleep(ctx, env.Params.RetryBase.D()) != nil {
-			w.Done(false, FailLock, "gave up")
+			w.Done(false, check.FailLock, "gave up")
 			return
 		}
 	}
 	for _, k := range names {
 		env.run.holders.set(tok, w.ID)
-		w.Emit(Event{Kind: KindAcquired, Res: "lock:" + k, Token: tok, TTL: ttl, Has: HasTTL})
+		w.Emit(event.Event{Kind: event.KindAcquired, Res: "lock:" + k, Token: tok, TTL: ttl, Has: event.HasTTL})
 	}
 	work(ctx, env, w, names)
 	rctx, cancel := cleanup(ctx)
@@ -199,11 +202,11 @@ func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit tim
 		n, err := lock.CompareAndDelete(rctx, st.Client(), k, tok)
 		switch {
 		case err != nil:
-			w.OpError("release", Event{Res: "lock:" + names[i], Token: tok}, call, err)
+			w.OpError("release", event.Event{Res: "lock:" + names[i], Token: tok}, call, err)
 		case n == 1:
-			w.Emit(Event{Kind: KindRelease, Res: "lock:" + names[i], Token: tok}.WithOK(true).WithCall(call))
+			w.Emit(event.Event{Kind: event.KindRelease, Res: "lock:" + names[i], Token: tok}.WithOK(true).WithCall(call))
 		default:
-			w.Emit(Event{Kind: KindReleaseFailed, Res: "lock:" + names[i], Token: tok, Msg: "expired or not owner"}.WithOK(false).WithCall(call))
+			w.Emit(event.Event{Kind: event.KindReleaseFailed, Res: "lock:" + names[i], Token: tok, Msg: "expired or not owner"}.WithOK(false).WithCall(call))
 		}
 	}
 }
@@ -211,14 +214,14 @@ func lockAll(ctx context.Context, env *Env, w *Worker, names []string, limit tim
 // work is the critical section over every resource held.
 func work(ctx context.Context, env *Env, w *Worker, names []string) {
 	for _, n := range names {
-		w.Emit(Event{Kind: KindWorkStart, Res: n})
+		w.Emit(event.Event{Kind: event.KindWorkStart, Res: n})
 	}
 	err := w.Sleep(ctx, env.Params.Work.D())
 	for _, n := range names {
-		w.Emit(Event{Kind: KindWorkEnd, Res: n})
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: n})
 	}
 	if err != nil {
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	w.Done(true, "", "")

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -45,7 +47,7 @@ func logOf(t testing.TB, cfg scenario.Config) []byte {
 
 // determinismCases are the runs whose logs must not depend on the host.
 func determinismCases() []scenario.Config {
-	params := func(name string, mod func(*scenario.Params)) scenario.Params {
+	params := func(name string, mod func(*event.Params)) event.Params {
 		sc, _ := scenario.Lookup(name)
 		p := sc.Defaults
 		if mod != nil {
@@ -55,8 +57,8 @@ func determinismCases() []scenario.Config {
 	}
 	return []scenario.Config{
 		{Scenario: "ttl-expiry", Strategy: "safe", Seed: 3, Params: params("ttl-expiry", nil)},
-		{Scenario: "oversell", Strategy: "none", Seed: 3, Params: params("oversell", func(p *scenario.Params) { p.Workers = 40 })},
-		{Scenario: "redlock", Strategy: "redlock", Seed: 3, Params: params("redlock", func(p *scenario.Params) { p.Part = "failover" })},
+		{Scenario: "oversell", Strategy: "none", Seed: 3, Params: params("oversell", func(p *event.Params) { p.Workers = 40 })},
+		{Scenario: "redlock", Strategy: "redlock", Seed: 3, Params: params("redlock", func(p *event.Params) { p.Part = "failover" })},
 		{Scenario: "renewal", Strategy: "watchdog", Seed: 3, Params: params("renewal", nil)},
 		{Scenario: "deadlock", Strategy: "safe", Seed: 3, Params: params("deadlock", nil)},
 		{Scenario: "queue-double", Strategy: "heartbeat", Seed: 3, Params: params("queue-double", nil)},

@@ -2,12 +2,11 @@ package scenario
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
@@ -109,44 +108,7 @@ func StartGuest(ctx context.Context, st *store.Store, cfg Config, first, total i
 		return nil, err
 	}
 	if first < 0 || total < first+cfg.Params.Workers {
-		return nil, &ParamError{"workers", fmt.Sprintf("lanes %d… of %d cannot hold %d workers", first, total, cfg.Params.Workers)}
+		return nil, &event.ParamError{Param: "workers", Msg: fmt.Sprintf("lanes %d… of %d cannot hold %d workers", first, total, cfg.Params.Workers)}
 	}
 	return start(ctx, st, cfg, runMode{guest: true, first: int32(first), total: total})
-}
-
-// EmitAt appends e at its own time e.T (never before the newest event),
-// folded by the log's deriver like any emitted event: for events that
-// happened in another process.
-func (l *Log) EmitAt(e Event) {
-	l.mu.Lock()
-	l.lastT = max(l.lastT, e.T.Truncate(time.Microsecond))
-	l.appendLocked(&e)
-	l.deriveLocked(&e)
-	l.pub.Store(l.n)
-	l.mu.Unlock()
-}
-
-// Mark is a time no event appended after it returns will be stamped
-// before: a watermark for whoever forwards the log elsewhere.
-func (l *Log) Mark() time.Duration {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.clock == nil {
-		return l.lastT
-	}
-	return max(l.lastT, l.clock.Now().Truncate(time.Microsecond))
-}
-
-// DecodeEvent reads one event written by AppendJSON.
-func DecodeEvent(b []byte) (Event, error) {
-	var e Event
-	_, _, err := decodeEvent(b, &e)
-	if errors.Is(err, errSlowPath) {
-		var w wireEvent
-		if err := json.Unmarshal(b, &w); err != nil {
-			return Event{}, err
-		}
-		return w.event(), nil
-	}
-	return e, err
 }

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/clock"
 )
 
@@ -23,9 +26,9 @@ var failoverScenario = &Scenario{
 		"it: a fencing token the resource checks, WAIT before trusting the lock, or Redlock's independent primaries.",
 	Source:     "the Valkey distributed-locks page (the failover warning); the Redlock article",
 	Strategies: []string{"safe", "redislock", "redsync"},
-	Defaults: withDefaults(func(p *Params) {
-		p.TTL, p.Work = Millis(5*time.Second), Millis(3*time.Second)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 100
+	Defaults: withDefaults(func(p *event.Params) {
+		p.TTL, p.Work = event.Millis(5*time.Second), event.Millis(3*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 100
 	}),
 	Uses:  []string{"ttl", "work", "retry-base", "max-retries"},
 	Cast:  2,
@@ -40,16 +43,16 @@ func runFailover(ctx context.Context, env *Env) error {
 	node := env.Store.Nodes()[0]
 	ttl, work := env.Params.TTL.D(), env.Params.Work.D()
 	if !node.Embedded() && !node.Spawned() {
-		env.Emit(Event{Kind: KindBeat, Msg: "failover needs a primary with a replica locklab controls: the embedded store, or --topology replica or sentinel"})
+		env.Emit(event.Event{Kind: event.KindBeat, Msg: "failover needs a primary with a replica locklab controls: the embedded store, or --topology replica or sentinel"})
 		return nil
 	}
 	// The replica trails by the TTL: while w00's lock is valid the replica
 	// has not received it, however late a busy machine makes the failover.
 	if err := node.Replicate(ttl); err != nil {
-		env.Emit(Event{Kind: KindBeat, Msg: "no replica for the primary: " + err.Error()})
+		env.Emit(event.Event{Kind: event.KindBeat, Msg: "no replica for the primary: " + err.Error()})
 		return nil
 	}
-	env.Emit(Event{Kind: KindInit, Res: failoverRes})
+	env.Emit(event.Event{Kind: event.KindInit, Res: failoverRes})
 	a, err := env.lockedWorker(0)
 	if err != nil {
 		return err
@@ -60,7 +63,7 @@ func runFailover(ctx context.Context, env *Env) error {
 	}
 	got, in := make(chan bool, 1), make(chan bool, 1)
 	g := clock.NewGroup(env.Clock())
-	g.Go(ctx, WorkerName(a.ID), func(context.Context) {
+	g.Go(ctx, check.WorkerName(a.ID), func(context.Context) {
 		hold(env, a, a.Lock, failoverRes, ttl, work, got)
 	})
 	if ok, _, _ := recv(ctx, got); ok {
@@ -68,21 +71,21 @@ func runFailover(ctx context.Context, env *Env) error {
 		if _, err := fault(env, node, "failover", 0); err == nil {
 			hold(env, b, b.Lock, failoverRes, ttl, work/2, in)
 		} else {
-			b.Done(false, FailCancel, "no failover: "+err.Error())
+			b.Done(false, check.FailCancel, "no failover: "+err.Error())
 		}
 	} else {
-		b.Done(false, FailCancel, "w00 never held the lock")
+		b.Done(false, check.FailCancel, "w00 never held the lock")
 	}
 	g.Wait(ctx)
 	return ctx.Err()
 }
 
-func failoverBeats(string, Params) []Beat {
+func failoverBeats(string, event.Params) []Beat {
 	return []Beat{
-		{"acquired", is(KindAcquired), func(e Event) string {
+		{"acquired", is(event.KindAcquired), func(e event.Event) string {
 			return fmt.Sprintf("%s holds the lock — on the primary only: its replica trails by the TTL and has not received the key.", wn(e))
 		}},
-		{"failover", is(KindFailover), func(e Event) string {
+		{"failover", is(event.KindFailover), func(e event.Event) string {
 			how := "The emulated replica is promoted"
 			switch {
 			case strings.Contains(e.Msg, "Sentinel"):
@@ -92,7 +95,7 @@ func failoverBeats(string, Params) []Beat {
 			}
 			return "The primary dies before the lock key replicated. " + how + ": it has never heard of the lock."
 		}},
-		{"overlap", violation(CodeOverlap), said("A second worker acquires on the promoted replica: two holders at once. " +
+		{"overlap", violation(check.CodeOverlap), said("A second worker acquires on the promoted replica: two holders at once. " +
 			"A fencing token checked by the resource, WAIT for the replica before trusting the lock, or Redlock's independent primaries would have prevented it.")},
 	}
 }

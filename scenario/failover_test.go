@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
@@ -42,7 +45,7 @@ func topologyRun(t *testing.T, topo string, cfg scenario.Config) *scenario.Run {
 
 // twoHoldersAfter checks the run's verdict is UNSAFE and that an overlap
 // comes after the event of kind k whose message says what.
-func twoHoldersAfter(t *testing.T, r *scenario.Run, k scenario.Kind, what string) {
+func twoHoldersAfter(t *testing.T, r *scenario.Run, k event.Kind, what string) {
 	t.Helper()
 	// UNSAFE; or, when a killed server left a command unanswered,
 	// INDETERMINATE with the overlap among the answered ones.
@@ -54,7 +57,7 @@ func twoHoldersAfter(t *testing.T, r *scenario.Run, k scenario.Kind, what string
 		if e.Kind == k && strings.Contains(e.Msg, what) {
 			seen = true
 		}
-		if e.Kind == scenario.KindViolation && e.Code == scenario.CodeOverlap {
+		if e.Kind == event.KindViolation && e.Code == check.CodeOverlap {
 			if !seen {
 				t.Fatalf("an overlap before the fault (%q): %s", what, e.Msg)
 			}
@@ -66,9 +69,9 @@ func twoHoldersAfter(t *testing.T, r *scenario.Run, k scenario.Kind, what string
 
 func TestFailoverOnTheEmulatedReplicaIsSimulatedAndUnsafe(t *testing.T) {
 	t.Parallel()
-	cfg := scenario.Config{Scenario: "failover", Strategy: "safe", Seed: 3, Params: withParams("failover", func(*scenario.Params) {})}
+	cfg := scenario.Config{Scenario: "failover", Strategy: "safe", Seed: 3, Params: withParams("failover", func(*event.Params) {})}
 	a := run(t, nil, cfg)
-	twoHoldersAfter(t, a, scenario.KindFailover, "write(s) it had not received are lost")
+	twoHoldersAfter(t, a, event.KindFailover, "write(s) it had not received are lost")
 	if a.Header.Time != scenario.TimeSimulated {
 		t.Fatalf("time %q, want simulated", a.Header.Time)
 	}
@@ -87,21 +90,21 @@ func TestFailoverOnTheEmulatedReplicaIsSimulatedAndUnsafe(t *testing.T) {
 func TestFailoverThroughSentinelGivesTwoHolders(t *testing.T) {
 	t.Parallel()
 	r := topologyRun(t, store.TopoSentinel, scenario.Config{Scenario: "failover", Strategy: "safe", Seed: 1,
-		Params: withParams("failover", func(p *scenario.Params) {
-			p.TTL, p.Work = scenario.Millis(5*time.Second), scenario.Millis(2500*time.Millisecond)
+		Params: withParams("failover", func(p *event.Params) {
+			p.TTL, p.Work = event.Millis(5*time.Second), event.Millis(2500*time.Millisecond)
 		})})
-	twoHoldersAfter(t, r, scenario.KindFailover, "Sentinel promoted it")
+	twoHoldersAfter(t, r, event.KindFailover, "Sentinel promoted it")
 }
 
 func TestRedlockNodeRestartedEmptyOnSpawnedServers(t *testing.T) {
 	t.Parallel()
 	r := topologyRun(t, store.TopoRedlock, scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
-		Params: withParams("redlock", func(p *scenario.Params) { p.Part = "restart" })})
-	twoHoldersAfter(t, r, scenario.KindNodeUp, "its redis-server killed (SIGKILL) and started again")
+		Params: withParams("redlock", func(p *event.Params) { p.Part = "restart" })})
+	twoHoldersAfter(t, r, event.KindNodeUp, "its redis-server killed (SIGKILL) and started again")
 }
 
 // withParams is the scenario's defaults, changed by f.
-func withParams(name string, f func(*scenario.Params)) scenario.Params {
+func withParams(name string, f func(*event.Params)) event.Params {
 	sc, _ := scenario.Lookup(name)
 	p := sc.Defaults
 	f(&p)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -33,9 +35,9 @@ func TestStoppedDataNodeIsNamedInTheVerdict(t *testing.T) {
 	var read, down time.Duration = -1, -1
 	for _, e := range r.Log.Events() {
 		switch {
-		case e.Kind == scenario.KindRead && e.Worker >= 0 && read < 0:
+		case e.Kind == event.KindRead && e.Worker >= 0 && read < 0:
 			read = e.T
-		case e.Kind == scenario.KindNodeDown:
+		case e.Kind == event.KindNodeDown:
 			down = e.T
 		}
 	}

@@ -5,11 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
-func op(w int32, k scenario.Kind, call, ret time.Duration) scenario.Event {
-	e := scenario.Event{Worker: w, Kind: k, Res: "stock", T: ret}
+func op(w int32, k event.Kind, call, ret time.Duration) event.Event {
+	e := event.Event{Worker: w, Kind: k, Res: "stock", T: ret}
 	return e.WithCall(call)
 }
 
@@ -19,41 +22,41 @@ func op(w int32, k scenario.Kind, call, ret time.Duration) scenario.Event {
 // (and the value it read) it did not, and w01's sale was lost.
 func TestLostUpdatesCountedFromIntervalsNotLogOrder(t *testing.T) {
 	us := time.Microsecond
-	evs := scenario.Slice{
-		{Worker: scenario.System, Kind: scenario.KindInit, Res: "stock"},
-		op(1, scenario.KindRead, 1*us, 2*us).WithStock(5),
-		op(1, scenario.KindWrite, 3*us, 5*us).WithStock(4).WithOK(true),
-		op(0, scenario.KindRead, 0, 10*us).WithStock(5),
-		op(0, scenario.KindWrite, 12*us, 13*us).WithStock(4).WithOK(true),
-		{Worker: scenario.System, Kind: scenario.KindRead, Res: "stock", T: 20 * us},
+	evs := check.Slice{
+		{Worker: event.System, Kind: event.KindInit, Res: "stock"},
+		op(1, event.KindRead, 1*us, 2*us).WithStock(5),
+		op(1, event.KindWrite, 3*us, 5*us).WithStock(4).WithOK(true),
+		op(0, event.KindRead, 0, 10*us).WithStock(5),
+		op(0, event.KindWrite, 12*us, 13*us).WithStock(4).WithOK(true),
+		{Worker: event.System, Kind: event.KindRead, Res: "stock", T: 20 * us},
 	}
 	evs[0] = evs[0].WithStock(5)
 	evs[5] = evs[5].WithStock(4)
 	// By the log's order alone, w00's read came after w01's write.
 	byLog := slices.Clone(evs[:5])
-	if n := scenario.LostUpdates(byLog); n != 0 {
+	if n := check.LostUpdates(byLog); n != 0 {
 		t.Fatalf("without the final read the log's order counts %d lost, want 0 (that is the old mistake)", n)
 	}
-	if n := scenario.LostUpdates(evs); n != 1 {
+	if n := check.LostUpdates(evs); n != 1 {
 		t.Fatalf("%d lost update(s), want 1: w00 read 5 before w01's write landed", n)
 	}
-	h := scenario.Header{Scenario: "oversell", Strategy: "none", Params: scenario.Params{Workers: 2}}
+	h := event.Header{Scenario: "oversell", Strategy: "none", Params: event.Params{Workers: 2}}
 	if s := scenario.Summarize(h, evs); s.LostUpdates != 1 {
 		t.Fatalf("summary: %d lost update(s), want 1", s.LostUpdates)
 	}
 	// Nothing certain enough for a violation at the moment of the write:
 	// the intervals overlap, so the log's order is not trusted either way.
-	if c, _ := scenario.Check(evs); c.LostUpdates != 0 {
+	if c, _ := check.Check(evs); c.LostUpdates != 0 {
 		t.Fatalf("the checker flagged %d write(s) as surely overtaken", c.LostUpdates)
 	}
 	// A write that surely landed between a read and its write is flagged.
-	sure := scenario.Slice{
-		op(0, scenario.KindRead, 0, 1*us).WithStock(5),
-		op(1, scenario.KindRead, 0, 2*us).WithStock(5),
-		op(1, scenario.KindWrite, 3*us, 4*us).WithStock(4).WithOK(true),
-		op(0, scenario.KindWrite, 6*us, 7*us).WithStock(4).WithOK(true),
+	sure := check.Slice{
+		op(0, event.KindRead, 0, 1*us).WithStock(5),
+		op(1, event.KindRead, 0, 2*us).WithStock(5),
+		op(1, event.KindWrite, 3*us, 4*us).WithStock(4).WithOK(true),
+		op(0, event.KindWrite, 6*us, 7*us).WithStock(4).WithOK(true),
 	}
-	if c, vs := scenario.Check(sure); c.LostUpdates != 1 || len(vs) != 1 {
+	if c, vs := check.Check(sure); c.LostUpdates != 1 || len(vs) != 1 {
 		t.Fatalf("surely overtaken: %d, violations %+v", c.LostUpdates, vs)
 	}
 }
@@ -63,23 +66,23 @@ func TestLostUpdatesCountedFromIntervalsNotLogOrder(t *testing.T) {
 // answers in, and the log holds when each operation was sent.
 func TestOversellLostUpdatesAreTheHistorys(t *testing.T) {
 	for _, seed := range []uint64{174, 120, 1} {
-		p := oversellParams(func(p *scenario.Params) { p.Workers, p.Stock = 50, 5 })
+		p := oversellParams(func(p *event.Params) { p.Workers, p.Stock = 50, 5 })
 		r := run(t, nil, scenario.Config{Scenario: "oversell", Strategy: "none", Params: p, Seed: seed})
 		evs := r.Log.Events()
-		s := scenario.Summarize(r.Header, scenario.Slice(evs))
+		s := scenario.Summarize(r.Header, check.Slice(evs))
 		if want := s.Successes - int(s.InitialStock-s.FinalStock); s.LostUpdates != want {
 			t.Errorf("seed %d: %d lost update(s), the history has %d (%d sold, stock %d→%d)", seed, s.LostUpdates, want, s.Successes, s.InitialStock, s.FinalStock)
 		}
 		for _, e := range evs {
-			if (e.Kind == scenario.KindRead || e.Kind == scenario.KindWrite) && e.Worker != scenario.System && e.Has&scenario.HasCall == 0 {
+			if (e.Kind == event.KindRead || e.Kind == event.KindWrite) && e.Worker != event.System && e.Has&event.HasCall == 0 {
 				t.Fatalf("seed %d: %s without the time it was sent", seed, e.Kind)
 			}
 		}
 		// Any other order the intervals allow — here, by the time each
 		// operation was sent — gives the same count.
 		other := slices.Clone(evs)
-		slices.SortStableFunc(other, func(a, b scenario.Event) int { return int(a.Start() - b.Start()) })
-		if n := scenario.Summarize(r.Header, scenario.Slice(other)).LostUpdates; n != s.LostUpdates {
+		slices.SortStableFunc(other, func(a, b event.Event) int { return int(a.Start() - b.Start()) })
+		if n := scenario.Summarize(r.Header, check.Slice(other)).LostUpdates; n != s.LostUpdates {
 			t.Errorf("seed %d: %d lost by sending order, %d by answering order", seed, n, s.LostUpdates)
 		}
 	}

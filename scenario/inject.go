@@ -8,6 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/store"
@@ -47,7 +50,7 @@ type Timed struct {
 // worker has finished) is recorded as such.
 func (r *Run) scheduled(f Timed) {
 	if _, err := r.inject(f.Fault); err != nil {
-		r.env.Emit(Event{Kind: KindBeat, Code: "fault", Msg: "planned fault not injected: " + err.Error()})
+		r.env.Emit(event.Event{Kind: event.KindBeat, Code: "fault", Msg: "planned fault not injected: " + err.Error()})
 	}
 }
 
@@ -99,29 +102,29 @@ func (r *Run) inject(f Fault) (string, error) {
 		w := e.lookup(f.Worker)
 		switch {
 		case w == nil:
-			return "", fmt.Errorf("%s has not started", WorkerName(f.Worker))
+			return "", fmt.Errorf("%s has not started", check.WorkerName(f.Worker))
 		case w.crashed.Load():
-			return "", fmt.Errorf("%s has crashed already", WorkerName(f.Worker))
+			return "", fmt.Errorf("%s has crashed already", check.WorkerName(f.Worker))
 		case w.done.Load():
-			return "", fmt.Errorf("%s has finished", WorkerName(f.Worker))
+			return "", fmt.Errorf("%s has finished", check.WorkerName(f.Worker))
 		}
 		if f.Kind == FaultCrash {
-			w.Emit(Event{Kind: KindCrash, Msg: "crashed by an injected fault; its lock stays until the TTL"})
+			w.Emit(event.Event{Kind: event.KindCrash, Msg: "crashed by an injected fault; its lock stays until the TTL"})
 			w.crashed.Store(true)
 			w.cancel(lock.ErrCrashed)
-			return WorkerName(w.ID) + " crashed", nil
+			return check.WorkerName(w.ID) + " crashed", nil
 		}
 		if d <= 0 {
 			d = e.Params.TTL.D() * 3 / 2
 		}
 		if !w.beginPause(d, "stop-the-world pause (injected)") {
-			return "", fmt.Errorf("%s is paused already", WorkerName(w.ID))
+			return "", fmt.Errorf("%s is paused already", check.WorkerName(w.ID))
 		}
 		r.bg.Go(e.ctx, "injected pause", func(ctx context.Context) {
 			_ = e.Clock().Sleep(ctx, d)
 			w.endPause(d)
 		})
-		return fmt.Sprintf("%s paused for %v", WorkerName(w.ID), d), nil
+		return fmt.Sprintf("%s paused for %v", check.WorkerName(w.ID), d), nil
 	}
 	nodes := e.Store.Nodes()
 	if f.Node < 0 || f.Node >= len(nodes) {
@@ -174,27 +177,27 @@ func (e *Env) lookup(i int32) *Worker {
 
 // fault injects a node fault and records it; on a real server it says
 // what is not available.
-func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error) {
+func fault(env *Env, n *store.Node, kind string, d time.Duration) (event.Event, error) {
 	var err error
-	ev := Event{Node: int16(n.Index), Has: HasNode}
+	ev := event.Event{Node: int16(n.Index), Has: event.HasNode}
 	switch kind {
 	case "down":
-		err, ev.Kind, ev.Msg = n.Stop(), KindNodeDown, fmt.Sprintf("node %d stopped", n.Index)
+		err, ev.Kind, ev.Msg = n.Stop(), event.KindNodeDown, fmt.Sprintf("node %d stopped", n.Index)
 		if n.Spawned() {
 			ev.Msg = fmt.Sprintf("node %d stopped: its redis-server killed (SIGKILL)", n.Index)
 		}
 	case "up":
-		err, ev.Kind, ev.Msg = n.Start(true), KindNodeUp, fmt.Sprintf("node %d back, with its data", n.Index)
+		err, ev.Kind, ev.Msg = n.Start(true), event.KindNodeUp, fmt.Sprintf("node %d back, with its data", n.Index)
 		if !n.KeepsData() {
 			ev.Msg = fmt.Sprintf("node %d back, empty: a spawned redis-server has no persistence", n.Index)
 		}
 	case "pause":
-		err, ev.Kind, ev.Msg = n.Pause(), KindNodeDown, fmt.Sprintf("node %d paused: it holds every command until resumed", n.Index)
+		err, ev.Kind, ev.Msg = n.Pause(), event.KindNodeDown, fmt.Sprintf("node %d paused: it holds every command until resumed", n.Index)
 		if n.Spawned() {
 			ev.Msg = fmt.Sprintf("node %d paused (SIGSTOP): it holds every command until resumed", n.Index)
 		}
 	case "resume":
-		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d resumed", n.Index)
+		ev.Kind, ev.Msg = event.KindNodeUp, fmt.Sprintf("node %d resumed", n.Index)
 		if n.Spawned() {
 			// Said before SIGCONT: a resumed server answers what waited
 			// at once, and its answers come after this in the log.
@@ -206,31 +209,31 @@ func fault(env *Env, n *store.Node, kind string, d time.Duration) (Event, error)
 		}
 		n.Resume()
 	case "jump":
-		err, ev.Kind, ev.Msg = n.JumpClock(d), KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
+		err, ev.Kind, ev.Msg = n.JumpClock(d), event.KindBeat, fmt.Sprintf("node %d's clock jumped %v forward", n.Index, d)
 	case "slew":
-		err, ev.Kind = n.SlewClock(d, d), KindBeat
+		err, ev.Kind = n.SlewClock(d, d), event.KindBeat
 		ev.Msg = fmt.Sprintf("node %d's clock slews %v forward over %v: it runs twice as fast until then", n.Index, d, d)
 	case "failover":
 		var said string
 		if said, err = n.FailOver(); err == nil {
-			ev.Kind, ev.Msg = KindFailover, said
+			ev.Kind, ev.Msg = event.KindFailover, said
 			if n.Spawned() {
 				ev.Msg = fmt.Sprintf("node %d failed over: %s", n.Index, said)
 			}
 		} else {
-			ev.Kind, ev.Msg = KindBeat, "no failover"
+			ev.Kind, ev.Msg = event.KindBeat, "no failover"
 		}
 	case "restart":
 		if err = n.Stop(); err == nil {
 			err = n.Start(false)
 		}
-		ev.Kind, ev.Msg = KindNodeUp, fmt.Sprintf("node %d restarted, empty: it had no persistence", n.Index)
+		ev.Kind, ev.Msg = event.KindNodeUp, fmt.Sprintf("node %d restarted, empty: it had no persistence", n.Index)
 		if n.Spawned() {
 			ev.Msg = fmt.Sprintf("node %d restarted, empty: its redis-server killed (SIGKILL) and started again without persistence", n.Index)
 		}
 	}
 	if errors.Is(err, store.ErrUnsupported) {
-		ev.Kind, ev.Msg = KindBeat, fmt.Sprintf("not available on a real server: %s on node %d", kind, n.Index)
+		ev.Kind, ev.Msg = event.KindBeat, fmt.Sprintf("not available on a real server: %s on node %d", kind, n.Index)
 	} else if err != nil {
 		ev.Msg += ": " + err.Error()
 	}

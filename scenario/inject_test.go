@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
@@ -32,19 +34,19 @@ func startWith(t *testing.T, cfg store.Config, rc scenario.Config) (*scenario.Ru
 }
 
 // firstHolder waits for the first acquire and returns the worker.
-func firstHolder(t *testing.T, r *scenario.Run) scenario.Event {
+func firstHolder(t *testing.T, r *scenario.Run) event.Event {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, e := range r.Log.Events() {
-			if e.Kind == scenario.KindAcquired {
+			if e.Kind == event.KindAcquired {
 				return e
 			}
 		}
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatal("nobody acquired the lock")
-	return scenario.Event{}
+	return event.Event{}
 }
 
 func TestInjectedCrashKeepsTheLockForItsTTL(t *testing.T) {
@@ -53,7 +55,7 @@ func TestInjectedCrashKeepsTheLockForItsTTL(t *testing.T) {
 		t.Run(strategy, func(t *testing.T) {
 			sc, _ := scenario.Lookup("ttl-expiry")
 			p := sc.Defaults
-			p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(time.Second)
+			p.TTL, p.Work = event.Millis(300*time.Millisecond), event.Millis(time.Second)
 			r, _ := startWith(t, store.Config{}, scenario.Config{Scenario: "ttl-expiry", Strategy: strategy, Seed: 1, Params: p})
 			got := firstHolder(t, r)
 			what, err := r.Inject(scenario.Fault{Kind: scenario.FaultCrash, Worker: got.Worker})
@@ -69,11 +71,11 @@ func TestInjectedCrashKeepsTheLockForItsTTL(t *testing.T) {
 			var crashAt, nextAt time.Duration = -1, -1
 			for _, e := range r.Log.Events() {
 				switch {
-				case e.Kind == scenario.KindCrash && e.Worker == got.Worker:
+				case e.Kind == event.KindCrash && e.Worker == got.Worker:
 					crashAt = e.T
 				case crashAt >= 0 && e.Worker == got.Worker:
 					t.Errorf("the crashed worker still acted: %v", e.Kind)
-				case crashAt >= 0 && e.Kind == scenario.KindAcquired && nextAt < 0:
+				case crashAt >= 0 && e.Kind == event.KindAcquired && nextAt < 0:
 					nextAt = e.T
 				}
 			}
@@ -96,7 +98,7 @@ func TestInjectedPauseStopsTheWatchdog(t *testing.T) {
 	// Faults from this goroutine at the pace of real time: not beside the simulated stories.
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
-	p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
+	p.TTL, p.Work = event.Millis(300*time.Millisecond), event.Millis(600*time.Millisecond)
 	r, _ := startWith(t, store.Config{}, scenario.Config{Scenario: "ttl-expiry", Strategy: "watchdog", Seed: 1, Params: p})
 	got := firstHolder(t, r)
 	if _, err := r.Inject(scenario.Fault{Kind: scenario.FaultPause, Worker: got.Worker}); err != nil {
@@ -108,15 +110,15 @@ func TestInjectedPauseStopsTheWatchdog(t *testing.T) {
 	var pause, resume, lost, other time.Duration = -1, -1, -1, -1
 	for _, e := range r.Log.Events() {
 		switch {
-		case e.Kind == scenario.KindPause && e.Worker == got.Worker:
+		case e.Kind == event.KindPause && e.Worker == got.Worker:
 			pause = e.T
-		case e.Kind == scenario.KindResume && e.Worker == got.Worker:
+		case e.Kind == event.KindResume && e.Worker == got.Worker:
 			resume = e.T
-		case e.Kind == scenario.KindLockLost && e.Worker == got.Worker:
+		case e.Kind == event.KindLockLost && e.Worker == got.Worker:
 			lost = e.T
-		case e.Kind == scenario.KindRenewed && e.Worker == got.Worker && pause >= 0 && resume < 0:
+		case e.Kind == event.KindRenewed && e.Worker == got.Worker && pause >= 0 && resume < 0:
 			t.Error("the watchdog renewed during its worker's pause")
-		case e.Kind == scenario.KindAcquired && e.Worker != got.Worker && other < 0:
+		case e.Kind == event.KindAcquired && e.Worker != got.Worker && other < 0:
 			other = e.T
 		}
 	}
@@ -135,7 +137,7 @@ func TestInjectedNodeFaults(t *testing.T) {
 	// Faults from this goroutine at the pace of real time: not beside the simulated stories.
 	sc, _ := scenario.Lookup("ttl-expiry")
 	p := sc.Defaults
-	p.Work = scenario.Millis(time.Minute) // a run that outlasts the test
+	p.Work = event.Millis(time.Minute) // a run that outlasts the test
 	r, st := startWith(t, store.Config{ReplicaLag: 100 * time.Millisecond, Speed: 0.5},
 		scenario.Config{Scenario: "ttl-expiry", Strategy: "safe", Seed: 1, Params: p})
 	firstHolder(t, r)
@@ -157,13 +159,13 @@ func TestInjectedNodeFaults(t *testing.T) {
 	if _, err := r.Inject(scenario.Fault{Kind: scenario.FaultCrash}); !errors.Is(err, scenario.ErrRunOver) {
 		t.Errorf("fault after the end: %v", err)
 	}
-	kinds := map[scenario.Kind]int{}
+	kinds := map[event.Kind]int{}
 	for _, e := range r.Log.Events() {
-		if e.Worker == scenario.System {
+		if e.Worker == event.System {
 			kinds[e.Kind]++
 		}
 	}
-	if kinds[scenario.KindFailover] != 1 || kinds[scenario.KindNodeDown] != 2 || kinds[scenario.KindNodeUp] != 3 {
+	if kinds[event.KindFailover] != 1 || kinds[event.KindNodeDown] != 2 || kinds[event.KindNodeUp] != 3 {
 		t.Errorf("node faults in the log: %v", kinds)
 	}
 

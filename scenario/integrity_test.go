@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -64,13 +67,13 @@ func TestLogIntegrity(t *testing.T) {
 	} {
 		text := strings.Join(tc.lines, "\n") + "\n"
 		for reader, read := range map[string]func() error{
-			"ReadRecording": func() error { _, err := scenario.ReadRecording(strings.NewReader(text)); return err },
+			"ReadRecording": func() error { _, err := check.ReadRecording(strings.NewReader(text)); return err },
 			"LoadLog":       func() error { _, err := scenario.LoadLog(strings.NewReader(text)); return err },
 			"SummarizeLog":  func() error { _, _, err := scenario.SummarizeLog(strings.NewReader(text)); return err },
 		} {
 			err := read()
-			var ie *scenario.IntegrityError
-			var le *scenario.LineError
+			var ie *check.IntegrityError
+			var le *check.LineError
 			switch {
 			case err == nil:
 				t.Errorf("%s, %s: read without a word", name, reader)
@@ -83,7 +86,7 @@ func TestLogIntegrity(t *testing.T) {
 			}
 		}
 	}
-	if _, err := scenario.ReadRecording(strings.NewReader(strings.Join(lines, "\n") + "\n")); err != nil {
+	if _, err := check.ReadRecording(strings.NewReader(strings.Join(lines, "\n") + "\n")); err != nil {
 		t.Errorf("the untouched log: %v", err)
 	}
 }
@@ -99,12 +102,12 @@ func TestStreamLogOfACutLogHasNoVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-ld.Done()
-	var ie *scenario.IntegrityError
+	var ie *check.IntegrityError
 	if !errors.As(ld.Err(), &ie) || ie.What != "INCOMPLETE" {
 		t.Fatalf("err %v, want INCOMPLETE", ld.Err())
 	}
 	for i := range ld.Log.Len() {
-		if e := ld.Log.At(i); e.Kind == scenario.KindBeat && e.Code == scenario.BeatVerdict {
+		if e := ld.Log.At(i); e.Kind == event.KindBeat && e.Code == scenario.BeatVerdict {
 			t.Fatalf("a verdict beat in a cut log: %s", e.Msg)
 		}
 	}
@@ -119,12 +122,12 @@ func TestLogIntegrityNodes(t *testing.T) {
 	var buf bytes.Buffer
 	run(t, nil, scenario.Config{Scenario: "redlock", Strategy: "redlock", Params: p, Seed: 1, Events: &buf})
 	text := buf.String()
-	if _, err := scenario.ReadRecording(strings.NewReader(text)); err != nil {
+	if _, err := check.ReadRecording(strings.NewReader(text)); err != nil {
 		t.Fatalf("the untouched log: %v", err)
 	}
 	edited := strings.Replace(text, fmt.Sprintf(`"nodes":%d`, p.Nodes), fmt.Sprintf(`"nodes":%d`, p.Nodes+2), 1)
-	_, err := scenario.ReadRecording(strings.NewReader(edited))
-	var ie *scenario.IntegrityError
+	_, err := check.ReadRecording(strings.NewReader(edited))
+	var ie *check.IntegrityError
 	if !errors.As(err, &ie) || ie.What != "INCONSISTENT" || !strings.Contains(ie.Msg, fmt.Sprintf("the header says %d nodes, the votes went to %d", p.Nodes+2, p.Nodes)) {
 		t.Fatalf("got %v", err)
 	}

@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/redis/go-redis/v9"
 )
@@ -23,9 +26,9 @@ var leaderScenario = &Scenario{
 		"its key's revision and the ledger refuses the stale leader's older one.",
 	Source:     "the PHP + Redis locking lab's future improvements (leader election); Kleppmann (fencing)",
 	Strategies: leaderStrategies(),
-	Defaults: withDefaults(func(p *Params) {
-		p.TTL, p.Work = Millis(time.Second), Millis(2500*time.Millisecond)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 1000
+	Defaults: withDefaults(func(p *event.Params) {
+		p.TTL, p.Work = event.Millis(time.Second), event.Millis(2500*time.Millisecond)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(50*time.Millisecond), 1000
 	}),
 	Uses:  []string{"ttl", "work", "retry-base"},
 	Cast:  2,
@@ -68,7 +71,7 @@ func runLeader(ctx context.Context, env *Env) error {
 	if err := st.Client().Set(ctx, st.Key(leaderLedger), 0, 0).Err(); err != nil {
 		return err
 	}
-	env.Emit(Event{Kind: KindInit, Res: leaderLedger})
+	env.Emit(event.Event{Kind: event.KindInit, Res: leaderLedger})
 	// w01 campaigns once w00 leads; w00's pause lasts --work and until w01
 	// has acted as leader; w01 steps down once w00 has woken and acted.
 	elected, newActed, staleActed := newCue(), newSignal(), newCue()
@@ -79,7 +82,7 @@ func runLeader(ctx context.Context, env *Env) error {
 		} else {
 			defer newActed.give()
 			if elected.wait(ctx) != nil {
-				w.Done(false, FailCancel, "interrupted")
+				w.Done(false, check.FailCancel, "interrupted")
 				return
 			}
 		}
@@ -89,19 +92,19 @@ func runLeader(ctx context.Context, env *Env) error {
 		// takes office, and the story tells of a renewal while it leads.
 		renewed := newCue()
 		var leads, lost atomic.Bool
-		w.tap = func(e Event) {
+		w.tap = func(e event.Event) {
 			switch e.Kind {
-			case KindWorkStart:
+			case event.KindWorkStart:
 				leads.Store(true)
 				if lost.Load() {
 					renewed.give()
 				}
-			case KindLockLost:
+			case event.KindLockLost:
 				lost.Store(true)
 				if leads.Load() {
 					renewed.give()
 				}
-			case KindRenewed:
+			case event.KindRenewed:
 				if leads.Load() {
 					renewed.give()
 				}
@@ -112,7 +115,7 @@ func runLeader(ctx context.Context, env *Env) error {
 			w.Fail(ctx, err, "not elected")
 			return
 		}
-		w.Emit(Event{Kind: KindWorkStart, Res: leaderRole})
+		w.Emit(event.Event{Kind: event.KindWorkStart, Res: leaderRole})
 		if w.ID == 0 {
 			elected.give()
 			leadThenPause(ctx, env, w, term, renewed, newActed, staleActed)
@@ -175,7 +178,7 @@ func leadThenPause(ctx context.Context, env *Env, w *Worker, term *leaderTerm, r
 func leaderAct(ctx context.Context, env *Env, w *Worker, term *leaderTerm, n int64) (bool, error) {
 	st := env.Store
 	call := w.Now()
-	ev := Event{Res: leaderLedger}.WithStock(n)
+	ev := event.Event{Res: leaderLedger}.WithStock(n)
 	var err error
 	written := int64(1)
 	if term.fence == 0 {
@@ -193,11 +196,11 @@ func leaderAct(ctx context.Context, env *Env, w *Worker, term *leaderTerm, n int
 	switch {
 	case term.fence == 0:
 	case written == 0:
-		w.Emit(Event{Kind: KindFenceRejected, Res: leaderLedger}.WithFence(term.fence).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindFenceRejected, Res: leaderLedger}.WithFence(term.fence).WithCall(call))
 	default:
-		w.Emit(Event{Kind: KindFenceOK, Res: leaderLedger}.WithFence(term.fence).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindFenceOK, Res: leaderLedger}.WithFence(term.fence).WithCall(call))
 	}
-	ev.Kind = KindWrite
+	ev.Kind = event.KindWrite
 	w.Emit(ev.WithOK(written != 0).WithCall(call))
 	return written != 0, nil
 }
@@ -214,11 +217,11 @@ return 1`)
 
 // stepDown ends w's term and records its outcome.
 func stepDown(ctx context.Context, w *Worker, term *leaderTerm, err error, ok bool) {
-	w.Emit(Event{Kind: KindWorkEnd, Res: leaderRole})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: leaderRole})
 	term.step()
 	switch {
 	case err != nil && ctx.Err() != nil:
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 	case err != nil:
 		w.Fail(ctx, err, "")
 	case !ok:
@@ -229,7 +232,7 @@ func stepDown(ctx context.Context, w *Worker, term *leaderTerm, err error, ok bo
 }
 
 // leaderBeats: elected, renewing, paused, new leader, the stale action.
-func leaderBeats(strategy string, p Params) []Beat {
+func leaderBeats(strategy string, p event.Params) []Beat {
 	how := "takes lock:leader and renews it every " + ms(p.TTL.D()/3)
 	renews := "%s renews its lock while it leads; w01 campaigns and is denied."
 	if electsOnEtcd(strategy) {
@@ -237,22 +240,22 @@ func leaderBeats(strategy string, p Params) []Beat {
 		renews = "%s keeps its lease alive while it leads; w01 campaigns and waits."
 	}
 	bs := []Beat{
-		{"elected", by(KindWorkStart, 0), func(e Event) string {
+		{"elected", by(event.KindWorkStart, 0), func(e event.Event) string {
 			return fmt.Sprintf("%s %s: it is the leader, and writes its term to the ledger.", wn(e), how)
 		}},
-		{"renewing", by(KindRenewed, 0), func(e Event) string { return fmt.Sprintf(renews, wn(e)) }},
+		{"renewing", by(event.KindRenewed, 0), func(e event.Event) string { return fmt.Sprintf(renews, wn(e)) }},
 	}
 	bs = append(bs,
-		Beat{"paused", by(KindPause, 0), func(e Event) string {
+		Beat{"paused", by(event.KindPause, 0), func(e event.Event) string {
 			return fmt.Sprintf("%s stops the world for %s, longer than its %s lease: nothing renews it meanwhile.", wn(e), ms(p.Work.D()), ms(p.TTL.D()))
 		}},
-		Beat{"new-leader", by(KindWorkStart, 1), func(e Event) string {
+		Beat{"new-leader", by(event.KindWorkStart, 1), func(e event.Event) string {
 			return fmt.Sprintf("The lease lapsed: %s is elected while w00 is still stopped, believing it leads.", wn(e))
 		}},
-		Beat{"stale-action", func(e Event) bool {
-			return e.Worker == 0 && e.Res == leaderLedger && (e.Kind == KindFenceRejected || (e.Kind == KindWrite && e.OK))
-		}, func(e Event) string {
-			if e.Kind == KindFenceRejected {
+		Beat{"stale-action", func(e event.Event) bool {
+			return e.Worker == 0 && e.Res == leaderLedger && (e.Kind == event.KindFenceRejected || (e.Kind == event.KindWrite && e.OK))
+		}, func(e event.Event) string {
+			if e.Kind == event.KindFenceRejected {
 				return fmt.Sprintf("%s wakes and writes as leader with revision %d: the ledger has seen a newer leader's and refuses it.", wn(e), e.Fence)
 			}
 			return fmt.Sprintf("%s wakes and writes as leader: the ledger takes it. Two leaders acted.", wn(e))

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
@@ -35,11 +38,11 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 	ttl := env.Params.TTL.D()
 	fail := func(call time.Duration, err error) (int64, func(), func(), error) {
 		if ctx.Err() == nil {
-			w.OpError("campaign", Event{Res: leaderLock}, call, err)
+			w.OpError("campaign", event.Event{Res: leaderLock}, call, err)
 		}
 		return 0, nil, nil, err
 	}
-	w.Emit(Event{Kind: KindAttempt, Res: leaderLock, TTL: ttl, Has: HasTTL, Msg: "campaigns in the etcd election"})
+	w.Emit(event.Event{Kind: event.KindAttempt, Res: leaderLock, TTL: ttl, Has: event.HasTTL, Msg: "campaigns in the etcd election"})
 	call := w.Now()
 	g, err := e.Client.Grant(ctx, int64(max(math.Ceil(env.Clock().Real(ttl).Seconds()), 1)))
 	if err != nil {
@@ -51,7 +54,7 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 		return fail(call, err)
 	}
 	el := concurrency.NewElection(s, e.Prefix+"election/leader")
-	if err := el.Campaign(ctx, WorkerName(w.ID)); err != nil {
+	if err := el.Campaign(ctx, check.WorkerName(w.ID)); err != nil {
 		s.Orphan()
 		return fail(call, err)
 	}
@@ -60,7 +63,7 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 	tok := strconv.FormatInt(int64(g.ID), 16)
 	// The lease etcd granted, in its whole seconds (its leader may round a
 	// short TTL up to its minimum), as the run counts time.
-	w.Emit(Event{Kind: KindAcquired, Res: leaderLock, Token: tok, TTL: leaseTTL(env, g.TTL), Has: HasTTL,
+	w.Emit(event.Event{Kind: event.KindAcquired, Res: leaderLock, Token: tok, TTL: leaseTTL(env, g.TTL), Has: event.HasTTL,
 		Msg: "elected"}.WithFence(rev).WithCall(call))
 	ka := &keepAlive{env: env, w: w, c: e.Client, id: g.ID, tok: tok, rev: rev, lastOK: call}
 	stop := ka.start(ctx)
@@ -76,17 +79,17 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 		call := w.Now()
 		_, err := e.Client.Revoke(rctx, g.ID)
 		e.Revoked(g.ID)
-		rel := Event{Kind: KindRelease, Res: leaderLock, Token: tok}.WithFence(rev).WithCall(call)
+		rel := event.Event{Kind: event.KindRelease, Res: leaderLock, Token: tok}.WithFence(rev).WithCall(call)
 		switch {
 		case err == nil:
 			w.Emit(rel.WithOK(true))
 		case leaseGone(err):
-			rel.Kind, rel.Msg = KindReleaseFailed, "expired"
+			rel.Kind, rel.Msg = event.KindReleaseFailed, "expired"
 			w.Emit(rel.WithOK(false))
 		default:
 			// Unanswered: the lease lapses at its TTL if the revoke did not
 			// land. The term is over either way.
-			rel.Kind, rel.Msg, rel.Code, rel.Outcome = KindReleaseFailed, oneLine(err), "release", OutcomeIndeterminate
+			rel.Kind, rel.Msg, rel.Code, rel.Outcome = event.KindReleaseFailed, oneLine(err), "release", event.OutcomeIndeterminate
 			w.Emit(rel.WithOK(false))
 		}
 	}
@@ -139,7 +142,7 @@ func (k *keepAlive) start(ctx context.Context) func() {
 func (k *keepAlive) run(ctx context.Context) {
 	ttl := k.env.Params.TTL.D()
 	every := max(ttl/3, time.Millisecond)
-	ev := Event{Res: leaderLock, Token: k.tok}.WithFence(k.rev)
+	ev := event.Event{Res: leaderLock, Token: k.tok}.WithFence(k.rev)
 	// The first at once: the campaign's session kept the lease alive at its
 	// own pace (its last keep-alive may be most of a TTL old), and a leader
 	// that waited a third of a TTL more could find its lease gone before
@@ -159,19 +162,19 @@ func (k *keepAlive) run(ctx context.Context) {
 		switch {
 		case err == nil && r.TTL > 0:
 			k.lastOK = sent
-			e.Kind, e.TTL, e.Has = KindRenewed, leaseTTL(k.env, r.TTL), e.Has|HasTTL
+			e.Kind, e.TTL, e.Has = event.KindRenewed, leaseTTL(k.env, r.TTL), e.Has|event.HasTTL
 			k.w.Emit(e)
 			continue
 		case err == nil || leaseGone(err):
-			e.Kind, e.Msg = KindRenewFailed, "lease expired"
+			e.Kind, e.Msg = event.KindRenewFailed, "lease expired"
 			k.w.Emit(e)
-			k.w.Emit(Event{Kind: KindLockLost, Res: leaderLock, Token: k.tok, Msg: "lease expired"}.WithFence(k.rev))
+			k.w.Emit(event.Event{Kind: event.KindLockLost, Res: leaderLock, Token: k.tok, Msg: "lease expired"}.WithFence(k.rev))
 			return
 		}
-		e.Kind, e.Msg, e.Code, e.Outcome = KindRenewFailed, oneLine(err), "renew", OutcomeIndeterminate
+		e.Kind, e.Msg, e.Code, e.Outcome = event.KindRenewFailed, oneLine(err), "renew", event.OutcomeIndeterminate
 		k.w.Emit(e)
 		if k.w.Now()-k.lastOK >= ttl {
-			k.w.Emit(Event{Kind: KindLockLost, Res: leaderLock, Token: k.tok, Msg: "no keep-alive for a whole TTL"}.WithFence(k.rev))
+			k.w.Emit(event.Event{Kind: event.KindLockLost, Res: leaderLock, Token: k.tok, Msg: "no keep-alive for a whole TTL"}.WithFence(k.rev))
 			return
 		}
 	}

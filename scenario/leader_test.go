@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -29,18 +32,18 @@ func TestLeader(t *testing.T) {
 		}
 		fs = append(fs, func() {
 			eachAt(t, speed, "leader", st, seeds, nil, func(t *testing.T, o outcome) {
-				resumed, ok := o.first(scenario.KindResume, workerIs(0))
+				resumed, ok := o.first(event.KindResume, workerIs(0))
 				if !ok {
 					t.Fatalf("%s: w00 never woke", st)
 				}
-				var stale []scenario.Event // w00's writes after it woke
+				var stale []event.Event // w00's writes after it woke
 				for _, e := range o.evs {
-					if e.Kind == scenario.KindWrite && e.Worker == 0 && e.T >= resumed.T {
+					if e.Kind == event.KindWrite && e.Worker == 0 && e.T >= resumed.T {
 						stale = append(stale, e)
 					}
 				}
-				overlaps := o.count(scenario.KindViolation, func(e scenario.Event) bool {
-					return e.Code == scenario.CodeOverlap && e.Res == "leader"
+				overlaps := o.count(event.KindViolation, func(e event.Event) bool {
+					return e.Code == check.CodeOverlap && e.Res == "leader"
 				})
 				if overlaps != 1 || len(stale) != 1 {
 					t.Fatalf("%s: %d time(s) two leaders, %d write(s) by w00 after its pause; want 1 and 1", st, overlaps, len(stale))

@@ -1,12 +1,17 @@
 package scenario
 
-import "io"
+import (
+	"io"
+
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+)
 
 // Loaded is an event log read into a Log, for replay.
 type Loaded struct {
-	Header  Header
-	Log     *Log
-	Summary *Summary
+	Header  event.Header
+	Log     *event.Log
+	Summary *check.Summary
 }
 
 // LoadLog reads an event log into a Log (compact, as a live run holds it).
@@ -22,16 +27,16 @@ func LoadLog(r io.Reader) (*Loaded, error) {
 }
 
 // Loading is an event log being read into a Log on a goroutine of its
-// own: its Log grows as lines are read (readers take Len and At as from a
+// own (its Header with its locks' traits, WithTraits): its Log grows as lines are read (readers take Len and At as from a
 // live run's log), and once Done, Summary is the checker's verdict over
 // all of it and Err what stopped the reading early, if anything.
 type Loading struct {
-	Header   Header
-	Log      *Log
+	Header   event.Header
+	Log      *event.Log
 	done     chan struct{}
 	err      error
-	summary  *Summary // derived from the events, once done
-	recorded *Summary // the file's own summary line
+	summary  *check.Summary // derived from the events, once done
+	recorded *check.Summary // the file's own summary line
 }
 
 // Done is closed once the whole log is read and summarised.
@@ -42,30 +47,30 @@ func (ld *Loading) Err() error { return ld.err }
 
 // Summary is the summary and verdict derived from the events read (after
 // Done).
-func (ld *Loading) Summary() *Summary { return ld.summary }
+func (ld *Loading) Summary() *check.Summary { return ld.summary }
 
 // StreamLog reads the header of an event log and returns; the events are
 // read on, into the Log, in the background. A file that is not an event
 // log, or whose header is bad, is an error at once.
 func StreamLog(r io.Reader) (*Loading, error) {
-	ld := &Loading{Log: NewLog(nil, nil), done: make(chan struct{})}
+	ld := &Loading{Log: event.NewLog(nil, nil), done: make(chan struct{})}
 	ready := make(chan bool, 1)
 	go func() {
 		defer close(ld.done)
-		rec := &Recording{}
+		rec := &check.Recording{}
 		// The file's derived events are not trusted: the checker derives
 		// them again from its primary events, and the two are compared.
 		// So is its closing verdict beat: the verdict said is the one its
 		// events show.
-		rd := NewRederiver()
-		var verdict *Event
+		rd := check.NewRederiver()
+		var verdict *event.Event
 		started := false
-		err := readLog(r, rec, func() {
-			ld.Header, started = rec.Header, true
+		err := check.ReadLog(r, rec, func() {
+			ld.Header, started = WithTraits(rec.Header), true
 			rd.Checker.Names = rec.Header.Lanes
 			ready <- true
-		}, func(e Event) {
-			if e.Kind == KindBeat && e.Code == BeatVerdict {
+		}, func(e event.Event) {
+			if e.Kind == event.KindBeat && e.Code == BeatVerdict {
 				verdict = &e
 				return
 			}
@@ -73,13 +78,13 @@ func StreamLog(r io.Reader) (*Loading, error) {
 		})
 		ld.err = err
 		if !started && err == nil {
-			ld.err = ErrNotEventLog // a reader that stopped before any header
+			ld.err = check.ErrNotEventLog // a reader that stopped before any header
 		}
 		if !started {
 			ready <- false
 			return
 		}
-		ld.Log.mismatch = rd.Mismatch()
+		ld.Log.SetMismatch(rd.Mismatch())
 		ld.summary, ld.recorded = Summarize(rec.Header, ld.Log), rec.Summary
 		if verdict != nil && err == nil { // a log that is not whole has no verdict to say
 			verdict.Msg = ld.summary.Verdict + ". " + ld.summary.Detail
@@ -96,12 +101,12 @@ func StreamLog(r io.Reader) (*Loading, error) {
 // SummarizeLog reads an event log through once and returns its header and
 // the summary its events show, holding none of them: the memory it takes
 // does not grow with the log. A bad line is an error.
-func SummarizeLog(r io.Reader) (Header, *Summary, error) {
-	rec := &Recording{}
-	var z *Summarizer
-	var verdict *Event
-	err := readLog(r, rec, func() { z = NewSummarizer(rec.Header) }, func(e Event) {
-		if e.Kind == KindBeat && e.Code == BeatVerdict {
+func SummarizeLog(r io.Reader) (event.Header, *check.Summary, error) {
+	rec := &check.Recording{}
+	var z *check.Summarizer
+	var verdict *event.Event
+	err := check.ReadLog(r, rec, func() { z = NewSummarizer(rec.Header) }, func(e event.Event) {
+		if e.Kind == event.KindBeat && e.Code == BeatVerdict {
 			verdict = &e // last, as LoadLog places it
 			return
 		}
@@ -113,5 +118,5 @@ func SummarizeLog(r io.Reader) (Header, *Summary, error) {
 	if verdict != nil {
 		z.Add(*verdict)
 	}
-	return rec.Header, z.Summary(z.fold.Mismatch()), nil
+	return rec.Header, z.Summary(z.Mismatch()), nil
 }

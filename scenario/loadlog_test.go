@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -61,7 +63,7 @@ func TestStreamLogShowsEventsBeforeTheEnd(t *testing.T) {
 // A file that is not an event log is refused before anything is shown; a
 // bad line later ends the reading with an error naming it.
 func TestStreamLogErrors(t *testing.T) {
-	if _, err := scenario.StreamLog(io.MultiReader()); !errors.Is(err, scenario.ErrNotEventLog) {
+	if _, err := scenario.StreamLog(io.MultiReader()); !errors.Is(err, check.ErrNotEventLog) {
 		t.Fatalf("empty input: %v", err)
 	}
 	pr, pw := io.Pipe()
@@ -76,7 +78,7 @@ func TestStreamLogErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-ld.Done()
-	var le *scenario.LineError
+	var le *check.LineError
 	if !errors.As(ld.Err(), &le) || le.Line != 3 {
 		t.Fatalf("err %v, want a LineError on line 3", ld.Err())
 	}

@@ -5,11 +5,10 @@ import (
 	"strconv"
 	"sync"
 	"time"
-)
 
-// BeatMachine is the beat that says the machine, not the scenario, held
-// a step of a real-time run up.
-const BeatMachine = "machine"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+)
 
 // lagWatch notices, in a run kept in real time, the first step the
 // machine held up far past what the scenario and its server explain: an
@@ -32,36 +31,36 @@ func newLagWatch(ttl time.Duration, embedded bool, speed func() float64) *lagWat
 }
 
 // answer looks at an operation's answer: sent at call, back at now.
-func (l *lagWatch) answer(e *Event, now time.Duration) (Event, bool) {
-	if l == nil || !l.embedded || e.Has&HasCall == 0 || e.Worker < 0 {
-		return Event{}, false
+func (l *lagWatch) answer(e *event.Event, now time.Duration) (event.Event, bool) {
+	if l == nil || !l.embedded || e.Has&event.HasCall == 0 || e.Worker < 0 {
+		return event.Event{}, false
 	}
 	took := now - e.Call
 	if took < l.limit {
-		return Event{}, false
+		return event.Event{}, false
 	}
 	return l.tell(fmt.Sprintf("%s's %s took %s to come back from the embedded server, which answers in microseconds",
-		WorkerName(e.Worker), opOf(e.Kind), lagMillis(took)))
+		check.WorkerName(e.Worker), opOf(e.Kind), lagMillis(took)))
 }
 
 // overran looks at a worker's planned wait of d that ended late by over.
-func (l *lagWatch) overran(w int32, d, over time.Duration) (Event, bool) {
+func (l *lagWatch) overran(w int32, d, over time.Duration) (event.Event, bool) {
 	if l == nil || over < l.limit {
-		return Event{}, false
+		return event.Event{}, false
 	}
-	return l.tell(fmt.Sprintf("%s's wait of %s took %s", WorkerName(w), lagMillis(d), lagMillis(d+over)))
+	return l.tell(fmt.Sprintf("%s's wait of %s took %s", check.WorkerName(w), lagMillis(d), lagMillis(d+over)))
 }
 
 // tell makes the beat, once per run.
-func (l *lagWatch) tell(what string) (Event, bool) {
+func (l *lagWatch) tell(what string) (event.Event, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.told {
-		return Event{}, false
+		return event.Event{}, false
 	}
 	l.told = true
 	speed := strconv.FormatFloat(l.speed(), 'g', 3, 64) + "×"
-	return Event{Kind: KindBeat, Code: BeatMachine, Msg: "The machine could not keep up at " + speed + ": " + what +
+	return event.Event{Kind: event.KindBeat, Code: check.BeatMachine, Msg: "The machine could not keep up at " + speed + ": " + what +
 		". What follows may be the machine's doing, not the lock's: run at --speed 1, or in the simulation (without --realtime)."}, true
 }
 
@@ -70,13 +69,13 @@ func lagMillis(d time.Duration) string {
 }
 
 // opOf names the operation an answer event answers.
-func opOf(k Kind) string {
+func opOf(k event.Kind) string {
 	switch k {
-	case KindAcquired, KindDenied:
+	case event.KindAcquired, event.KindDenied:
 		return "acquire"
-	case KindRenewed, KindRenewFailed:
+	case event.KindRenewed, event.KindRenewFailed:
 		return "renewal"
-	case KindRelease, KindReleaseFailed:
+	case event.KindRelease, event.KindReleaseFailed:
 		return "release"
 	}
 	return k.String()

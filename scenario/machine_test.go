@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 )
 
 // The machine is blamed once, and only for what the scenario and its
@@ -12,14 +15,14 @@ import (
 // waits by design for the lease before it) blames nothing.
 func TestTheMachineIsBlamedOnlyForWhatItDid(t *testing.T) {
 	speed := func() float64 { return 10 }
-	late := Event{Kind: KindAcquired, Worker: 3}.WithCall(100 * time.Millisecond)
+	late := event.Event{Kind: event.KindAcquired, Worker: 3}.WithCall(100 * time.Millisecond)
 
 	l := newLagWatch(time.Second, true, speed)
 	if _, ok := l.answer(&late, 110*time.Millisecond); ok {
 		t.Fatal("an answer back in 10ms blamed the machine (the limit is a twentieth of the TTL)")
 	}
 	b, ok := l.answer(&late, 720*time.Millisecond)
-	if !ok || !strings.Contains(b.Msg, "at 10×: w03's acquire took 620ms") || b.Code != BeatMachine {
+	if !ok || !strings.Contains(b.Msg, "at 10×: w03's acquire took 620ms") || b.Code != check.BeatMachine {
 		t.Fatalf("a 620ms answer of the embedded server: %v %+v", ok, b)
 	}
 	if _, ok := l.overran(1, time.Second, time.Second); ok {

@@ -7,14 +7,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/themes"
 )
 
 var naiveFlaws = &Scenario{
 	Name:     "naive-flaws",
-	Speed:    0.2,                                                                                          // 2 s: 10 s
-	speedFor: func(strategy string, _ Params) float64 { return map[string]float64{"safe": 0.1}[strategy] }, // 1.1 s
+	Speed:    0.2,                                                                                                // 2 s: 10 s
+	speedFor: func(strategy string, _ event.Params) float64 { return map[string]float64{"safe": 0.1}[strategy] }, // 1.1 s
 	Title:    "Why SETNX + EXPIRE is unsafe",
 	Watch:    "lock A with no TTL after the crash; on lock B, w02's late DEL (" + glyph(themes.SymForeign) + ") freeing w03's lock and w04 walking in",
 	Explain: "Two beats at once, on two locks. A: w00 crashes between SETNX and EXPIRE — the lock has no TTL " +
@@ -24,9 +27,9 @@ var naiveFlaws = &Scenario{
 		"release is refused: not its lock.",
 	Source:     "the PHP + Redis locking lab, §2 (described there; here it happens)",
 	Strategies: []string{"naive", "safe"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.TTL, p.Work = 5, Millis(500*time.Millisecond), Millis(300*time.Millisecond)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 40
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.TTL, p.Work = 5, event.Millis(500*time.Millisecond), event.Millis(300*time.Millisecond)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(50*time.Millisecond), 40
 	}),
 	Uses:  []string{"ttl", "work", "retry-base"},
 	Cast:  5,
@@ -35,8 +38,8 @@ var naiveFlaws = &Scenario{
 }
 
 func runNaiveFlaws(ctx context.Context, env *Env) error {
-	env.Emit(Event{Kind: KindInit, Res: "A"})
-	env.Emit(Event{Kind: KindInit, Res: "B"})
+	env.Emit(event.Event{Kind: event.KindInit, Res: "A"})
+	env.Emit(event.Event{Kind: event.KindInit, Res: "B"})
 	ttl, work := env.Params.TTL.D(), env.Params.Work.D()
 	base := env.Params.RetryBase.D()
 	// poll retries every base for as long as wait.
@@ -80,7 +83,7 @@ func runNaiveFlaws(ctx context.Context, env *Env) error {
 			c.give()
 		}
 		if err != nil {
-			w.Done(false, FailError, err.Error())
+			w.Done(false, check.FailError, err.Error())
 		}
 	})
 }
@@ -136,9 +139,9 @@ func crashGap(ctx context.Context, env *Env, w *Worker, ttl time.Duration, took 
 	case err != nil:
 		return
 	case pttl < 0:
-		env.Emit(Event{Kind: KindBeat, Res: "lock:A", Msg: "lock:A has no TTL (PTTL -1): it will never expire"})
+		env.Emit(event.Event{Kind: event.KindBeat, Res: "lock:A", Msg: "lock:A has no TTL (PTTL -1): it will never expire"})
 	default:
-		env.Emit(Event{Kind: KindBeat, Res: "lock:A", Msg: fmt.Sprintf("lock:A expires in %v: the crash costs one TTL", env.Clock().FromServer(pttl))})
+		env.Emit(event.Event{Kind: event.KindBeat, Res: "lock:A", Msg: fmt.Sprintf("lock:A expires in %v: the crash costs one TTL", env.Clock().FromServer(pttl))})
 	}
 }
 
@@ -165,14 +168,14 @@ func holdFor(ctx context.Context, env *Env, w *Worker, name string, ttl, wait, w
 		w.Fail(ctx, err, "gave up: lock "+name+" never came free")
 		return
 	}
-	w.Emit(Event{Kind: KindWorkStart, Res: name})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: name})
 	cs.inside.give()
 	cs.tried.give()
 	err = w.Sleep(ctx, work)
 	if err == nil {
 		err = cs.workUntil.wait(ctx)
 	}
-	w.Emit(Event{Kind: KindWorkEnd, Res: name})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: name})
 	if err == nil && late > 0 {
 		err = w.Sleep(ctx, late)
 	}
@@ -182,7 +185,7 @@ func holdFor(ctx context.Context, env *Env, w *Worker, name string, ttl, wait, w
 	releaseQuietly(ctx, lease)
 	cs.released.give()
 	if err != nil {
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	w.Done(true, "", "")

@@ -3,6 +3,9 @@ package scenario_test
 import (
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -16,7 +19,7 @@ func TestNoLockComesFromTheTraits(t *testing.T) {
 	}{{"oversell", "none", true}, {"oversell", "redis-optimistic", true}, {"oversell", "atomic", true},
 		{"oversell", "safe", false}, {"cron", "none", true}, {"cron", "release", false}, {"webhook", "idempotency", true},
 		{"webhook", "safe", false}, {"trade-offs", "crash", false}, {"trade-offs", "pause", false}, {"retry", "fixed", false}} {
-		s := scenario.Summarize(scenario.Header{Scenario: c.sc, Strategy: c.strategy}, scenario.Slice{})
+		s := scenario.Summarize(event.Header{Scenario: c.sc, Strategy: c.strategy}, check.Slice{})
 		if s.NoLock() != c.nolock {
 			t.Errorf("%s/%s: NoLock %v, want %v", c.sc, c.strategy, s.NoLock(), c.nolock)
 		}

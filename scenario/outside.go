@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
@@ -62,7 +65,7 @@ func Open(ctx context.Context, st *store.Store, cfg Config) (*Outside, error) {
 		return nil, err
 	}
 	if !slices.Contains(OutsideScenarios, sc.Name) {
-		return nil, &ParamError{"scenario", fmt.Sprintf("%s cannot take workers from outside: want one of %v", sc.Name, OutsideScenarios)}
+		return nil, &event.ParamError{Param: "scenario", Msg: fmt.Sprintf("%s cannot take workers from outside: want one of %v", sc.Name, OutsideScenarios)}
 	}
 	o := &Outside{made: map[string]bool{}, quit: make(chan struct{}), ready: make(chan struct{})}
 	r, err := start(ctx, st, cfg, runMode{outside: func(ctx context.Context, env *Env) error { return o.serve(ctx, env, sc.Name) }})
@@ -93,7 +96,7 @@ func (o *Outside) serve(ctx context.Context, env *Env, name string) error {
 			close(o.ready)
 			return err
 		}
-		env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
+		env.Emit(event.Event{Kind: event.KindInit, Res: "stock"}.WithStock(env.Params.Stock))
 	}
 	close(o.ready)
 	select {
@@ -139,15 +142,15 @@ type Result struct {
 }
 
 // Lane is the worker's lane name.
-func (r *Result) Lane() string { return WorkerName(r.Worker) }
+func (r *Result) Lane() string { return check.WorkerName(r.Worker) }
 
 // Denied reports whether the worker gave up because the lock (or the
 // reservation) was held by another.
-func (r *Result) Denied() bool { return !r.Success && r.Code == FailLock && !r.LockAcquired }
+func (r *Result) Denied() bool { return !r.Success && r.Code == check.FailLock && !r.LockAcquired }
 
 // Lost reports whether the worker held the lock (or the reservation) and
 // lost it to another before it finished: a job redelivered while it ran.
-func (r *Result) Lost() bool { return !r.Success && r.Code == FailLock && r.LockAcquired }
+func (r *Result) Lost() bool { return !r.Success && r.Code == check.FailLock && r.LockAcquired }
 
 // tally folds one worker's events into its Result.
 type tally struct {
@@ -155,23 +158,23 @@ type tally struct {
 	r  Result
 }
 
-func (t *tally) add(e Event) {
+func (t *tally) add(e event.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch e.Kind {
-	case KindAcquired:
+	case event.KindAcquired:
 		t.r.LockAcquired = true
-	case KindRead:
-		if e.Has&HasStock != 0 && t.r.StockBefore < 0 {
+	case event.KindRead:
+		if e.Has&event.HasStock != 0 && t.r.StockBefore < 0 {
 			t.r.StockBefore = e.Stock
 		}
-	case KindWrite:
-		if e.Has&HasStock != 0 && e.OK {
+	case event.KindWrite:
+		if e.Has&event.HasStock != 0 && e.OK {
 			t.r.StockAfter = e.Stock
 		}
-	case KindDone:
+	case event.KindDone:
 		t.r.Success, t.r.Code, t.r.Msg = e.OK, e.Code, e.Msg
-		if e.Has&HasDelay != 0 {
+		if e.Has&event.HasDelay != 0 {
 			t.r.RetryAfter = e.Delay
 		}
 	}
@@ -222,7 +225,7 @@ func (o *Outside) announce(res string) {
 	defer o.mu.Unlock()
 	if !o.made[res] {
 		o.made[res] = true
-		o.env.Emit(Event{Kind: KindInit, Res: res, Code: LimitOnce})
+		o.env.Emit(event.Event{Kind: event.KindInit, Res: res, Code: check.LimitOnce})
 	}
 }
 
@@ -272,22 +275,22 @@ func (o *Outside) RunJob(id string) (Result, error) {
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
-			w.OpError("acquire", Event{Res: reservedName}, call, err)
+			w.OpError("acquire", event.Event{Res: reservedName}, call, err)
 		}
 		w.Fail(ctx, err, "")
 	case res[0] == 1:
 		since := env.Clock().Now() // the reservation runs from when the server set it, no earlier than now
-		w.Emit(Event{Kind: KindAcquired, Res: reservedName, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
+		w.Emit(event.Event{Kind: event.KindAcquired, Res: reservedName, TTL: reservation, Has: event.HasTTL, Msg: "reserved job " + id})
 		runJob(ctx, env, w, id, effect, since, reservation, toServer)
 	case res[0] == 0 && len(res) > 1:
 		after := env.Clock().FromServer(max(time.Duration(res[1])*time.Millisecond, 0))
-		w.Emit(Event{Kind: KindDenied, Res: reservedName, Msg: "reserved by another worker"}.WithCall(call))
+		w.Emit(event.Event{Kind: event.KindDenied, Res: reservedName, Msg: "reserved by another worker"}.WithCall(call))
 		w.done.Store(true)
-		w.Emit(Event{Kind: KindDone, Code: FailLock, Delay: after, Has: HasDelay | HasOK,
+		w.Emit(event.Event{Kind: event.KindDone, Code: check.FailLock, Delay: after, Has: event.HasDelay | event.HasOK,
 			Msg: fmt.Sprintf("409 job %s is reserved, retry after %d ms", id, after.Milliseconds())})
 	default:
-		w.Emit(Event{Kind: KindRead, Res: "job:" + id, Msg: "job " + id + " is done: nothing to run"}.WithCall(call))
-		w.Done(false, FailStock, "job "+id+" is done already")
+		w.Emit(event.Event{Kind: event.KindRead, Res: "job:" + id, Msg: "job " + id + " is done: nothing to run"}.WithCall(call))
+		w.Done(false, check.FailStock, "job "+id+" is done already")
 	}
 	return o.end(w, t, start, ""), nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	_ "embed"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
@@ -46,7 +49,7 @@ func runOversell(ctx context.Context, env *Env) error {
 	if err := env.putStock(ctx, cells, env.Params.Stock); err != nil {
 		return err
 	}
-	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
+	env.Emit(event.Event{Kind: event.KindInit, Res: "stock"}.WithStock(env.Params.Stock))
 	err = env.Workers(ctx, env.Params.Workers, func(ctx context.Context, w *Worker) {
 		buy(ctx, env, w)
 	})
@@ -63,17 +66,17 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 		res, err := buyScript.Run(ctx, c, []string{stock}).Int64Slice()
 		if err != nil {
 			if ctx.Err() == nil {
-				w.OpError("write", Event{Res: "stock"}, call, err)
+				w.OpError("write", event.Event{Res: "stock"}, call, err)
 			}
 			w.Fail(ctx, err, "")
 			return
 		}
 		if res[0] == 0 {
-			w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(res[1]).WithCall(call))
-			w.Done(false, FailStock, "out of stock")
+			w.Emit(event.Event{Kind: event.KindRead, Res: "stock"}.WithStock(res[1]).WithCall(call))
+			w.Done(false, check.FailStock, "out of stock")
 			return
 		}
-		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(res[1]).WithOK(true).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindWrite, Res: "stock"}.WithStock(res[1]).WithOK(true).WithCall(call))
 		w.Done(true, "", "")
 		return
 	}
@@ -88,21 +91,21 @@ func buy(ctx context.Context, env *Env, w *Worker) {
 		return
 	}
 	release := func() { releaseQuietly(ctx, lease) }
-	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: "stock"})
 	v, ok := readStock(ctx, env, w)
 	if !ok {
-		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 		release()
 		return
 	}
 	if v < 1 {
-		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 		release()
-		w.Done(false, FailStock, "out of stock")
+		w.Done(false, check.FailStock, "out of stock")
 		return
 	}
 	if err := env.Clock().Sleep(lease.Context(), env.Params.Delay.D()); err != nil {
-		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 		release()
 		w.Fail(ctx, context.Cause(lease.Context()), "")
 		return
@@ -118,12 +121,12 @@ func readStock(ctx context.Context, env *Env, w *Worker) (int64, bool) {
 	v, err := st.Client().Get(ctx, st.Key("stock")).Int64()
 	if err != nil {
 		if ctx.Err() == nil {
-			w.OpError("read", Event{Res: "stock"}, call, err)
+			w.OpError("read", event.Event{Res: "stock"}, call, err)
 		}
 		w.Fail(ctx, err, "")
 		return 0, false
 	}
-	w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v).WithCall(call))
+	w.Emit(event.Event{Kind: event.KindRead, Res: "stock"}.WithStock(v).WithCall(call))
 	return v, true
 }
 
@@ -131,13 +134,13 @@ func readStock(ctx context.Context, env *Env, w *Worker) (int64, bool) {
 // and records the outcome.
 func writeAndLeave(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64) {
 	ok, err := write(ctx, env, w, lease, v)
-	w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 	releaseQuietly(ctx, lease)
 	switch {
 	case err != nil:
 		w.Fail(ctx, err, "")
 	case !ok:
-		w.Done(false, FailLock, "write rejected: stale fence")
+		w.Done(false, check.FailLock, "write rejected: stale fence")
 	default:
 		w.Done(true, "", "")
 	}
@@ -151,31 +154,34 @@ func write(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64)
 	if lease.Fence == 0 {
 		if err := st.Client().Set(ctx, st.Key("stock"), v, 0).Err(); err != nil {
 			if ctx.Err() == nil {
-				w.OpError("write", Event{Res: "stock"}.WithStock(v), call, err)
+				w.OpError("write", event.Event{Res: "stock"}.WithStock(v), call, err)
 			}
 			return false, err
 		}
-		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindWrite, Res: "stock"}.WithStock(v).WithOK(true).WithCall(call))
 		return true, nil
 	}
 	n, err := fencedWriteScript.Run(ctx, st.Client(), []string{st.Key("stock"), st.Key("stock:fence")}, lease.Fence, v).Int64()
 	if err != nil {
 		if ctx.Err() == nil {
-			w.OpError("write", Event{Res: "stock"}.WithStock(v).WithFence(lease.Fence), call, err)
+			w.OpError("write", event.Event{Res: "stock"}.WithStock(v).WithFence(lease.Fence), call, err)
 		}
 		return false, err
 	}
 	if n == 0 {
-		w.Emit(Event{Kind: KindFenceRejected, Res: "stock"}.WithFence(lease.Fence).WithCall(call))
-		w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(false).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindFenceRejected, Res: "stock"}.WithFence(lease.Fence).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindWrite, Res: "stock"}.WithStock(v).WithOK(false).WithCall(call))
 		return false, nil
 	}
-	w.Emit(Event{Kind: KindFenceOK, Res: "stock"}.WithFence(lease.Fence).WithCall(call))
-	w.Emit(Event{Kind: KindWrite, Res: "stock"}.WithStock(v).WithOK(true).WithCall(call))
+	w.Emit(event.Event{Kind: event.KindFenceOK, Res: "stock"}.WithFence(lease.Fence).WithCall(call))
+	w.Emit(event.Event{Kind: event.KindWrite, Res: "stock"}.WithStock(v).WithOK(true).WithCall(call))
 	return true, nil
 }
 
 func init() {
 	store.NameScript(buyScript, "buy")
 	store.NameScript(fencedWriteScript, "fenced-write")
+	for s, name := range lock.ScriptNames() {
+		store.NameScript(s, name)
+	}
 }

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 )
 
@@ -25,12 +28,12 @@ func buyCell(ctx context.Context, env *Env, w *Worker, info lock.Info) {
 		}
 		d, more := backoff.Next()
 		if !more {
-			w.Done(false, FailLock, "write refused: the stock changed since it was read")
+			w.Done(false, check.FailLock, "write refused: the stock changed since it was read")
 			return
 		}
-		w.Emit(Event{Kind: KindBackoff, Res: "stock", Delay: d.Truncate(time.Microsecond), Attempt: int32(attempt), Has: HasDelay | HasAttempt})
+		w.Emit(event.Event{Kind: event.KindBackoff, Res: "stock", Delay: d.Truncate(time.Microsecond), Attempt: int32(attempt), Has: event.HasDelay | event.HasAttempt})
 		if err := env.Clock().Sleep(ctx, d); err != nil {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 			return
 		}
 	}
@@ -41,15 +44,15 @@ func buyCell(ctx context.Context, env *Env, w *Worker, info lock.Info) {
 func buyCellOnce(ctx context.Context, env *Env, w *Worker, key string, info lock.Info, attempt int) (ok, retry bool) {
 	fail := func(err error) {
 		if ctx.Err() != nil {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 			return
 		}
-		w.Done(false, FailError, err.Error())
+		w.Done(false, check.FailError, err.Error())
 	}
 	lease, err := w.Lock.Acquire(ctx, key, env.Params.TTL.D())
 	if err != nil {
 		if errors.Is(err, lock.ErrNotObtained) && ctx.Err() == nil {
-			w.Done(false, FailLock, "lock not obtained")
+			w.Done(false, check.FailLock, "lock not obtained")
 		} else {
 			fail(err)
 		}
@@ -58,12 +61,12 @@ func buyCellOnce(ctx context.Context, env *Env, w *Worker, key string, info lock
 	exclusive := !info.Optimistic
 	leave := func() {
 		if exclusive {
-			w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+			w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 		}
 		releaseQuietly(ctx, lease)
 	}
 	if exclusive {
-		w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+		w.Emit(event.Event{Kind: event.KindWorkStart, Res: "stock"})
 	}
 	// Without a lock nothing orders the workers' operations but the server:
 	// each optimistic read and write is recorded in the order it happened.
@@ -77,7 +80,7 @@ func buyCellOnce(ctx context.Context, env *Env, w *Worker, key string, info lock
 	done := serial()
 	v, err := lease.Cell.Load(ctx)
 	if err == nil {
-		w.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
+		w.Emit(event.Event{Kind: event.KindRead, Res: "stock"}.WithStock(v))
 	}
 	done()
 	if err != nil {
@@ -87,7 +90,7 @@ func buyCellOnce(ctx context.Context, env *Env, w *Worker, key string, info lock
 	}
 	if v < 1 {
 		leave()
-		w.Done(false, FailStock, "out of stock")
+		w.Done(false, check.FailStock, "out of stock")
 		return false, false
 	}
 	if err := env.Clock().Sleep(lease.Context(), env.Params.Delay.D()); err != nil {
@@ -98,7 +101,7 @@ func buyCellOnce(ctx context.Context, env *Env, w *Worker, key string, info lock
 	done = serial()
 	stored, err := lease.Cell.Store(ctx, v-1)
 	if err == nil {
-		w.Emit(Event{Kind: KindWrite, Res: "stock", Msg: refusedMsg(stored)}.WithStock(v - 1).WithOK(stored))
+		w.Emit(event.Event{Kind: event.KindWrite, Res: "stock", Msg: refusedMsg(stored)}.WithStock(v - 1).WithOK(stored))
 	}
 	done()
 	if err != nil {
@@ -129,7 +132,7 @@ func finalCellStock(ctx context.Context, env *Env, cells lock.Cells, err error) 
 	rctx, cancel := bounded(context.WithoutCancel(ctx), env, 2*time.Second)
 	defer cancel()
 	if v, gerr := cells.Get(rctx, env.Store.Key("stock")); gerr == nil {
-		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
+		env.Emit(event.Event{Kind: event.KindRead, Res: "stock"}.WithStock(v))
 	} else if err == nil {
 		err = gerr
 	}

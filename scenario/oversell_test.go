@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
@@ -81,7 +84,7 @@ func unansweredOnARealServer(t testing.TB, urls []string, err error) {
 	}
 }
 
-func oversellParams(mod func(*scenario.Params)) scenario.Params {
+func oversellParams(mod func(*event.Params)) event.Params {
 	sc, _ := scenario.Lookup("oversell")
 	p := sc.Defaults
 	if mod != nil {
@@ -158,7 +161,7 @@ func TestNoLockOversells(t *testing.T) {
 		// cannot serialise 50 workers through it by chance.
 		runs := runAllBy(t, urls, 1, n, busyRuns, func(seed int) scenario.Config {
 			return scenario.Config{Scenario: "oversell", Strategy: "none", Seed: uint64(seed),
-				Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock, p.Delay = 50, 1, scenario.Millis(100*time.Millisecond) })}
+				Params: oversellParams(func(p *event.Params) { p.Workers, p.Stock, p.Delay = 50, 1, event.Millis(100*time.Millisecond) })}
 		})
 		for seed, r := range runs {
 			s := r.Summary()
@@ -202,9 +205,9 @@ func TestLocksNeverOversell(t *testing.T) {
 				}
 				runs := runAllBy(t, urls, 5, n, 4, func(seed int) scenario.Config {
 					return scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: uint64(seed),
-						Params: oversellParams(func(p *scenario.Params) {
-							p.Workers, p.Stock, p.Nodes, p.TTL = 20, 3, nodes, scenario.Millis(20*time.Second)
-							p.Retry, p.RetryBase, p.MaxRetries = "full-jitter", scenario.Millis(5*time.Millisecond), 100
+						Params: oversellParams(func(p *event.Params) {
+							p.Workers, p.Stock, p.Nodes, p.TTL = 20, 3, nodes, event.Millis(20*time.Second)
+							p.Retry, p.RetryBase, p.MaxRetries = "full-jitter", event.Millis(5*time.Millisecond), 100
 						})}
 				})
 				for seed, r := range runs {
@@ -215,7 +218,7 @@ func TestLocksNeverOversell(t *testing.T) {
 					if s.Successes != 3 || s.FinalStock != 0 {
 						t.Fatalf("seed %d: sold %d, final stock %d; want exactly 3 sold and 0 left", seed, s.Successes, s.FinalStock)
 					}
-					if _, vs := scenario.Check(r.Log); len(vs) != 0 {
+					if _, vs := check.Check(r.Log); len(vs) != 0 {
 						t.Fatalf("seed %d: checker re-fold found %d violations", seed, len(vs))
 					}
 				}
@@ -228,7 +231,7 @@ func TestSafeWithJitterSellsExactlyTheStock(t *testing.T) {
 	t.Parallel()
 	stores(t, 1, func(t *testing.T, urls []string) {
 		r := run(t, urls, scenario.Config{Scenario: "oversell", Strategy: "safe", Seed: 1,
-			Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock, p.Retry = 50, 5, "full-jitter" })})
+			Params: oversellParams(func(p *event.Params) { p.Workers, p.Stock, p.Retry = 50, 5, "full-jitter" })})
 		s := r.Summary()
 		if s.Successes != 5 || s.FinalStock != 0 || s.Verdict != "CORRECT" {
 			t.Fatalf("sold %d, final %d, verdict %s", s.Successes, s.FinalStock, s.Verdict)
@@ -238,7 +241,7 @@ func TestSafeWithJitterSellsExactlyTheStock(t *testing.T) {
 
 func TestSafeWithoutRetryUndersells(t *testing.T) {
 	r := run(t, nil, scenario.Config{Scenario: "oversell", Strategy: "safe", Seed: 1,
-		Params: oversellParams(func(p *scenario.Params) { p.Workers, p.Stock = 5, 3 })})
+		Params: oversellParams(func(p *event.Params) { p.Workers, p.Stock = 5, 3 })})
 	s := r.Summary()
 	if s.Successes >= 3 || !strings.Contains(s.Verdict, "UNDERSOLD") {
 		t.Fatalf("sold %d of 3 without retry: %s", s.Successes, s.Verdict)
@@ -250,23 +253,23 @@ func TestEventLogRoundTrip(t *testing.T) {
 	for _, strategy := range []string{"none", "fenced", "redlock"} {
 		var buf bytes.Buffer
 		r := run(t, nil, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: 42, Events: &buf,
-			Params: oversellParams(func(p *scenario.Params) { p.Nodes = 3; p.Retry = "equal-jitter"; p.Stock = 2 })})
+			Params: oversellParams(func(p *event.Params) { p.Nodes = 3; p.Retry = "equal-jitter"; p.Stock = 2 })})
 		live := r.Summary().Box(r.Header)
-		rec, err := scenario.ReadRecording(&buf)
+		rec, err := check.ReadRecording(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(rec.Events) != r.Log.Len() {
 			t.Fatalf("%s: read %d events, logged %d", strategy, len(rec.Events), r.Log.Len())
 		}
-		if replayed := scenario.Summarize(rec.Header, scenario.Slice(rec.Events)).Box(rec.Header); replayed != live {
+		if replayed := scenario.Summarize(rec.Header, check.Slice(rec.Events)).Box(rec.Header); replayed != live {
 			t.Fatalf("%s: summary differs after reading back:\nlive:\n%s\nreplayed:\n%s", strategy, live, replayed)
 		}
 		if rec.Summary == nil || rec.Summary.Verdict != r.Summary().Verdict {
 			t.Fatalf("%s: summary line missing or different", strategy)
 		}
-		_, live2 := scenario.Check(r.Log)
-		_, again := scenario.Check(scenario.Slice(rec.Events))
+		_, live2 := check.Check(r.Log)
+		_, again := check.Check(check.Slice(rec.Events))
 		if len(live2) != len(again) {
 			t.Fatalf("%s: checker found %d violations live, %d on the recording", strategy, len(live2), len(again))
 		}
@@ -289,10 +292,10 @@ func TestRunLeavesOtherKeysAlone(t *testing.T) {
 	before := dump(t, c)
 	for _, strategy := range []string{"none", "naive", "safe", "fenced", "watchdog", "atomic"} {
 		run(t, []string{srv.URL}, scenario.Config{Scenario: "oversell", Strategy: strategy, Seed: 1,
-			Params: oversellParams(func(p *scenario.Params) {
+			Params: oversellParams(func(p *event.Params) {
 				p.Stock = 3
 				p.Retry = "fixed"
-				p.RetryBase = scenario.Millis(time.Millisecond)
+				p.RetryBase = event.Millis(time.Millisecond)
 			})})
 	}
 	after := dump(t, c)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 )
@@ -17,7 +19,7 @@ import (
 type paceCase struct {
 	sc       *scenario.Scenario
 	strategy string
-	p        scenario.Params
+	p        event.Params
 	label    string
 }
 
@@ -27,12 +29,12 @@ func paceCases() []paceCase {
 		if sc.RealTime != "" {
 			continue // keeps real time: no simulated length to measure
 		}
-		variants := []scenario.Params{sc.Defaults}
+		variants := []event.Params{sc.Defaults}
 		var tags []string
 		tags = append(tags, "")
 		switch sc.Name {
 		case "redlock":
-			for _, c := range scenario.PartChoices()[1:] {
+			for _, c := range event.PartChoices()[1:] {
 				p := sc.Defaults
 				p.Part = c.Name
 				variants, tags = append(variants, p), append(tags, "part "+c.Name)
@@ -41,7 +43,7 @@ func paceCases() []paceCase {
 			p.Part, p.Clock = "clock", "slew"
 			variants, tags = append(variants, p), append(tags, "part clock, slew")
 		case "deadlock":
-			for _, o := range scenario.Orders[1:] {
+			for _, o := range event.Orders[1:] {
 				p := sc.Defaults
 				p.Order = o
 				variants, tags = append(variants, p), append(tags, "order "+o)

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -15,7 +18,7 @@ import (
 func pausedOversell(strategy, retry string, faults ...scenario.Timed) scenario.Config {
 	sc, _ := scenario.Lookup("oversell")
 	p := sc.Defaults
-	p.TTL = scenario.Millis(200 * time.Millisecond)
+	p.TTL = event.Millis(200 * time.Millisecond)
 	if retry != "" {
 		p.Retry = retry
 	}
@@ -24,7 +27,7 @@ func pausedOversell(strategy, retry string, faults ...scenario.Timed) scenario.C
 
 // runOf runs cfg in simulation: its log's body (the lines after the
 // header, byte for byte) and its events.
-func runOf(t *testing.T, cfg scenario.Config) ([]byte, []scenario.Event) {
+func runOf(t *testing.T, cfg scenario.Config) ([]byte, []event.Event) {
 	t.Helper()
 	st, err := store.Open(context.Background(), store.Config{Nodes: cfg.Params.Nodes})
 	if err != nil {
@@ -40,7 +43,7 @@ func runOf(t *testing.T, cfg scenario.Config) ([]byte, []scenario.Event) {
 	if err := r.Wait(); err != nil || !r.Simulated() {
 		t.Fatalf("run: %v (simulated: %v)", err, r.Simulated())
 	}
-	rec, err := scenario.ReadRecording(bytes.NewReader(buf.Bytes()))
+	rec, err := check.ReadRecording(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,13 +52,13 @@ func runOf(t *testing.T, cfg scenario.Config) ([]byte, []scenario.Event) {
 }
 
 // find is w's first event of kind k, and whether there is one.
-func find(es []scenario.Event, w int32, k scenario.Kind) (scenario.Event, bool) {
+func find(es []event.Event, w int32, k event.Kind) (event.Event, bool) {
 	for _, e := range es {
 		if e.Worker == w && e.Kind == k {
 			return e, true
 		}
 	}
-	return scenario.Event{}, false
+	return event.Event{}, false
 }
 
 func pauseOf(w int32, at, d time.Duration) scenario.Timed {
@@ -64,11 +67,11 @@ func pauseOf(w int32, at, d time.Duration) scenario.Timed {
 
 // holderOf is the first worker to take the lock in a run without faults,
 // and its events.
-func holderOf(t *testing.T, cfg scenario.Config) (int32, []scenario.Event) {
+func holderOf(t *testing.T, cfg scenario.Config) (int32, []event.Event) {
 	t.Helper()
 	_, es := runOf(t, cfg)
 	for _, e := range es {
-		if e.Kind == scenario.KindAcquired {
+		if e.Kind == event.KindAcquired {
 			return e.Worker, es
 		}
 	}
@@ -79,30 +82,30 @@ func holderOf(t *testing.T, cfg scenario.Config) (int32, []scenario.Event) {
 func TestAPauseStopsABuyerThatNeverSleepsOnItsOwn(t *testing.T) {
 	cfg := pausedOversell("safe", "")
 	h, calm := holderOf(t, cfg)
-	w0, _ := find(calm, h, scenario.KindWrite)
+	w0, _ := find(calm, h, event.KindWrite)
 	const at, d = time.Millisecond, time.Second
 	if w0.Call >= at+d {
-		t.Fatalf("without a pause %s writes at %v: the test needs it earlier", scenario.WorkerName(h), w0.Call)
+		t.Fatalf("without a pause %s writes at %v: the test needs it earlier", check.WorkerName(h), w0.Call)
 	}
 	cfg.Faults = []scenario.Timed{pauseOf(h, at, d)}
 	body, es := runOf(t, cfg)
 	if again, _ := runOf(t, cfg); !bytes.Equal(body, again) {
 		t.Fatal("the same seed and pause gave two histories")
 	}
-	if p, ok := find(es, h, scenario.KindPause); !ok || p.T != at {
+	if p, ok := find(es, h, event.KindPause); !ok || p.T != at {
 		t.Fatalf("pause logged %v (%v), want at %v", p.T, ok, at)
 	}
-	w, ok := find(es, h, scenario.KindWrite)
+	w, ok := find(es, h, event.KindWrite)
 	if !ok || w.Call < at+d {
-		t.Fatalf("%s sent its write at %v, want after the pause ends at %v", scenario.WorkerName(h), w.Call, at+d)
+		t.Fatalf("%s sent its write at %v, want after the pause ends at %v", check.WorkerName(h), w.Call, at+d)
 	}
 	// Its TTL lapsed under it: its release finds the lock gone, and the
 	// narration does not say it wrote inside the lock.
-	if rf, ok := find(es, h, scenario.KindReleaseFailed); !ok || rf.T < at+d {
+	if rf, ok := find(es, h, event.KindReleaseFailed); !ok || rf.T < at+d {
 		t.Fatalf("release after the pause: %+v (%v), want refused", rf, ok)
 	}
 	for _, e := range es {
-		if e.Kind == scenario.KindBeat && e.Code == "write" && !strings.Contains(e.Msg, "without the lock") {
+		if e.Kind == event.KindBeat && e.Code == "write" && !strings.Contains(e.Msg, "without the lock") {
 			t.Errorf("write beat: %q", e.Msg)
 		}
 	}
@@ -111,7 +114,7 @@ func TestAPauseStopsABuyerThatNeverSleepsOnItsOwn(t *testing.T) {
 func TestAReplySentBeforeAPauseWaitsForTheWorker(t *testing.T) {
 	cfg := pausedOversell("safe", "")
 	h, calm := holderOf(t, cfg)
-	r0, _ := find(calm, h, scenario.KindRead)
+	r0, _ := find(calm, h, event.KindRead)
 	// Midway through the read's round trip: the command is on its way.
 	at, d := r0.Call+(r0.T-r0.Call)/2, 500*time.Millisecond
 	if at <= r0.Call || at >= r0.T {
@@ -119,7 +122,7 @@ func TestAReplySentBeforeAPauseWaitsForTheWorker(t *testing.T) {
 	}
 	cfg.Faults = []scenario.Timed{pauseOf(h, at, d)}
 	_, es := runOf(t, cfg)
-	r, ok := find(es, h, scenario.KindRead)
+	r, ok := find(es, h, event.KindRead)
 	if !ok || r.Call != r0.Call || r.T < at+d || r.Stock != r0.Stock {
 		t.Fatalf("read %+v, want sent at %v as before and seen after %v", r, r0.Call, at+d)
 	}
@@ -128,8 +131,8 @@ func TestAReplySentBeforeAPauseWaitsForTheWorker(t *testing.T) {
 func TestAPausedHolderOutlivesItsLease(t *testing.T) {
 	for _, c := range []struct {
 		strategy string
-		want     scenario.Kind // what the paused holder's late write meets
-	}{{"safe", scenario.KindViolation}, {"fenced", scenario.KindFenceRejected}} {
+		want     event.Kind // what the paused holder's late write meets
+	}{{"safe", event.KindViolation}, {"fenced", event.KindFenceRejected}} {
 		t.Run(c.strategy, func(t *testing.T) {
 			cfg := pausedOversell(c.strategy, "exponential")
 			h, _ := holderOf(t, cfg)
@@ -138,11 +141,11 @@ func TestAPausedHolderOutlivesItsLease(t *testing.T) {
 			_, es := runOf(t, cfg)
 			var overlap, met bool
 			for _, e := range es {
-				overlap = overlap || (e.Kind == scenario.KindViolation && e.Code == scenario.CodeOverlap && e.Peer == h && e.T < at+d)
+				overlap = overlap || (e.Kind == event.KindViolation && e.Code == check.CodeOverlap && e.Peer == h && e.T < at+d)
 				met = met || (e.Worker == h && e.Kind == c.want && e.T >= at+d)
 			}
 			if !overlap || !met {
-				t.Fatalf("overlap with %s during its pause: %v; its late write met %v: %v", scenario.WorkerName(h), overlap, c.want, met)
+				t.Fatalf("overlap with %s during its pause: %v; its late write met %v: %v", check.WorkerName(h), overlap, c.want, met)
 			}
 		})
 	}
@@ -150,20 +153,20 @@ func TestAPausedHolderOutlivesItsLease(t *testing.T) {
 
 func TestTheWatchdogStopsWithItsWorker(t *testing.T) {
 	cfg := pausedOversell("watchdog", "")
-	cfg.Params.Delay = scenario.Millis(400 * time.Millisecond) // long enough to renew
+	cfg.Params.Delay = event.Millis(400 * time.Millisecond) // long enough to renew
 	h, calm := holderOf(t, cfg)
-	if _, ok := find(calm, h, scenario.KindRenewed); !ok {
-		t.Fatalf("without a pause %s never renews", scenario.WorkerName(h))
+	if _, ok := find(calm, h, event.KindRenewed); !ok {
+		t.Fatalf("without a pause %s never renews", check.WorkerName(h))
 	}
 	const at, d = 10 * time.Millisecond, time.Second
 	cfg.Faults = []scenario.Timed{pauseOf(h, at, d)}
 	_, es := runOf(t, cfg)
 	for _, e := range es {
-		if e.Worker == h && e.Kind == scenario.KindRenewed && e.T > at && e.T < at+d {
+		if e.Worker == h && e.Kind == event.KindRenewed && e.T > at && e.T < at+d {
 			t.Fatalf("renewed at %v, during its worker's pause", e.T)
 		}
 	}
-	if l, ok := find(es, h, scenario.KindLockLost); !ok || l.T < at+d {
+	if l, ok := find(es, h, event.KindLockLost); !ok || l.T < at+d {
 		t.Fatalf("lock lost: %+v (%v), want found after the pause", l, ok)
 	}
 }

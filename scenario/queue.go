@@ -8,6 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/clock"
@@ -36,9 +39,9 @@ var queueDouble = &Scenario{
 		"job runs; idempotency lets it run twice but guards the effect with a key.",
 	Source:     "the PHP locking-strategies blog (queue workers)",
 	Strategies: []string{"plain", "heartbeat", "idempotency"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.TTL, p.Work = 2, Millis(2*time.Second), Millis(3*time.Second)
-		p.RetryBase = Millis(100 * time.Millisecond)
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.TTL, p.Work = 2, event.Millis(2*time.Second), event.Millis(3*time.Second)
+		p.RetryBase = event.Millis(100 * time.Millisecond)
 	}),
 	Uses:  []string{"ttl", "work", "retry-base"},
 	run:   runQueue,
@@ -55,7 +58,7 @@ func runQueue(ctx context.Context, env *Env) error {
 	if err := c.RPush(ctx, queue, "42").Err(); err != nil {
 		return err
 	}
-	env.Emit(Event{Kind: KindInit, Res: "effect", Code: LimitOnce})
+	env.Emit(event.Event{Kind: event.KindInit, Res: "effect", Code: check.LimitOnce})
 	poll := env.Params.RetryBase.D()
 	done := make(chan struct{})
 	// order keeps the log in the queue's own order: a redelivery is logged
@@ -76,7 +79,7 @@ func runQueue(ctx context.Context, env *Env) error {
 			}
 			order.Lock(ctx)
 			if n, _ := requeueScript.Run(ctx, c, []string{queue, job, reserved}, "42").Int(); n == 1 {
-				env.Emit(Event{Kind: KindExpired, Res: "reserved:job:42", Msg: "reservation lapsed: job 42 redelivered"})
+				env.Emit(event.Event{Kind: event.KindExpired, Res: "reserved:job:42", Msg: "reservation lapsed: job 42 redelivered"})
 			}
 			order.Unlock()
 		}
@@ -140,7 +143,7 @@ func takeJobs(ctx context.Context, env *Env, w *Worker, order *clock.Mutex, rd *
 	reservation, poll := env.Params.TTL.D(), env.Params.RetryBase.D()
 	ttlMs := func(d time.Duration) time.Duration { return env.Clock().ToServer(d) }
 	if w.Sleep(ctx, time.Duration(w.ID)*poll/2) != nil {
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	limit := env.Clock().Now() + reservation + env.Params.Work.D() + time.Second
@@ -150,7 +153,7 @@ func takeJobs(ctx context.Context, env *Env, w *Worker, order *clock.Mutex, rd *
 		id, err := reserveScript.Run(ctx, c, []string{queue, st.Key("reserved:job:"), st.Key("job:")}, env.Lane(w), max(ttlMs(reservation).Milliseconds(), 1)).Text()
 		since := env.Clock().Now() // the reservation runs from when the server set it, no earlier than now
 		if err == nil {
-			w.Emit(Event{Kind: KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL, Msg: "reserved job " + id})
+			w.Emit(event.Event{Kind: event.KindAcquired, Res: "reserved:job:" + id, TTL: reservation, Has: event.HasTTL, Msg: "reserved job " + id})
 			rd.reserved()
 		}
 		order.Unlock()
@@ -160,7 +163,7 @@ func takeJobs(ctx context.Context, env *Env, w *Worker, order *clock.Mutex, rd *
 		}
 		if !errors.Is(err, redis.Nil) { // not "the queue is empty": the server failed
 			if ctx.Err() == nil {
-				w.OpError("acquire", Event{Res: "reserved:job:42"}, call, err)
+				w.OpError("acquire", event.Event{Res: "reserved:job:42"}, call, err)
 			}
 			w.Fail(ctx, err, "")
 			return
@@ -170,7 +173,7 @@ func takeJobs(ctx context.Context, env *Env, w *Worker, order *clock.Mutex, rd *
 			return
 		}
 		if w.Sleep(ctx, poll) != nil {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 			return
 		}
 	}
@@ -191,14 +194,14 @@ func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, si
 	st := env.Store
 	c := st.Client()
 	job, reserved := st.Key("job:"+id), st.Key("reserved:job:"+id)
-	w.Emit(Event{Kind: KindWorkStart, Res: "job:" + id})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: "job:" + id})
 	jobCtx, lose := env.Clock().WithCancelCause(ctx)
 	defer lose(nil)
 	hctx, stopHeartbeat := env.Clock().WithCancel(jobCtx)
 	defer stopHeartbeat()
 	heartbeat := clock.NewGroup(env.Clock())
 	if env.Strategy == "heartbeat" {
-		heartbeat.Go(hctx, "heartbeat of "+WorkerName(w.ID), func(hctx context.Context) {
+		heartbeat.Go(hctx, "heartbeat of "+check.WorkerName(w.ID), func(hctx context.Context) {
 			heartbeatJob(hctx, env, w, id, since, reservation, server, lose)
 		})
 	}
@@ -212,23 +215,23 @@ func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, si
 			call := w.Now()
 			first, serr := c.SetNX(ctx, st.Key("done:job:"+id), env.Lane(w), 0).Result()
 			if serr != nil && ctx.Err() == nil {
-				w.OpError("write", Event{Res: "done:job:" + id}, call, serr)
+				w.OpError("write", event.Event{Res: "done:job:" + id}, call, serr)
 				err = serr
 			}
 			apply = first
 			if !first && serr == nil {
-				w.Emit(Event{Kind: KindRead, Res: "done:job:" + id, Msg: "effect already applied: skipped"}.WithCall(call))
+				w.Emit(event.Event{Kind: event.KindRead, Res: "done:job:" + id, Msg: "effect already applied: skipped"}.WithCall(call))
 			}
 		}
 		if apply {
-			w.Emit(Event{Kind: KindWrite, Res: effect, Msg: "charged card 7 $100"}.WithOK(true))
+			w.Emit(event.Event{Kind: event.KindWrite, Res: effect, Msg: "charged card 7 $100"}.WithOK(true))
 		}
 	}
 	stopHeartbeat()
 	heartbeat.Wait(ctx)
-	w.Emit(Event{Kind: KindWorkEnd, Res: "job:" + id})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "job:" + id})
 	if errors.Is(context.Cause(jobCtx), errReservationLost) {
-		w.Done(false, FailLock, "reservation lost: stopped before the effect")
+		w.Done(false, check.FailLock, "reservation lost: stopped before the effect")
 		return
 	}
 	if err != nil {
@@ -242,19 +245,19 @@ func runJobUntil(ctx context.Context, env *Env, w *Worker, id, effect string, si
 	}
 	if err != nil {
 		if ctx.Err() == nil {
-			w.OpError("release", Event{Res: "job:" + id}, call, err)
+			w.OpError("release", event.Event{Res: "job:" + id}, call, err)
 		}
 		w.Fail(ctx, err, "")
 		return
 	}
 	if n == 0 {
-		w.Emit(Event{Kind: KindReleaseFailed, Res: "job:" + id, Msg: "delete failed: not found / not reserved"}.WithOK(false))
+		w.Emit(event.Event{Kind: event.KindReleaseFailed, Res: "job:" + id, Msg: "delete failed: not found / not reserved"}.WithOK(false))
 		// Not a server's failure: the reservation lapsed while the job
 		// ran, another worker was given it and deleted it first.
-		w.Done(false, FailLock, fmt.Sprintf("job %s: delete failed, not found / not reserved — the job was redelivered while it ran, and the other run deleted it first", id))
+		w.Done(false, check.FailLock, fmt.Sprintf("job %s: delete failed, not found / not reserved — the job was redelivered while it ran, and the other run deleted it first", id))
 		return
 	}
-	w.Emit(Event{Kind: KindRelease, Res: "job:" + id, Msg: "job deleted"}.WithOK(true))
+	w.Emit(event.Event{Kind: event.KindRelease, Res: "job:" + id, Msg: "job deleted"}.WithOK(true))
 	w.Done(true, "", "")
 }
 
@@ -276,13 +279,13 @@ func heartbeatJob(hctx context.Context, env *Env, w *Worker, id string, since, r
 			return
 		case err == nil && n == 1:
 			due = sent + reservation/3
-			w.Emit(Event{Kind: KindRenewed, Res: "reserved:job:" + id, TTL: reservation, Has: HasTTL}.WithCall(sent))
+			w.Emit(event.Event{Kind: event.KindRenewed, Res: "reserved:job:" + id, TTL: reservation, Has: event.HasTTL}.WithCall(sent))
 		case err == nil:
-			w.Emit(Event{Kind: KindLockLost, Res: "reserved:job:" + id, Msg: "reservation lapsed: the job is no longer ours"})
+			w.Emit(event.Event{Kind: event.KindLockLost, Res: "reserved:job:" + id, Msg: "reservation lapsed: the job is no longer ours"})
 			lose(errReservationLost)
 			return
 		default:
-			w.Emit(Event{Kind: KindRenewFailed, Res: "reserved:job:" + id, Msg: err.Error()}.WithCall(sent))
+			w.Emit(event.Event{Kind: event.KindRenewFailed, Res: "reserved:job:" + id, Msg: err.Error()}.WithCall(sent))
 			due = env.Clock().Now() + reservation/3
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -17,10 +20,10 @@ const eachHead = `{"format":"locklab-events","version":2,"scenario":"oversell","
 // line.
 func TestNamesAndResourcesAreBounded(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", scenario.MaxNameBytes+1)
+	long := strings.Repeat("x", check.MaxNameBytes+1)
 	var many strings.Builder
 	many.WriteString(eachHead)
-	for i := range scenario.MaxResources + 1 {
+	for i := range check.MaxResources + 1 {
 		fmt.Fprintf(&many, `{"seq":%d,"t":1,"worker":0,"kind":"work_start","res":"r%d"}`+"\n", i, i)
 	}
 	for _, tc := range []struct {
@@ -29,11 +32,11 @@ func TestNamesAndResourcesAreBounded(t *testing.T) {
 	}{
 		{"long res", eachHead + `{"seq":0,"t":1,"worker":0,"kind":"attempt","res":"` + long + `"}` + "\n", "a resource's name is at most 256", 2},
 		{"long token", eachHead + `{"seq":0,"t":1,"worker":0,"kind":"acquired","res":"lock:stock","token":"` + long + `"}` + "\n", "a token is at most 256", 2},
-		{"many resources", many.String(), "an event log names at most 65536", scenario.MaxResources + 2},
+		{"many resources", many.String(), "an event log names at most 65536", check.MaxResources + 2},
 	} {
 		n := 0
-		err := scenario.ReadEach(strings.NewReader(tc.log), nil, func(scenario.Event) { n++ })
-		var le *scenario.LineError
+		err := scenario.ReadEach(strings.NewReader(tc.log), nil, func(event.Event) { n++ })
+		var le *check.LineError
 		if !errors.As(err, &le) || le.Line != tc.line || !strings.Contains(le.Msg, tc.want) {
 			t.Errorf("%s: got %v after %d event(s), want line %d: …%s…", tc.name, err, n, tc.line, tc.want)
 		}
@@ -46,10 +49,10 @@ func TestReadEachIsReadRecordingInPieces(t *testing.T) {
 	t.Parallel()
 	log := eachHead + `{"seq":0,"t":1,"worker":0,"kind":"attempt","res":"lock:stock"}` + "\n" +
 		`{"seq":1,"t":2,"worker":0,"kind":"acquired","res":"lock:stock","token":"a"}` + "\n"
-	rec, want := scenario.ReadRecording(strings.NewReader(log))
-	var h scenario.Header
-	var got []scenario.Event
-	err := scenario.ReadEach(strings.NewReader(log), func(hh scenario.Header) { h = hh }, func(e scenario.Event) { got = append(got, e) })
+	rec, want := check.ReadRecording(strings.NewReader(log))
+	var h event.Header
+	var got []event.Event
+	err := scenario.ReadEach(strings.NewReader(log), func(hh event.Header) { h = hh }, func(e event.Event) { got = append(got, e) })
 	if fmt.Sprint(err) != fmt.Sprint(want) || h.Scenario != rec.Header.Scenario || len(got) != len(rec.Events) {
 		t.Fatalf("ReadEach: %v, header %q, %d events; ReadRecording: %v, %q, %d", err, h.Scenario, len(got), want, rec.Header.Scenario, len(rec.Events))
 	}

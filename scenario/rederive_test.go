@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -55,7 +57,7 @@ func TestReplayDerivesTheVerdictAgain(t *testing.T) {
 	}{{"removed", removed, unsafe}, {"moved", moved, unsafe}, {"forged", forged, correct}} {
 		t.Run(c.name, func(t *testing.T) {
 			want := summarize(t, c.truth)
-			for how, s := range map[string]*scenario.Summary{"loaded": summarize(t, c.lines), "read": summarizeRead(t, c.lines)} {
+			for how, s := range map[string]*check.Summary{"loaded": summarize(t, c.lines), "read": summarizeRead(t, c.lines)} {
 				if s.Verdict != want.Verdict {
 					t.Errorf("%s: verdict %q, its events show %q", how, s.Verdict, want.Verdict)
 				}
@@ -70,7 +72,7 @@ func TestReplayDerivesTheVerdictAgain(t *testing.T) {
 	}
 }
 
-func summarize(t *testing.T, lines []string) *scenario.Summary {
+func summarize(t *testing.T, lines []string) *check.Summary {
 	t.Helper()
 	l, err := scenario.LoadLog(strings.NewReader(strings.Join(lines, "\n") + "\n"))
 	if err != nil {
@@ -79,13 +81,13 @@ func summarize(t *testing.T, lines []string) *scenario.Summary {
 	return scenario.Summarize(l.Header, l.Log)
 }
 
-func summarizeRead(t *testing.T, lines []string) *scenario.Summary {
+func summarizeRead(t *testing.T, lines []string) *check.Summary {
 	t.Helper()
-	r, err := scenario.ReadRecording(strings.NewReader(strings.Join(lines, "\n") + "\n"))
+	r, err := check.ReadRecording(strings.NewReader(strings.Join(lines, "\n") + "\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return scenario.Summarize(r.Header, scenario.Slice(r.Events))
+	return scenario.Summarize(r.Header, check.Slice(r.Events))
 }
 
 func slicesContainsFunc(ls []string, f func(string) bool) bool {

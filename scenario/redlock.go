@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
@@ -30,22 +32,22 @@ var redlockScenario = &Scenario{
 		"the bare majority again, node 2 restarting without persistence (empty) while the key is valid.",
 	Source:     "the locking-patterns article (Redlock); Kleppmann, \"How to do distributed locking\"; antirez, \"Is Redlock safe?\"; the Valkey example (failover)",
 	Strategies: []string{"redlock"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Nodes, p.TTL, p.Work = 12, 5, Millis(time.Second), Millis(300*time.Millisecond)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(50*time.Millisecond), 60
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Nodes, p.TTL, p.Work = 12, 5, event.Millis(time.Second), event.Millis(300*time.Millisecond)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(50*time.Millisecond), 60
 		p.Part, p.Clock = "all", "jump"
 	}),
 	Uses:    []string{"ttl", "work", "retry-base", "part", "clock"},
 	Cast:    12,
-	castFor: func(p Params) int { return 2 * len(redlockParts(p)) },
+	castFor: func(p event.Params) int { return 2 * len(redlockParts(p)) },
 	run:     runRedlock,
 	beats:   redlockBeats,
-	headings: func(strategy string, p Params) []string {
+	headings: func(strategy string, p event.Params) []string {
 		// Each part's heading, said by the run, then the part's own beats.
 		var ids []string
 		for _, part := range redlockParts(p) {
 			one := p
-			one.Part = RedlockParts[part].Name
+			one.Part = event.RedlockParts[part].Name
 			ids = append(ids, fmt.Sprintf("part-%d", part+1))
 			for _, b := range redlockBeats(strategy, one) {
 				ids = append(ids, b.ID)
@@ -55,46 +57,12 @@ var redlockScenario = &Scenario{
 	},
 }
 
-// Choice is one value a parameter may take, and what it means.
-type Choice struct{ Name, Doc string }
-
-// Names lists the choices' names.
-func names(cs []Choice) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = c.Name
-	}
-	return out
-}
-
-// RedlockParts are the Redlock scenario's parts, in the order they run;
-// --part all runs every one.
-var RedlockParts = []Choice{
-	{"quorum", "two of five nodes down: the quorum still grants; three down: denied"},
-	{"clock", "node 2's clock moves past the TTL (--clock): two majorities at once"},
-	{"failover", "node 2 fails over to a replica that missed the write: two holders"},
-	{"pause", "a holder pauses past its validity: a stale holder writes beside the new one"},
-	{"fence", "the same pause; the record checks fences issued by a majority: the stale write is rejected"},
-	{"restart", "node 2 restarts without persistence: its copy of the key is gone, two holders"},
-}
-
-// ClockMoves are the ways node 2's clock moves in the Redlock clock part.
-var ClockMoves = []Choice{
-	{"jump", "forward by the TTL at once (Kleppmann's case)"},
-	{"slew", "forward by the TTL gradually, over the TTL (antirez: slew, don't step)"},
-}
-
-// PartChoices are the values of --part: all, then each part.
-func PartChoices() []Choice {
-	return append([]Choice{{"all", "every part, in order"}}, RedlockParts...)
-}
-
 // redlockParts are the indices (0-based) of the parts p selects.
-func redlockParts(p Params) []int {
-	if i := slices.Index(names(RedlockParts), p.Part); i >= 0 {
+func redlockParts(p event.Params) []int {
+	if i := slices.Index(event.ChoiceNames(event.RedlockParts), p.Part); i >= 0 {
 		return []int{i}
 	}
-	all := make([]int, len(RedlockParts))
+	all := make([]int, len(event.RedlockParts))
 	for i := range all {
 		all[i] = i
 	}
@@ -119,19 +87,19 @@ func (r *redlockRun) fencedLock(w *Worker, retry lock.Retry) *lock.Redlock {
 }
 
 func (r *redlockRun) heading(part int, say string) {
-	r.env.Emit(Event{Kind: KindBeat, Code: fmt.Sprintf("part-%d", part+1),
-		Msg: fmt.Sprintf("Part %d of %d: %s", part+1, len(RedlockParts), say)})
+	r.env.Emit(event.Event{Kind: event.KindBeat, Code: fmt.Sprintf("part-%d", part+1),
+		Msg: fmt.Sprintf("Part %d of %d: %s", part+1, len(event.RedlockParts), say)})
 }
 
 func runRedlock(ctx context.Context, env *Env) error {
 	nodes := env.Store.Nodes()
 	if len(nodes) < 5 {
-		env.Emit(Event{Kind: KindBeat, Msg: fmt.Sprintf("redlock needs 5 nodes, the store has %d: give five --redis URLs or use the embedded store", len(nodes))})
+		env.Emit(event.Event{Kind: event.KindBeat, Msg: fmt.Sprintf("redlock needs 5 nodes, the store has %d: give five --redis URLs or use the embedded store", len(nodes))})
 		return nil
 	}
 	parts := redlockParts(env.Params)
 	for _, i := range parts {
-		env.Emit(Event{Kind: KindInit, Res: redlockRes[i]})
+		env.Emit(event.Event{Kind: event.KindInit, Res: redlockRes[i]})
 	}
 	cut := cutOff(env, 2) // nodes 3 and 4 as a partitioned worker sees them: unreachable
 	defer func() {
@@ -202,7 +170,7 @@ func (r *redlockRun) bareMajority(ctx context.Context, part int, a, b *Worker) {
 	}
 	got, in := make(chan bool, 1), make(chan bool, 1)
 	g := clock.NewGroup(env.Clock())
-	g.Go(ctx, WorkerName(a.ID), func(context.Context) {
+	g.Go(ctx, check.WorkerName(a.ID), func(context.Context) {
 		// a polls: on a busy machine a vote may come too late to count.
 		r.holdValid(a, r.lock(a, r.partial, r.poll), res, got, in)
 	})
@@ -228,13 +196,13 @@ func (r *redlockRun) holdValid(a *Worker, l lock.Locker, res string, got chan<- 
 		a.Fail(ctx, err, "lock not obtained")
 		return
 	}
-	a.Emit(Event{Kind: KindWorkStart, Res: res})
+	a.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
 	got <- true
 	err = sleepOrRecv(ctx, a, lease.Validity, in)
-	a.Emit(Event{Kind: KindWorkEnd, Res: res})
+	a.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
 	releaseQuietly(ctx, lease)
 	if err != nil {
-		a.Done(false, FailCancel, "interrupted")
+		a.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	a.Done(true, "", "")
@@ -252,15 +220,15 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 		w.Fail(ctx, err, "lock not obtained")
 		return
 	}
-	w.Emit(Event{Kind: KindWorkStart, Res: res})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
 	for _, g := range got {
 		g <- true
 	}
 	err = w.Sleep(ctx, work)
-	w.Emit(Event{Kind: KindWorkEnd, Res: res})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
 	releaseQuietly(ctx, lease)
 	if err != nil {
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 		return
 	}
 	w.Done(true, "", "")
@@ -269,6 +237,3 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 // cutOff returns n clients that cannot reach anything: how a partitioned
 // worker sees the nodes on the other side.
 func cutOff(env *Env, n int) []*redis.Client { return env.Store.Unreachable(n) }
-
-// partWords is "quorum, clock, …" for messages.
-func partWords() string { return strings.Join(names(PartChoices()), ", ") }

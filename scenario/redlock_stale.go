@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 )
@@ -21,13 +24,13 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 	res := redlockRes[part]
 	fenced := part == 4
 	if fenced {
-		r.heading(part, fmt.Sprintf("%s pauses past its validity again, but with fences: each node counts one with its vote, the lock takes the majority's highest, and the record rejects a fence older than the last it saw (Kleppmann's fix)", WorkerName(a.ID)))
+		r.heading(part, fmt.Sprintf("%s pauses past its validity again, but with fences: each node counts one with its vote, the lock takes the majority's highest, and the record rejects a fence older than the last it saw (Kleppmann's fix)", check.WorkerName(a.ID)))
 	} else {
-		r.heading(part, fmt.Sprintf("%s takes the lock on all five nodes, reads the record, then pauses past its validity", WorkerName(a.ID)))
+		r.heading(part, fmt.Sprintf("%s takes the lock on all five nodes, reads the record, then pauses past its validity", check.WorkerName(a.ID)))
 	}
 	st := env.Store
 	if err := st.Client().Set(ctx, st.Key(res), 0, 0).Err(); err != nil {
-		env.Emit(Event{Kind: KindBeat, Msg: "the record could not be set up: " + serverMessage(err)})
+		env.Emit(event.Event{Kind: event.KindBeat, Msg: "the record could not be set up: " + serverMessage(err)})
 		return
 	}
 	locker := func(w *Worker, retry lock.Retry) lock.Locker {
@@ -43,7 +46,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 	// slow on a busy machine, and a polls until it has it.
 	held := make(chan struct{})
 	g := clock.NewGroup(env.Clock())
-	g.Go(ctx, WorkerName(a.ID), func(context.Context) {
+	g.Go(ctx, check.WorkerName(a.ID), func(context.Context) {
 		ctx := a.ctx
 		l, err := locker(a, r.poll).Acquire(ctx, st.Key("lock:"+res), r.ttl)
 		close(held)
@@ -51,7 +54,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 			a.Fail(ctx, err, "lock not obtained")
 			return
 		}
-		a.Emit(Event{Kind: KindWorkStart, Res: res})
+		a.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
 		v, err := r.read(a, res)
 		landed := false
 		if err == nil {
@@ -59,7 +62,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 				landed, err = r.write(a, res, l.Fence, v+1)
 			}
 		}
-		a.Emit(Event{Kind: KindWorkEnd, Res: res})
+		a.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
 		releaseQuietly(ctx, l)
 		switch {
 		case err != nil:
@@ -67,7 +70,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 		case landed:
 			a.Done(true, "", "woke up a stale holder: its validity had ended, yet it wrote as if it held the lock")
 		default:
-			a.Done(false, FailLock, fmt.Sprintf("woke up a stale holder: its write with fence %d was rejected", l.Fence))
+			a.Done(false, check.FailLock, fmt.Sprintf("woke up a stale holder: its write with fence %d was rejected", l.Fence))
 		}
 	})
 	_, _ = await(ctx, held)
@@ -80,7 +83,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 			b.Fail(ctx, err, "lock not obtained")
 			return
 		}
-		b.Emit(Event{Kind: KindWorkStart, Res: res})
+		b.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
 		v, err := r.read(b, res)
 		landed := false
 		if err == nil {
@@ -90,7 +93,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 		if err == nil {
 			err = b.Sleep(ctx, r.work)
 		}
-		b.Emit(Event{Kind: KindWorkEnd, Res: res})
+		b.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
 		releaseQuietly(ctx, l)
 		switch {
 		case err != nil:
@@ -98,7 +101,7 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 		case landed:
 			b.Done(true, "", "")
 		default:
-			b.Done(false, FailLock, fmt.Sprintf("its write with fence %d was rejected", l.Fence))
+			b.Done(false, check.FailLock, fmt.Sprintf("its write with fence %d was rejected", l.Fence))
 		}
 	}()
 	g.Wait(ctx)
@@ -111,11 +114,11 @@ func (r *redlockRun) read(w *Worker, res string) (int64, error) {
 	v, err := st.Client().Get(ctx, st.Key(res)).Int64()
 	if err != nil {
 		if ctx.Err() == nil {
-			w.OpError("read", Event{Res: res}, call, err)
+			w.OpError("read", event.Event{Res: res}, call, err)
 		}
 		return 0, err
 	}
-	w.Emit(Event{Kind: KindRead, Res: res}.WithStock(v).WithCall(call))
+	w.Emit(event.Event{Kind: event.KindRead, Res: res}.WithStock(v).WithCall(call))
 	return v, nil
 }
 
@@ -124,7 +127,7 @@ func (r *redlockRun) read(w *Worker, res string) (int64, error) {
 func (r *redlockRun) write(w *Worker, res string, fence, v int64) (bool, error) {
 	st, ctx := r.env.Store, w.ctx
 	call := w.Now()
-	ev := Event{Res: res}.WithStock(v)
+	ev := event.Event{Res: res}.WithStock(v)
 	if fence != 0 {
 		ev = ev.WithFence(fence)
 	}
@@ -144,11 +147,11 @@ func (r *redlockRun) write(w *Worker, res string, fence, v int64) (bool, error) 
 	switch {
 	case fence == 0:
 	case written == 0:
-		w.Emit(Event{Kind: KindFenceRejected, Res: res}.WithFence(fence).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindFenceRejected, Res: res}.WithFence(fence).WithCall(call))
 	default:
-		w.Emit(Event{Kind: KindFenceOK, Res: res}.WithFence(fence).WithCall(call))
+		w.Emit(event.Event{Kind: event.KindFenceOK, Res: res}.WithFence(fence).WithCall(call))
 	}
-	ev.Kind = KindWrite
+	ev.Kind = event.KindWrite
 	w.Emit(ev.WithOK(written != 0).WithCall(call))
 	return written != 0, nil
 }

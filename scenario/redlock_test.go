@@ -5,13 +5,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
 // beat is the caption of the beat id, "" if it was not said.
 func (o outcome) beat(id string) string {
 	for _, e := range o.evs {
-		if e.Kind == scenario.KindBeat && e.Code == id {
+		if e.Kind == event.KindBeat && e.Code == id {
 			return e.Msg
 		}
 	}
@@ -21,31 +24,31 @@ func (o outcome) beat(id string) string {
 // realServer reports whether the run's node faults were refused: a store
 // that cannot move a node's clock.
 func (o outcome) realServer() bool {
-	return o.count(scenario.KindBeat, func(e scenario.Event) bool { return strings.HasPrefix(e.Msg, "not available on a real server") }) > 0
+	return o.count(event.KindBeat, func(e event.Event) bool { return strings.HasPrefix(e.Msg, "not available on a real server") }) > 0
 }
 
 // first is the first event of kind k that f accepts.
-func (o outcome) first(k scenario.Kind, f func(scenario.Event) bool) (scenario.Event, bool) {
+func (o outcome) first(k event.Kind, f func(event.Event) bool) (event.Event, bool) {
 	for _, e := range o.evs {
 		if e.Kind == k && (f == nil || f(e)) {
 			return e, true
 		}
 	}
-	return scenario.Event{}, false
+	return event.Event{}, false
 }
 
 // The pause past the validity, alone (--part pause): the new holder walks
 // in beside the stale one, and the stale one's write lands over its write.
 func TestRedlockPausePart(t *testing.T) {
 	t.Parallel()
-	eachAt(t, redlockSpeed, "redlock", "redlock", 8, func(p *scenario.Params) { p.Part = "pause" }, func(t *testing.T, o outcome) {
+	eachAt(t, redlockSpeed, "redlock", "redlock", 8, func(p *event.Params) { p.Part = "pause" }, func(t *testing.T, o outcome) {
 		if o.s.Workers != 2 {
 			t.Errorf("one part is played by 2 workers, not %d", o.s.Workers)
 		}
-		if n := o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == "P" && e.Code == scenario.CodeOverlap }); n != 1 {
+		if n := o.count(event.KindViolation, func(e event.Event) bool { return e.Res == "P" && e.Code == check.CodeOverlap }); n != 1 {
 			t.Errorf("%d overlaps on P; want the new holder beside the stale one", n)
 		}
-		if n := o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == "P" && e.Code == scenario.CodeLostUpdate && e.Worker == 0 }); n != 1 {
+		if n := o.count(event.KindViolation, func(e event.Event) bool { return e.Res == "P" && e.Code == check.CodeLostUpdate && e.Worker == 0 }); n != 1 {
 			t.Errorf("%d lost updates by w00; want its stale write to land over w01's", n)
 		}
 		for _, id := range []string{"pause", "stale-write"} {
@@ -53,7 +56,7 @@ func TestRedlockPausePart(t *testing.T) {
 				t.Errorf("beat %s does not name w00 a stale holder: %q", id, o.beat(id))
 			}
 		}
-		if o.count(scenario.KindInit, func(e scenario.Event) bool { return e.Res != "P" }) != 0 {
+		if o.count(event.KindInit, func(e event.Event) bool { return e.Res != "P" }) != 0 {
 			t.Error("a part played alone set up another part's resource")
 		}
 	})
@@ -63,8 +66,8 @@ func TestRedlockPausePart(t *testing.T) {
 // grants each lock; the record rejects the stale holder's older fence.
 func TestRedlockFencePart(t *testing.T) {
 	t.Parallel()
-	eachAt(t, redlockSpeed, "redlock", "redlock", 8, func(p *scenario.Params) { p.Part = "fence" }, func(t *testing.T, o outcome) {
-		if n := o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == "S" && e.Code == scenario.CodeOverlap }); n != 1 {
+	eachAt(t, redlockSpeed, "redlock", "redlock", 8, func(p *event.Params) { p.Part = "fence" }, func(t *testing.T, o outcome) {
+		if n := o.count(event.KindViolation, func(e event.Event) bool { return e.Res == "S" && e.Code == check.CodeOverlap }); n != 1 {
 			t.Errorf("%d overlaps on S; the lock still lets the new holder in beside the stale one", n)
 		}
 		// Each acquired fence is the highest its granting nodes counted.
@@ -72,17 +75,17 @@ func TestRedlockFencePart(t *testing.T) {
 		fences := map[int32]int64{}
 		for _, e := range o.evs {
 			switch {
-			case e.Kind == scenario.KindVote && e.OK:
-				if e.Has&scenario.HasFence == 0 || e.Fence < 1 {
-					t.Fatalf("%s's granted vote from node %d carries no fence", scenario.WorkerName(e.Worker), e.Node)
+			case e.Kind == event.KindVote && e.OK:
+				if e.Has&event.HasFence == 0 || e.Fence < 1 {
+					t.Fatalf("%s's granted vote from node %d carries no fence", check.WorkerName(e.Worker), e.Node)
 				}
 				if votes[e.Worker] == nil {
 					votes[e.Worker] = map[int32]int64{}
 				}
 				votes[e.Worker][e.Attempt] = max(votes[e.Worker][e.Attempt], e.Fence)
-			case e.Kind == scenario.KindAcquired:
+			case e.Kind == event.KindAcquired:
 				if e.Fence != votes[e.Worker][e.Attempt] {
-					t.Fatalf("%s acquired with fence %d; its nodes' highest was %d", scenario.WorkerName(e.Worker), e.Fence, votes[e.Worker][e.Attempt])
+					t.Fatalf("%s acquired with fence %d; its nodes' highest was %d", check.WorkerName(e.Worker), e.Fence, votes[e.Worker][e.Attempt])
 				}
 				fences[e.Worker] = e.Fence
 			}
@@ -90,15 +93,15 @@ func TestRedlockFencePart(t *testing.T) {
 		if fences[1] <= fences[0] {
 			t.Errorf("the new holder's fence %d is not above the stale holder's %d", fences[1], fences[0])
 		}
-		ok, found := o.first(scenario.KindFenceOK, nil)
+		ok, found := o.first(event.KindFenceOK, nil)
 		if !found || ok.Worker != 1 || ok.Fence != fences[1] {
 			t.Errorf("the record should accept w01's fence %d first: %+v", fences[1], ok)
 		}
-		rej, found := o.first(scenario.KindFenceRejected, nil)
+		rej, found := o.first(event.KindFenceRejected, nil)
 		if !found || rej.Worker != 0 || rej.Fence != fences[0] || rej.Seq < ok.Seq {
 			t.Errorf("the record should reject w00's fence %d after w01's write: %+v", fences[0], rej)
 		}
-		if n := o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.OK }); n != 1 || o.s.LostUpdates != 0 {
+		if n := o.count(event.KindWrite, func(e event.Event) bool { return e.OK }); n != 1 || o.s.LostUpdates != 0 {
 			t.Errorf("%d writes landed, %d lost updates; want the current holder's only", n, o.s.LostUpdates)
 		}
 		if !strings.HasPrefix(o.s.Verdict, "SAVED BY FENCING") {
@@ -121,8 +124,8 @@ func TestRedlockSlew(t *testing.T) {
 	t.Parallel()
 	sc, _ := scenario.Lookup("redlock")
 	ttl := sc.Defaults.TTL.D()
-	eachAt(t, slowSpeed, "redlock", "redlock", 8, func(p *scenario.Params) { p.Part, p.Clock = "clock", "slew" }, func(t *testing.T, o outcome) {
-		overlaps := o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Res == "J" && e.Code == scenario.CodeOverlap })
+	eachAt(t, slowSpeed, "redlock", "redlock", 8, func(p *event.Params) { p.Part, p.Clock = "clock", "slew" }, func(t *testing.T, o outcome) {
+		overlaps := o.count(event.KindViolation, func(e event.Event) bool { return e.Res == "J" && e.Code == check.CodeOverlap })
 		caption := o.beat("clock")
 		if o.realServer() {
 			// Nothing moves a real server's clock: one holder at a time, or,
@@ -135,7 +138,7 @@ func TestRedlockSlew(t *testing.T) {
 			}
 			return
 		}
-		if o.count(scenario.KindBeat, func(e scenario.Event) bool { return strings.Contains(e.Msg, "clock slews") && e.Node == 2 }) != 1 {
+		if o.count(event.KindBeat, func(e event.Event) bool { return strings.Contains(e.Msg, "clock slews") && e.Node == 2 }) != 1 {
 			t.Fatal("no slew of node 2's clock in the log")
 		}
 		if overlaps != 1 || !strings.Contains(caption, "twice as fast") || !strings.Contains(caption, "Two holders") {
@@ -143,8 +146,8 @@ func TestRedlockSlew(t *testing.T) {
 		}
 		// Node 2 granted w01 no sooner than its clock allowed: at twice the
 		// speed, at least half a TTL after it granted w00.
-		grant := func(w int32) scenario.Event {
-			e, _ := o.first(scenario.KindVote, func(e scenario.Event) bool { return e.Worker == w && e.Node == 2 && e.OK })
+		grant := func(w int32) event.Event {
+			e, _ := o.first(event.KindVote, func(e event.Event) bool { return e.Worker == w && e.Node == 2 && e.OK })
 			return e
 		}
 		first, second := grant(0), grant(1)
@@ -157,8 +160,8 @@ func TestRedlockSlew(t *testing.T) {
 // The parts are chosen by name; an unknown part or clock is refused with
 // the real list.
 func TestRedlockPartsParams(t *testing.T) {
-	p := scenario.Params{Workers: 2, TTL: scenario.Millis(time.Second), RetryBase: scenario.Millis(time.Millisecond),
-		RetryCap: scenario.Millis(time.Second), Nodes: 5, Retry: "fixed"}
+	p := event.Params{Workers: 2, TTL: event.Millis(time.Second), RetryBase: event.Millis(time.Millisecond),
+		RetryCap: event.Millis(time.Second), Nodes: 5, Retry: "fixed"}
 	for _, part := range []string{"", "all", "quorum", "clock", "failover", "pause", "fence"} {
 		p.Part = part
 		if err := p.Validate(); err != nil {

@@ -3,6 +3,8 @@ package scenario
 import (
 	"slices"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 )
 
@@ -13,7 +15,7 @@ import (
 // limit (--max-retries) does not: its workers poll at a fixed interval
 // (--retry-base), a pace rather than a policy. Nor does a run whose
 // policy is none or whose limit is 0, nor a strategy that never retries.
-func (sc *Scenario) Retries(strategy string, p Params) bool {
+func (sc *Scenario) Retries(strategy string, p event.Params) bool {
 	policy, limit := slices.Contains(sc.Uses, "retry"), slices.Contains(sc.Uses, "max-retries")
 	switch {
 	case !policy && !limit, p.MaxRetries <= 0, slices.Contains(sc.noRetry, strategy):

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 )
 
@@ -22,9 +25,9 @@ var retryScenario = &Scenario{
 		"duration, lock calls per success, fairness and p99 wait on the same seed.",
 	Source:     "the PHP + Redis locking lab, §6; AWS, \"Exponential Backoff and Jitter\"",
 	Strategies: []string{"fixed", "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Stock, p.TTL, p.Delay = 20, 10, Millis(2*time.Second), Millis(time.Millisecond)
-		p.Retry, p.MaxRetries, p.RetryBase, p.RetryCap = "fixed", 15, Millis(100*time.Millisecond), Millis(5*time.Second)
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Stock, p.TTL, p.Delay = 20, 10, event.Millis(2*time.Second), event.Millis(time.Millisecond)
+		p.Retry, p.MaxRetries, p.RetryBase, p.RetryCap = "fixed", 15, event.Millis(100*time.Millisecond), event.Millis(5*time.Second)
 	}),
 	Uses:  []string{"workers", "stock", "delay", "ttl", "max-retries", "retry-base", "retry-cap"},
 	run:   runRetry,
@@ -50,7 +53,7 @@ func retryBuy(ctx context.Context, env *Env, w *Worker) {
 	policy.Policy = lock.Policy(env.Strategy)
 	l, err := env.NewLock(w, "safe", policy, nil)
 	if err != nil {
-		w.Done(false, FailError, err.Error())
+		w.Done(false, check.FailError, err.Error())
 		return
 	}
 	w.Lock = l
@@ -70,11 +73,11 @@ type RetryMetrics struct {
 }
 
 // MeasureRetry folds a run's events into its retry metrics.
-func MeasureRetry(ev Events) RetryMetrics {
+func MeasureRetry(ev check.Events) RetryMetrics {
 	f := newRetryFold()
 	for i := range ev.Len() {
 		e := ev.At(i)
-		f.add(&e)
+		f.Add(&e)
 	}
 	return f.metrics()
 }
@@ -90,7 +93,7 @@ type retryWorker struct{ first, acquired, done time.Duration }
 
 func newRetryFold() *retryFold { return &retryFold{ws: map[int32]*retryWorker{}} }
 
-func (f *retryFold) add(e *Event) {
+func (f *retryFold) Add(e *event.Event) {
 	m := &f.m
 	m.Duration = max(m.Duration, e.T)
 	if e.Worker < 0 {
@@ -102,18 +105,18 @@ func (f *retryFold) add(e *Event) {
 		f.ws[e.Worker] = w
 	}
 	switch e.Kind {
-	case KindAttempt:
+	case event.KindAttempt:
 		m.LockCalls++
 		if w.first < 0 {
 			w.first = e.T
 		}
-	case KindBackoff:
+	case event.KindBackoff:
 		f.backoffs++
-	case KindAcquired:
+	case event.KindAcquired:
 		if w.acquired < 0 {
 			w.acquired = e.T
 		}
-	case KindDone:
+	case event.KindDone:
 		w.done = e.T
 		if e.OK {
 			m.Successes++
@@ -157,9 +160,9 @@ func (f *retryFold) metrics() RetryMetrics {
 	return m
 }
 
-func retryNotes(Header) noteFold { return newRetryFold() }
+func retryNotes(event.Header) check.NoteFold { return newRetryFold() }
 
-func (f *retryFold) notes() [][2]string {
+func (f *retryFold) Notes() [][2]string {
 	m := f.metrics()
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	return [][2]string{

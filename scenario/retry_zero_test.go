@@ -3,13 +3,15 @@ package scenario_test
 import (
 	"testing"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
 // --max-retries 0 means one attempt and no backoff, whatever the policy.
 func TestMaxRetriesZeroMakesNoBackoff(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		p := oversellParams(func(p *scenario.Params) {
+		p := oversellParams(func(p *event.Params) {
 			p.Workers, p.Stock, p.Retry, p.MaxRetries = 8, 3, "fixed", 0
 		})
 		r := run(t, nil, scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: seed})
@@ -19,9 +21,9 @@ func TestMaxRetriesZeroMakesNoBackoff(t *testing.T) {
 		attempts := 0
 		for _, e := range r.Log.Events() {
 			switch e.Kind {
-			case scenario.KindBackoff:
+			case event.KindBackoff:
 				t.Fatalf("seed %d: backoff with --max-retries 0: %+v", seed, e)
-			case scenario.KindAttempt:
+			case event.KindAttempt:
 				attempts++
 			}
 		}

@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/sim"
@@ -21,7 +24,7 @@ import (
 type Config struct {
 	Scenario string
 	Strategy string
-	Params   Params
+	Params   event.Params
 	Seed     uint64
 	Tool     string    // tool name and version for the log header
 	Events   io.Writer // if set, the event log is streamed here as JSONL
@@ -49,8 +52,8 @@ type Config struct {
 // Run is one running (or finished) scenario. Its event log is the only
 // thing that carries state from the workers to whoever watches.
 type Run struct {
-	Header  Header
-	Log     *Log
+	Header  event.Header
+	Log     *event.Log
 	store   *store.Store
 	events  io.Writer
 	cancel  context.CancelFunc
@@ -101,7 +104,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 		return nil, err
 	}
 	if !sc.Supports(cfg.Strategy) {
-		return nil, &ParamError{"lock", fmt.Sprintf("%q is not a strategy of %s: want one of %s", cfg.Strategy, sc.Name, sc.StrategyNames())}
+		return nil, &event.ParamError{Param: "lock", Msg: fmt.Sprintf("%q is not a strategy of %s: want one of %s", cfg.Strategy, sc.Name, sc.StrategyNames())}
 	}
 	if sc.Cast > 0 {
 		cfg.Params.Workers = sc.Cast
@@ -115,14 +118,14 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if err := checkServers(st, cfg.Strategy); err != nil {
 		return nil, err
 	}
-	h := Header{Format: Format, Version: Version, Scenario: sc.Name, Strategy: cfg.Strategy,
+	h := event.Header{Format: event.Format, Version: event.Version, Scenario: sc.Name, Strategy: cfg.Strategy,
 		Params: cfg.Params, Seed: cfg.Seed, Store: st.Describe(), Tool: cfg.Tool,
 		StartedAt: time.Now().UTC().Truncate(time.Second), Lanes: make([]string, cfg.Params.Workers)}
 	if st.Clock().Fixed() && st.Clock().Slowmo() != 1 {
 		h.Slowmo = st.Clock().Slowmo()
 	}
 	for i := range h.Lanes {
-		h.Lanes[i] = WorkerName(int32(i))
+		h.Lanes[i] = check.WorkerName(int32(i))
 	}
 	copy(h.Lanes, mode.lanes)
 	h.Traits, h.KeyTraits = lockTraits(sc, cfg.Strategy)
@@ -135,20 +138,20 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if rt != nil {
 		ctx, cancel = st.Clock().WithCancel(sim.Within(ctx, rt))
 	}
-	var derive Deriver
+	var derive event.Deriver
 	switch {
 	case mode.outside != nil: // the story's beats are about its own cast
-		derive = &chain{check: NewChecker(), tell: &narrator{}}
+		derive = &chain{check: check.NewChecker(), tell: &narrator{}}
 	case !mode.guest:
 		derive = sc.deriverOn(cfg.Strategy, cfg.Params, st.Servers())
 	}
 	if c, ok := derive.(*chain); ok {
 		c.check.Names = h.Lanes // the violations name the lanes as they are shown
 	}
-	r := &Run{Header: h, Log: NewLog(st.Clock(), derive), store: st, events: cfg.Events,
+	r := &Run{Header: h, Log: event.NewLog(st.Clock(), derive), store: st, events: cfg.Events,
 		cancel: cancel, done: make(chan struct{}), bg: clock.NewGroup(st.Clock()), rt: rt}
 	if rt != nil && (len(cfg.Steps) > 0 || cfg.Steer != nil || cfg.Branchable) {
-		r.Log.stepper = rt.Steps
+		r.Log.SetStepper(rt.Steps)
 	}
 	env := &Env{run: r, ctx: ctx, Store: st, serial: clock.NewMutex(st.Clock()), order: clock.NewMutex(st.Clock()), Params: cfg.Params, Strategy: cfg.Strategy, Seed: cfg.Seed,
 		workers: make([]*Worker, cfg.Params.Workers), hosted: mode.hosted, guest: mode.guest, first: mode.first, total: mode.total}
@@ -198,7 +201,7 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 	defer r.cancel()
 	var rec *recorder
 	if r.events != nil {
-		w, err := NewWriter(r.events, r.Header)
+		w, err := check.NewWriter(r.events, r.Header)
 		if err != nil {
 			r.err = fmt.Errorf("event log: %w", err)
 			return
@@ -236,16 +239,16 @@ func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {
 		// with everyone else's.
 	case err == nil:
 		s := Summarize(r.Header, r.Log)
-		env.Emit(Event{Kind: KindBeat, Code: BeatVerdict, Msg: s.Verdict + ". " + s.Detail})
+		env.Emit(event.Event{Kind: event.KindBeat, Code: BeatVerdict, Msg: s.Verdict + ". " + s.Detail})
 		err = serverFailure(s)
 	case !errors.Is(err, context.Canceled):
 		// The run could not go on (its setup, or its final read, failed):
 		// the log says so, so no view can take it for a verdict on locking.
 		o := outcomeOf(err)
-		if o == OutcomeOK {
-			o = OutcomeFailed
+		if o == event.OutcomeOK {
+			o = event.OutcomeFailed
 		}
-		env.Emit(Event{Kind: KindError, Code: "run", Outcome: o, Msg: serverMessage(err)})
+		env.Emit(event.Event{Kind: event.KindError, Code: "run", Outcome: o, Msg: serverMessage(err)})
 		err = serverFailure(Summarize(r.Header, r.Log))
 	}
 	r.cancel()
@@ -268,17 +271,17 @@ func (r *Run) Wait() error { <-r.done; return r.err }
 func (r *Run) Stop() { r.cancel() }
 
 // Summary folds the events so far into a summary.
-func (r *Run) Summary() *Summary { return Summarize(r.Header, r.Log) }
+func (r *Run) Summary() *check.Summary { return Summarize(r.Header, r.Log) }
 
 // recorder streams a log to a Writer, off the workers' path.
 type recorder struct {
-	log  *Log
-	w    *Writer
+	log  *event.Log
+	w    *check.Writer
 	quit chan struct{}
 	done chan error
 }
 
-func startRecorder(l *Log, w *Writer) *recorder {
+func startRecorder(l *event.Log, w *check.Writer) *recorder {
 	r := &recorder{log: l, w: w, quit: make(chan struct{}), done: make(chan error, 1)}
 	go r.loop()
 	return r
@@ -287,7 +290,7 @@ func startRecorder(l *Log, w *Writer) *recorder {
 func (r *recorder) loop() {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
-	var buf []Event
+	var buf []event.Event
 	cursor := 0
 	for {
 		select {
@@ -305,7 +308,7 @@ func (r *recorder) loop() {
 	}
 }
 
-func (r *recorder) stop(s *Summary) error {
+func (r *recorder) stop(s *check.Summary) error {
 	close(r.quit)
 	err := <-r.done
 	return errors.Join(err, r.w.Close(s))
@@ -319,7 +322,7 @@ type Env struct {
 	workers  []*Worker         // by ID, as they are made
 	servers  map[string]string // each spawned server's last announced line
 	Store    *store.Store
-	Params   Params
+	Params   event.Params
 	Strategy string
 	Seed     uint64
 	// serial orders the single operations of lock-free strategies with
@@ -353,8 +356,8 @@ func (e *Env) Lanes() int {
 }
 
 // Emit appends a system event.
-func (e *Env) Emit(ev Event) {
-	ev.Worker = System
+func (e *Env) Emit(ev event.Event) {
+	ev.Worker = event.System
 	e.run.Log.Emit(ev)
 }
 
@@ -378,7 +381,7 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 	if e.Clock().Simulated() {
 		g := clock.NewGroup(e.Clock())
 		for _, w := range ws {
-			g.Go(w.ctx, WorkerName(w.ID), func(ctx context.Context) {
+			g.Go(w.ctx, check.WorkerName(w.ID), func(ctx context.Context) {
 				w.ctx = ctx
 				f(ctx, w)
 			})
@@ -456,11 +459,11 @@ type Worker struct {
 	paused     time.Duration // total of the pauses that have ended
 	lastResume time.Duration // when the last pause ended
 
-	tap func(Event) // sees each of w's events after it is logged (outside workers)
+	tap func(event.Event) // sees each of w's events after it is logged (outside workers)
 }
 
 // Emit appends an event of this worker.
-func (w *Worker) Emit(ev Event) {
+func (w *Worker) Emit(ev event.Event) {
 	if w.crashed.Load() {
 		return // a dead process says nothing more
 	}
@@ -469,7 +472,7 @@ func (w *Worker) Emit(ev Event) {
 	if w.tap != nil {
 		w.tap(ev)
 	}
-	if lag := w.env.run.lag; lag != nil && ev.Has&HasCall != 0 && !w.pausedSince(ev.Call) {
+	if lag := w.env.run.lag; lag != nil && ev.Has&event.HasCall != 0 && !w.pausedSince(ev.Call) {
 		if b, ok := lag.answer(&ev, w.env.Clock().Now()); ok {
 			w.env.Emit(b)
 		}
@@ -479,14 +482,14 @@ func (w *Worker) Emit(ev Event) {
 // Done records the worker's outcome: ok, or a failure code and message.
 func (w *Worker) Done(ok bool, code, msg string) {
 	w.done.Store(true)
-	w.Emit(Event{Kind: KindDone, Code: code, Msg: msg}.WithOK(ok))
+	w.Emit(event.Event{Kind: event.KindDone, Code: code, Msg: msg}.WithOK(ok))
 }
 
-var stepKinds = [...]Kind{
-	lock.StepAttempt: KindAttempt, lock.StepAcquired: KindAcquired, lock.StepDenied: KindDenied,
-	lock.StepBackoff: KindBackoff, lock.StepVote: KindVote, lock.StepRenewed: KindRenewed,
-	lock.StepRenewFailed: KindRenewFailed, lock.StepLockLost: KindLockLost,
-	lock.StepRelease: KindRelease, lock.StepReleaseFailed: KindReleaseFailed, lock.StepError: KindError,
+var stepKinds = [...]event.Kind{
+	lock.StepAttempt: event.KindAttempt, lock.StepAcquired: event.KindAcquired, lock.StepDenied: event.KindDenied,
+	lock.StepBackoff: event.KindBackoff, lock.StepVote: event.KindVote, lock.StepRenewed: event.KindRenewed,
+	lock.StepRenewFailed: event.KindRenewFailed, lock.StepLockLost: event.KindLockLost,
+	lock.StepRelease: event.KindRelease, lock.StepReleaseFailed: event.KindReleaseFailed, lock.StepError: event.KindError,
 }
 
 // answers are the steps that are a server's answer to a command the lock
@@ -494,28 +497,28 @@ var stepKinds = [...]Kind{
 var answers = [...]bool{lock.StepAcquired: true, lock.StepDenied: true, lock.StepVote: true,
 	lock.StepRenewed: true, lock.StepRelease: true, lock.StepReleaseFailed: true, lock.StepError: true}
 
-var stepOutcomes = [...]Outcome{lock.OK: OutcomeOK, lock.Failed: OutcomeFailed, lock.Indeterminate: OutcomeIndeterminate}
+var stepOutcomes = [...]event.Outcome{lock.OK: event.OutcomeOK, lock.Failed: event.OutcomeFailed, lock.Indeterminate: event.OutcomeIndeterminate}
 
 // observe turns a lock step into an event.
 func (w *Worker) observe(s lock.Step) {
 	if int(s.Kind) >= len(stepKinds) {
 		return
 	}
-	e := Event{Kind: stepKinds[s.Kind], Res: w.env.Store.Name(s.Key), Token: s.Token, Msg: s.Msg}
+	e := event.Event{Kind: stepKinds[s.Kind], Res: w.env.Store.Name(s.Key), Token: s.Token, Msg: s.Msg}
 	if s.Fence != 0 {
 		e = e.WithFence(s.Fence)
 	}
 	if s.TTL != 0 {
-		e.TTL, e.Has = s.TTL, e.Has|HasTTL
+		e.TTL, e.Has = s.TTL, e.Has|event.HasTTL
 	}
 	if s.Delay != 0 {
-		e.Delay, e.Has = s.Delay.Truncate(time.Microsecond), e.Has|HasDelay
+		e.Delay, e.Has = s.Delay.Truncate(time.Microsecond), e.Has|event.HasDelay
 	}
 	if s.Node >= 0 {
-		e.Node, e.Has = int16(s.Node), e.Has|HasNode
+		e.Node, e.Has = int16(s.Node), e.Has|event.HasNode
 	}
 	if s.Attempt != 0 {
-		e.Attempt, e.Has = int32(s.Attempt), e.Has|HasAttempt
+		e.Attempt, e.Has = int32(s.Attempt), e.Has|event.HasAttempt
 	}
 	if s.Kind == lock.StepVote || s.Kind == lock.StepRelease || s.Kind == lock.StepReleaseFailed {
 		e = e.WithOK(s.OK)
@@ -550,7 +553,7 @@ func (e *ServerError) Error() string {
 }
 
 // serverFailure is the run's error when a server failed it, else nil.
-func serverFailure(s *Summary) error {
+func serverFailure(s *check.Summary) error {
 	switch {
 	case s.FailedOps > 0:
 		return &ServerError{Failed: s.FailedOps, Unanswered: s.UnansweredOps, Msg: s.ServerError}

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 )
@@ -26,7 +29,7 @@ type Scenario struct {
 	// Strategies are the ones the scenario runs with; the first is the default.
 	Strategies []string
 	// Defaults are its parameters' defaults.
-	Defaults Params
+	Defaults event.Params
 	// Uses names the parameters (flag names) the scenario reads.
 	Uses []string
 	// Speed is the virtual clock's speed the interactive view opens the
@@ -35,7 +38,7 @@ type Scenario struct {
 	Speed float64
 	// speedFor, if set, is the opening speed of a strategy, part or lock
 	// order whose story is of another length (0: Speed); see OpeningSpeed.
-	speedFor func(strategy string, p Params) float64
+	speedFor func(strategy string, p event.Params) float64
 	// Cast, when set, is the scenario's fixed number of workers: each one
 	// plays a part, so --workers does not apply.
 	Cast int
@@ -44,11 +47,11 @@ type Scenario struct {
 	RealTime string
 	// castFor, if set, is the number of workers for the parameters, when
 	// they choose which parts are played (Redlock's --part).
-	castFor func(Params) int
+	castFor func(event.Params) int
 	run     func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
-	notes func(h Header) noteFold
+	notes func(h event.Header) check.NoteFold
 	// noRetry names the strategies whose workers never try again, whatever
 	// the retry parameters: they take no lock that can turn them away, or
 	// answer a taken lock at once (see Retries).
@@ -57,14 +60,14 @@ type Scenario struct {
 	// (`locklab run all` starts them first).
 	Slow []string
 	// beats is the scenario's narration for a strategy and parameters.
-	beats func(strategy string, p Params) []Beat
+	beats func(strategy string, p event.Params) []Beat
 	// beatsOn, if set, is the narration of a run on a store with the
 	// servers have (a part the run cannot play says so instead); beats is
 	// then what it tells with every server there.
-	beatsOn func(strategy string, p Params, have *store.Servers) []Beat
+	beatsOn func(strategy string, p event.Params, have *store.Servers) []Beat
 	// headings, if set, are the IDs of every beat a run tells, in order,
 	// where the run says some (a part's heading) itself besides beats.
-	headings func(strategy string, p Params) []string
+	headings func(strategy string, p event.Params) []string
 	// lockOf, if set, names the lock strategy a run of the scenario's
 	// strategy takes ("" for none), where its strategies are not locks
 	// (retry policies, cron's ways); keyLocks names it per lock key, where
@@ -128,14 +131,8 @@ func (s *Scenario) Supports(strategy string) bool { return slices.Contains(s.Str
 func (s *Scenario) StrategyNames() string { return strings.Join(s.Strategies, ", ") }
 
 // baseDefaults are the parameters every scenario starts from.
-var baseDefaults = Params{
-	Workers: 50, Stock: 1, Delay: Millis(5 * time.Millisecond), TTL: Millis(5 * time.Second),
-	Retry: "none", MaxRetries: 10, RetryBase: Millis(100 * time.Millisecond),
-	RetryCap: Millis(5 * time.Second), Nodes: 1,
-}
-
-// noteFold folds a run's events, one at a time, into a scenario's notes.
-type noteFold interface {
-	add(e *Event)
-	notes() [][2]string
+var baseDefaults = event.Params{
+	Workers: 50, Stock: 1, Delay: event.Millis(5 * time.Millisecond), TTL: event.Millis(5 * time.Second),
+	Retry: "none", MaxRetries: 10, RetryBase: event.Millis(100 * time.Millisecond),
+	RetryCap: event.Millis(5 * time.Second), Nodes: 1,
 }

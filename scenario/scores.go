@@ -1,6 +1,11 @@
 package scenario
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+)
 
 // Score is one attendee's line on a shared race's scoreboard: lanes named
 // NAME/N belong to attendee NAME.
@@ -16,28 +21,22 @@ type Score struct {
 	Gone       bool // disconnected during the round
 }
 
-// AttendeeOf is the attendee part of a lane's name (alice/2 → alice).
-func AttendeeOf(lane string) string {
-	name, _, _ := strings.Cut(lane, "/")
-	return name
-}
-
 // deed is what a scoreboard counts of a scenario's workers: a count of
 // the tally's, per worker.
 type deed struct {
 	term  string
-	count WorkerCounter
+	count check.WorkerCounter
 }
 
 // deeds are the scenarios' own terms: a buy is oversell's, a credit (a
 // write of the once-only effect) the webhook's, a run of the job (an
 // entry into its critical section) the queue's.
 var deeds = map[string]deed{
-	"oversell":     {"buys", WDoneOK},
-	"retry":        {"buys", WDoneOK},
-	"deadlock":     {"completed", WDoneOK},
-	"webhook":      {"credits", WEffects},
-	"queue-double": {"jobs run", WEntries},
+	"oversell":     {"buys", check.WDoneOK},
+	"retry":        {"buys", check.WDoneOK},
+	"deadlock":     {"completed", check.WDoneOK},
+	"webhook":      {"credits", check.WEffects},
+	"queue-double": {"jobs run", check.WEntries},
 }
 
 // ScoreTerm names what Score.Did counts in scenario sc, in its own terms.
@@ -50,11 +49,11 @@ func ScoreTerm(sc string) string {
 
 // ScoreCount is the tally's per-worker count that Score.Did is in
 // scenario sc.
-func ScoreCount(sc string) WorkerCounter {
+func ScoreCount(sc string) check.WorkerCounter {
 	if d, ok := deeds[sc]; ok {
 		return d.count
 	}
-	return WDoneOK
+	return check.WDoneOK
 }
 
 // Scores folds a round's events into one score per attendee, in lane
@@ -64,13 +63,13 @@ func ScoreCount(sc string) WorkerCounter {
 // write or sale it was — an overlap between alice's and bob's workers is
 // the one who walked in second's — so the lines add up to the header's
 // count.
-func Scores(h Header, evs []Event) []Score {
+func Scores(h event.Header, evs []event.Event) []Score {
 	did := ScoreCount(h.Scenario)
 	var out []Score
 	idx := map[string]int{}
 	of := make([]int, len(h.Lanes))
 	for i, lane := range h.Lanes {
-		name := AttendeeOf(lane)
+		name := check.AttendeeOf(lane)
 		k, ok := idx[name]
 		if !ok {
 			k = len(out)
@@ -81,17 +80,17 @@ func Scores(h Header, evs []Event) []Score {
 		of[i] = k
 	}
 	for _, e := range evs {
-		if e.Kind == KindCrash && strings.HasSuffix(e.Msg, " disconnected") && e.Worker >= 0 && int(e.Worker) < len(of) {
+		if e.Kind == event.KindCrash && strings.HasSuffix(e.Msg, " disconnected") && e.Worker >= 0 && int(e.Worker) < len(of) {
 			out[of[e.Worker]].Gone = true
 		}
 	}
-	t := TallyOf(Slice(evs))
+	t := check.TallyOf(check.Slice(evs))
 	for k := range out {
 		s := &out[k]
 		s.Did = t.Participant(h.Lanes, s.Name, did)
-		s.Denials = t.Participant(h.Lanes, s.Name, WDenied)
-		s.Done = t.Participant(h.Lanes, s.Name, WDone)
-		s.Violations = t.Participant(h.Lanes, s.Name, WViolations)
+		s.Denials = t.Participant(h.Lanes, s.Name, check.WDenied)
+		s.Done = t.Participant(h.Lanes, s.Name, check.WDone)
+		s.Violations = t.Participant(h.Lanes, s.Name, check.WViolations)
 	}
 	return out
 }

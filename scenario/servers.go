@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	_ "github.com/locklab/locklab/lock/all" // registers the strategies beyond Redis
 	"github.com/locklab/locklab/store"
@@ -43,7 +45,7 @@ func ServerOf(strategy string) string {
 // uses it (so the run's header names it, and a failure to start comes first).
 func checkServers(st *store.Store, strategy string) error {
 	if need := NeedsServer(strategy, st.Servers()); need != "" {
-		return &ParamError{"lock", need}
+		return &event.ParamError{Param: "lock", Msg: need}
 	}
 	if ServerOf(strategy) == store.ServerEtcd {
 		if _, err := st.Etcd(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/store"
 )
 
@@ -19,16 +21,16 @@ func (e *Env) announceServers() {
 	if e.servers == nil {
 		e.servers = map[string]string{}
 	}
-	var say []Event
+	var say []event.Event
 	for _, s := range sp {
 		msg := serverLine(s)
 		if e.servers[s.Name] == msg {
 			continue
 		}
 		e.servers[s.Name] = msg
-		ev := Event{Kind: KindBeat, Code: "server", Msg: msg}
+		ev := event.Event{Kind: event.KindBeat, Code: "server", Msg: msg}
 		if s.Node >= 0 {
-			ev.Node, ev.Has = int16(s.Node), HasNode
+			ev.Node, ev.Has = int16(s.Node), event.HasNode
 		}
 		say = append(say, ev)
 	}

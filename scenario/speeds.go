@@ -1,11 +1,15 @@
 package scenario
 
+import (
+	"github.com/locklab/locklab/event"
+)
+
 // OpeningSpeed is the virtual clock's speed the interactive view opens a
 // run of sc with strategy and p at: the one at which its story lasts 5 to
 // 20 s on screen. A scenario declares one speed; where a strategy, a part
 // or a lock order tells a story of another length, it says that one's
 // (each measured on the default run of that story; a test keeps them true).
-func (sc *Scenario) OpeningSpeed(strategy string, p Params) float64 {
+func (sc *Scenario) OpeningSpeed(strategy string, p event.Params) float64 {
 	if sc.speedFor != nil {
 		if s := sc.speedFor(strategy, p); s > 0 {
 			return s
@@ -15,29 +19,30 @@ func (sc *Scenario) OpeningSpeed(strategy string, p Params) float64 {
 }
 
 // oversellSpeed: the atomic script's fifty sales take about 0.5 ms.
-func oversellSpeed(strategy string, _ Params) float64 {
+func oversellSpeed(strategy string, _ event.Params) float64 {
 	if strategy == "atomic" {
 		return 0.00005
 	}
 	return 0
 }
 
-// deadlockSpeed: in order, the story is 1–2 s; with a watchdog renewing
-// both locks the deadlock lasts until the retries run out, 10 s.
-func deadlockSpeed(strategy string, p Params) float64 {
+// deadlockSpeed: in order, the story is 1–2 s; with locks that renew
+// themselves (a watchdog) the deadlock lasts until the retries run out,
+// 10 s.
+func deadlockSpeed(strategy string, p event.Params) float64 {
 	switch {
 	case p.Order == "all-at-once":
 		return 0.1
 	case p.Order == "sorted":
 		return 0.2
-	case strategy == "watchdog":
+	case lockInfo(strategy).Traits.Renews():
 		return 1
 	}
 	return 0
 }
 
 // redlockSpeed: one part alone is a few hundred milliseconds to 1.5 s.
-func redlockSpeed(_ string, p Params) float64 {
+func redlockSpeed(_ string, p event.Params) float64 {
 	switch {
 	case p.Part == "quorum":
 		return 0.02
@@ -51,7 +56,7 @@ func redlockSpeed(_ string, p Params) float64 {
 
 // retrySpeed: jittered retries spread the workers in 0.2–0.3 s;
 // exponential ones come back in waves for 50 s.
-func retrySpeed(strategy string, _ Params) float64 {
+func retrySpeed(strategy string, _ event.Params) float64 {
 	switch strategy {
 	case "exponential":
 		return 5

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/themes"
 	"github.com/redis/go-redis/v9"
@@ -27,9 +30,9 @@ var ttlExpiry = &Scenario{
 		"w00's stale fence; with watchdog w00 renews and w01 never gets in.",
 	Source:     "the PHP + Redis locking lab, §4 (its own run hid the overlap; here it happens)",
 	Strategies: []string{"safe", "fenced", "watchdog", "fenced-watchdog", "naive", "redislock", "redsync"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(3*time.Second)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 60
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(3*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
 	}),
 	Uses:  []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
 	run:   func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleWork) },
@@ -47,9 +50,9 @@ var fencing = &Scenario{
 		"writes — and the stale write lands.",
 	Source:     "Kleppmann, \"How to do distributed locking\"; the locking-patterns article",
 	Strategies: []string{"fenced", "safe", "fenced-watchdog", "watchdog"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(2*time.Second)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 60
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
 	}),
 	Uses:  []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
 	run:   func(ctx context.Context, env *Env) error { return runStale(ctx, env, stalePause) },
@@ -67,9 +70,9 @@ var renewal = &Scenario{
 		"learns the lock is lost. With fenced-watchdog the resource rejects that write.",
 	Source:     "the locking-patterns article (lock renewal); Kleppmann on process pauses",
 	Strategies: []string{"watchdog", "fenced-watchdog"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, Millis(time.Second), Millis(2*time.Second)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(100*time.Millisecond), 80
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 80
 	}),
 	Uses:  []string{"workers", "stock", "ttl", "work", "retry", "max-retries", "retry-base"},
 	run:   func(ctx context.Context, env *Env) error { return runStale(ctx, env, staleRenewal) },
@@ -77,7 +80,7 @@ var renewal = &Scenario{
 }
 
 // withDefaults returns the base defaults changed by f.
-func withDefaults(f func(*Params)) Params {
+func withDefaults(f func(*event.Params)) event.Params {
 	p := baseDefaults
 	f(&p)
 	return p
@@ -112,7 +115,7 @@ func runStale(ctx context.Context, env *Env, mode staleMode) error {
 		defer through()
 		// The others arrive a little later, one after the other.
 		if holding.wait(ctx) != nil || w.Sleep(ctx, time.Duration(w.ID)*100*time.Millisecond) != nil {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 			return
 		}
 		buy(ctx, env, w)
@@ -134,10 +137,10 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holdi
 		return
 	}
 	release := func() { releaseQuietly(ctx, lease) }
-	w.Emit(Event{Kind: KindWorkStart, Res: "stock"})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: "stock"})
 	v, ok := readStock(ctx, env, w)
 	if !ok {
-		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 		release()
 		return
 	}
@@ -159,12 +162,12 @@ func staleHolder(ctx context.Context, env *Env, w *Worker, mode staleMode, holdi
 		}
 	}
 	if err != nil {
-		w.Emit(Event{Kind: KindWorkEnd, Res: "stock"})
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 		release()
 		if errors.Is(context.Cause(lease.Context()), lock.ErrLockLost) {
-			w.Done(false, FailLock, "lock lost: stopped before writing")
+			w.Done(false, check.FailLock, "lock lost: stopped before writing")
 		} else {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 		}
 		return
 	}
@@ -177,7 +180,7 @@ func initStock(ctx context.Context, env *Env) error {
 	if err := st.Client().Set(ctx, st.Key("stock"), env.Params.Stock, 0).Err(); err != nil {
 		return err
 	}
-	env.Emit(Event{Kind: KindInit, Res: "stock"}.WithStock(env.Params.Stock))
+	env.Emit(event.Event{Kind: event.KindInit, Res: "stock"}.WithStock(env.Params.Stock))
 	return nil
 }
 
@@ -190,7 +193,7 @@ func finalStock(ctx context.Context, env *Env, err error) error {
 	rctx, cancel := bounded(context.WithoutCancel(ctx), env, wait)
 	defer cancel()
 	if v, gerr := env.Store.Client().Get(rctx, env.Store.Key("stock")).Int64(); gerr == nil {
-		env.Emit(Event{Kind: KindRead, Res: "stock"}.WithStock(v))
+		env.Emit(event.Event{Kind: event.KindRead, Res: "stock"}.WithStock(v))
 	} else if err == nil {
 		err = gerr
 		if errors.Is(gerr, redis.Nil) {

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -29,14 +32,14 @@ func TestStaleWriteIsToldAtTheWrite(t *testing.T) {
 				t.Fatalf("told %v, want %v", told, want)
 			}
 			for i, e := range evs {
-				if e.Kind != scenario.KindBeat || e.Code != "stale-write" {
+				if e.Kind != event.KindBeat || e.Code != "stale-write" {
 					continue
 				}
 				v := evs[i-1]
-				if v.Kind != scenario.KindViolation || v.Code != scenario.CodeLostUpdate || v.Worker != 0 {
+				if v.Kind != event.KindViolation || v.Code != check.CodeLostUpdate || v.Worker != 0 {
 					t.Fatalf("stale-write follows %v %s by %s, not the lost update of w00's write", v.Kind, v.Code, wname(v.Worker))
 				}
-				if w := evs[i-2]; w.Kind != scenario.KindWrite || w.Worker != 0 || w.T != e.T {
+				if w := evs[i-2]; w.Kind != event.KindWrite || w.Worker != 0 || w.T != e.T {
 					t.Fatalf("stale-write at %v, not at w00's write (%v %s at %v)", e.T, w.Kind, wname(w.Worker), w.T)
 				}
 				return

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/sim"
 )
 
@@ -124,7 +126,7 @@ func (r *Run) whyNot(path string) string {
 		if e.Worker != w {
 			continue
 		}
-		if e.Res != "" && (e.Kind == KindDenied || e.Kind == KindBackoff || e.Kind == KindWait || e.Kind == KindAttempt) {
+		if e.Res != "" && (e.Kind == event.KindDenied || e.Kind == event.KindBackoff || e.Kind == event.KindWait || e.Kind == event.KindAttempt) {
 			return "it is waiting for " + e.Res + "; " + why
 		}
 		return why
@@ -135,12 +137,4 @@ func (r *Run) whyNot(path string) string {
 // StepAt is the scheduler's step at which event i was logged (its actor's
 // step): a branch from that event goes on from the next one. 0 when the
 // run is not simulated.
-func (r *Run) StepAt(i int) uint64 {
-	l := r.Log
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if i < 0 || i >= len(l.stepAt) {
-		return 0
-	}
-	return l.stepAt[i]
-}
+func (r *Run) StepAt(i int) uint64 { return r.Log.StepAt(i) }

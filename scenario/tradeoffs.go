@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 )
@@ -28,15 +31,15 @@ var tradeOffs = &Scenario{
 		"revision (safe and live). Postgres needs --postgres URL; without it its column says so.",
 	Source:     "the PHP + Redis locking lab's trade-off table; Kleppmann (use consensus with fencing)",
 	Strategies: []string{"crash", "pause"},
-	Defaults: withDefaults(func(p *Params) {
-		p.TTL, p.Work = Millis(time.Second), Millis(3*time.Second)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(25*time.Millisecond), 1000
+	Defaults: withDefaults(func(p *event.Params) {
+		p.TTL, p.Work = event.Millis(time.Second), event.Millis(3*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(25*time.Millisecond), 1000
 	}),
 	Uses:    []string{"ttl", "work", "retry-base"},
 	Cast:    2 * len(tradeStores),
 	Slow:    []string{"pause"}, // three pauses of --work in turn
 	run:     runTradeOffs,
-	beats:   func(strategy string, p Params) []Beat { return tradeBeats(strategy, p, nil) },
+	beats:   func(strategy string, p event.Params) []Beat { return tradeBeats(strategy, p, nil) },
 	beatsOn: tradeBeats,
 	notes:   tradeNotes,
 	keyLocks: func() map[string]string {
@@ -65,7 +68,7 @@ func (t tradeStore) res() string { return "data@" + t.name }
 
 // lease is the TTL to ask t's lock for: none when it has none (Postgres'
 // session lock lasts as long as the session).
-func (t tradeStore) lease(p Params) time.Duration {
+func (t tradeStore) lease(p event.Params) time.Duration {
 	if !lockInfo(t.lock).HasTTL() {
 		return 0
 	}
@@ -109,7 +112,7 @@ func runTradeOffs(ctx context.Context, env *Env) error {
 		if err := st.Client().Set(ctx, st.Key(t.res()), 0, 0).Err(); err != nil {
 			return err
 		}
-		env.Emit(Event{Kind: KindInit, Res: t.res()})
+		env.Emit(event.Event{Kind: event.KindInit, Res: t.res()})
 	}
 	// The columns play one after the other: each starts once the one
 	// before is over, so a busy machine cannot interleave their stories.
@@ -142,12 +145,12 @@ func runTradeOffs(ctx context.Context, env *Env) error {
 		}
 		if msg := t.missing(have); msg != "" {
 			if holder { // at the column's turn, so its beat comes in order
-				env.Emit(Event{Kind: KindInit, Res: t.res(), Code: tradeSkipped, Msg: msg})
+				env.Emit(event.Event{Kind: event.KindInit, Res: t.res(), Code: tradeSkipped, Msg: msg})
 			}
 			return
 		}
 		if !holder && fault[i].wait(ctx) != nil {
-			w.Done(false, FailCancel, "interrupted")
+			w.Done(false, check.FailCancel, "interrupted")
 			return
 		}
 		l, err := env.NewLock(w, t.lock, env.Params.RetryPolicy(), nil)
@@ -174,7 +177,7 @@ func tradeCrash(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.L
 		w.Fail(ctx, err, "lock not obtained")
 		return
 	}
-	w.Emit(Event{Kind: KindWorkStart, Res: t.res()})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: t.res()})
 	lease.Abandon()
 	w.Crash("crashed holding " + t.lockKey())
 }
@@ -182,8 +185,8 @@ func tradeCrash(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.L
 // tradePause is a holder that reads, stops the world, then writes what it
 // read plus one, with its lock's fence if it has one.
 func tradePause(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.Locker, paused *cue, settled *signal) {
-	w.tap = func(e Event) {
-		if e.Kind == KindPause {
+	w.tap = func(e event.Event) {
+		if e.Kind == event.KindPause {
 			paused.give()
 		}
 	}
@@ -209,8 +212,8 @@ func tradeWaiter(ctx context.Context, env *Env, w *Worker, t tradeStore, l lock.
 	if env.Strategy == "pause" && t.lease(env.Params) == 0 {
 		pausedAt = w.Now()
 	}
-	w.tap = func(e Event) {
-		if e.Kind == KindDenied && pausedAt >= 0 && w.Now() >= pausedAt+env.Params.Work.D() {
+	w.tap = func(e event.Event) {
+		if e.Kind == event.KindDenied && pausedAt >= 0 && w.Now() >= pausedAt+env.Params.Work.D() {
 			settled.give()
 		}
 	}
@@ -228,7 +231,7 @@ func tradeEnter(ctx context.Context, env *Env, w *Worker, t tradeStore,
 		w.Fail(ctx, err, "lock not obtained")
 		return nil, nil, 0, err
 	}
-	w.Emit(Event{Kind: KindWorkStart, Res: t.res()})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: t.res()})
 	r = &redlockRun{env: env}
 	v, err = r.read(w, t.res())
 	return lease, r, v, err
@@ -250,15 +253,15 @@ func tradeLeave(ctx context.Context, w *Worker, t tradeStore, r *redlockRun, lea
 	if err == nil {
 		ok, err = r.write(w, t.res(), lease.Fence, v+1)
 	}
-	w.Emit(Event{Kind: KindWorkEnd, Res: t.res()})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: t.res()})
 	releaseQuietly(ctx, lease)
 	switch {
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 	case err != nil:
 		w.Fail(ctx, err, "")
 	case !ok:
-		w.Done(false, FailLock, "write rejected: stale fence")
+		w.Done(false, check.FailLock, "write rejected: stale fence")
 	default:
 		w.Done(true, "", "")
 	}

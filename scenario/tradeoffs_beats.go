@@ -5,13 +5,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/store"
 )
 
 // tradeBeats narrates the columns in turn; a column the run cannot fill
 // (have lacks its server) is one beat that says what to pass. have nil:
 // every server is there.
-func tradeBeats(strategy string, p Params, have *store.Servers) []Beat {
+func tradeBeats(strategy string, p event.Params, have *store.Servers) []Beat {
 	var bs []Beat
 	for i, t := range tradeStores {
 		holder, waiter := int32(2*i), int32(2*i+1)
@@ -23,24 +26,24 @@ func tradeBeats(strategy string, p Params, have *store.Servers) []Beat {
 		}
 		if have != nil && t.missing(*have) != "" {
 			res := t.res()
-			part = []Beat{{part[0].ID, func(e Event) bool {
-				return e.Kind == KindInit && e.Res == res && e.Code == tradeSkipped
-			}, func(e Event) string { return e.Msg + "." }}}
+			part = []Beat{{part[0].ID, func(e event.Event) bool {
+				return e.Kind == event.KindInit && e.Res == res && e.Code == tradeSkipped
+			}, func(e event.Event) string { return e.Msg + "." }}}
 		}
 		bs = append(bs, part...)
 	}
 	return bs
 }
 
-func tradeCrashBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
+func tradeCrashBeats(t tradeStore, p event.Params, holder, waiter int32) []Beat {
 	crashed := time.Duration(-1)
 	return []Beat{
-		{"crash-" + t.name, by(KindCrash, holder), func(e Event) string {
+		{"crash-" + t.name, by(event.KindCrash, holder), func(e event.Event) string {
 			crashed = e.T
 			return fmt.Sprintf("%s: %s holds %s and crashes; its connection is gone. %s wants the lock.",
-				t.title, wn(e), t.lockKey(), WorkerName(waiter))
+				t.title, wn(e), t.lockKey(), check.WorkerName(waiter))
 		}},
-		{"freed-" + t.name, by(KindAcquired, waiter), func(e Event) string {
+		{"freed-" + t.name, by(event.KindAcquired, waiter), func(e event.Event) string {
 			blocked := e.T - crashed
 			if crashed < 0 {
 				blocked = 0
@@ -56,51 +59,51 @@ func tradeCrashBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
 	}
 }
 
-func tradePauseBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
+func tradePauseBeats(t tradeStore, p event.Params, holder, waiter int32) []Beat {
 	res := t.res()
 	paused, waiterFirst := time.Duration(-1), false
-	since := func(e Event) time.Duration {
+	since := func(e event.Event) time.Duration {
 		if paused < 0 {
 			return 0
 		}
 		return e.T - paused
 	}
 	return []Beat{
-		{"pause-" + t.name, by(KindPause, holder), func(e Event) string {
+		{"pause-" + t.name, by(event.KindPause, holder), func(e event.Event) string {
 			paused = e.T
 			ttl := "no TTL"
 			if lockInfo(t.lock).HasTTL() {
 				ttl = "TTL " + ms(p.TTL.D())
 			}
 			return fmt.Sprintf("%s: %s holds %s (%s), reads %s and stops the world for %s. %s wants the lock.",
-				t.title, wn(e), t.lockKey(), ttl, res, ms(p.Work.D()), WorkerName(waiter))
+				t.title, wn(e), t.lockKey(), ttl, res, ms(p.Work.D()), check.WorkerName(waiter))
 		}},
 		// What comes next is the store's doing: the waiter gets in during
 		// the pause, or the holder wakes first.
-		{"turn-" + t.name, func(e Event) bool {
-			return (e.Kind == KindAcquired && e.Worker == waiter) || (e.Kind == KindResume && e.Worker == holder)
-		}, func(e Event) string {
-			if e.Kind == KindResume {
+		{"turn-" + t.name, func(e event.Event) bool {
+			return (e.Kind == event.KindAcquired && e.Worker == waiter) || (e.Kind == event.KindResume && e.Worker == holder)
+		}, func(e event.Event) string {
+			if e.Kind == event.KindResume {
 				return fmt.Sprintf("%s wakes %s later: its lock held through the pause, and %s is still waiting.",
-					wn(e), ms(since(e)), WorkerName(waiter))
+					wn(e), ms(since(e)), check.WorkerName(waiter))
 			}
 			waiterFirst = true
 			s := fmt.Sprintf("%s gets %s %s into the pause: the holder's lock lapsed while it was stopped", wn(e), t.lockKey(), ms(since(e)))
-			if e.Has&HasFence != 0 {
+			if e.Has&event.HasFence != 0 {
 				s += fmt.Sprintf("; the new fence is %d", e.Fence)
 			}
 			return s + "."
 		}},
-		{"end-" + t.name, func(e Event) bool {
+		{"end-" + t.name, func(e event.Event) bool {
 			if !waiterFirst {
-				return e.Kind == KindAcquired && e.Worker == waiter
+				return e.Kind == event.KindAcquired && e.Worker == waiter
 			}
-			return e.Worker == holder && e.Res == res && (e.Kind == KindFenceRejected || (e.Kind == KindWrite && e.OK))
-		}, func(e Event) string {
+			return e.Worker == holder && e.Res == res && (e.Kind == event.KindFenceRejected || (e.Kind == event.KindWrite && e.OK))
+		}, func(e event.Event) string {
 			switch {
-			case e.Kind == KindAcquired:
+			case e.Kind == event.KindAcquired:
 				return fmt.Sprintf("%s gets %s only now, %s after the pause began: everyone waited. Safe, not live.", wn(e), t.lockKey(), ms(since(e)))
-			case e.Kind == KindFenceRejected:
+			case e.Kind == event.KindFenceRejected:
 				return fmt.Sprintf("%s wakes and writes with fence %d: %s has seen a newer one and rejects it. Live and safe.", wn(e), e.Fence, res)
 			}
 			return fmt.Sprintf("%s wakes and writes %s = %d from its read before the pause: nothing stops it. Live, not safe.", wn(e), res, e.Stock)
@@ -110,7 +113,7 @@ func tradePauseBeats(t tradeStore, p Params, holder, waiter int32) []Beat {
 
 // tradeNotes fills the lab's table with the run's numbers (see
 // TradeTable).
-func tradeNotes(h Header) noteFold { return NewTradeTable(h) }
+func tradeNotes(h event.Header) check.NoteFold { return NewTradeTable(h) }
 
 // TradeTable folds a trade-offs run, one event at a time, into the lab's
 // table: per store, the holder's acquire latency, how long the waiter was
@@ -120,7 +123,7 @@ func tradeNotes(h Header) noteFold { return NewTradeTable(h) }
 type TradeTable struct {
 	fault string
 	cols  []TradeRow
-	tally *TallyFold
+	tally *check.TallyFold
 }
 
 // TradeRow is one store's column of the table.
@@ -140,8 +143,8 @@ type TradeRow struct {
 }
 
 // NewTradeTable is an empty table for a run with header h.
-func NewTradeTable(h Header) *TradeTable {
-	f := &TradeTable{fault: h.Strategy, cols: make([]TradeRow, len(tradeStores)), tally: NewTallyFold()}
+func NewTradeTable(h event.Header) *TradeTable {
+	f := &TradeTable{fault: h.Strategy, cols: make([]TradeRow, len(tradeStores)), tally: check.NewTallyFold()}
 	for i, t := range tradeStores {
 		f.cols[i] = TradeRow{Store: t.title, Lock: t.lock, Fault: -1, In: -1}
 	}
@@ -152,7 +155,7 @@ func NewTradeTable(h Header) *TradeTable {
 func (f *TradeTable) Rows() []TradeRow {
 	t := f.tally.Tally()
 	for i := range f.cols {
-		f.cols[i].Overlaps = t.Worker(2*i, WOverlaps) + t.Worker(2*i+1, WOverlaps)
+		f.cols[i].Overlaps = t.Worker(2*i, check.WOverlaps) + t.Worker(2*i+1, check.WOverlaps)
 	}
 	return f.cols
 }
@@ -167,9 +170,9 @@ func tradeColOf(res string) int {
 }
 
 // Add folds e.
-func (f *TradeTable) Add(e *Event) { f.add(e) }
+func (f *TradeTable) Add(e *event.Event) { f.add(e) }
 
-func (f *TradeTable) add(e *Event) {
+func (f *TradeTable) add(e *event.Event) {
 	f.tally.Add(*e)
 	i := -1
 	switch {
@@ -183,24 +186,24 @@ func (f *TradeTable) add(e *Event) {
 	}
 	c, holder := &f.cols[i], e.Worker == int32(2*i)
 	switch {
-	case e.Kind == KindInit && e.Code == tradeSkipped:
+	case e.Kind == event.KindInit && e.Code == tradeSkipped:
 		c.Missing = e.Msg
-	case e.Kind == KindAttempt && holder:
+	case e.Kind == event.KindAttempt && holder:
 		c.tried = e.T
-	case e.Kind == KindAcquired && holder:
+	case e.Kind == event.KindAcquired && holder:
 		c.Acquire = e.T - c.tried
-	case (e.Kind == KindCrash || e.Kind == KindPause) && holder && c.Fault < 0:
+	case (e.Kind == event.KindCrash || e.Kind == event.KindPause) && holder && c.Fault < 0:
 		c.Fault = e.T
-	case e.Kind == KindAcquired && !holder && c.In < 0:
+	case e.Kind == event.KindAcquired && !holder && c.In < 0:
 		c.In = e.T
-	case e.Kind == KindFenceRejected && holder:
+	case e.Kind == event.KindFenceRejected && holder:
 		c.Rejected++
-	case e.Kind == KindWrite && holder && e.OK && c.In >= 0:
+	case e.Kind == event.KindWrite && holder && e.OK && c.In >= 0:
 		c.Landed++
 	}
 }
 
-func (f *TradeTable) notes() [][2]string {
+func (f *TradeTable) Notes() [][2]string {
 	var out [][2]string
 	for _, c := range f.Rows() {
 		if c.Missing != "" {
@@ -231,8 +234,8 @@ func (f *TradeTable) notes() [][2]string {
 }
 
 // verdictDetail says, per scenario, what its verdict means there.
-var verdictDetail = map[string]func(s *Summary) string{
-	"trade-offs": func(s *Summary) string {
+var verdictDetail = map[string]func(s *check.Summary) string{
+	"trade-offs": func(s *check.Summary) string {
 		if s.Strategy == "crash" && s.Cancelled+s.FailedError == 0 {
 			return "Every lock was taken again after its holder died: the table says how long each store kept the others out."
 		}
@@ -241,7 +244,7 @@ var verdictDetail = map[string]func(s *Summary) string{
 		}
 		return ""
 	},
-	"leader": func(s *Summary) string {
+	"leader": func(s *check.Summary) string {
 		switch {
 		case s.Overlaps > 0 && s.FenceRejected > 0:
 			return "w01 was elected while w00 was stopped; w00 woke believing it led, but the ledger refused its older revision."

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -16,10 +19,10 @@ import (
 
 // tradeParams are trade-offs' for its outcome tests: a TTL of 1s, a pause
 // of 2s.
-func tradeParams() scenario.Params {
+func tradeParams() event.Params {
 	sc, _ := scenario.Lookup("trade-offs")
 	p := sc.Defaults
-	p.TTL, p.Work = scenario.Millis(time.Second), scenario.Millis(2*time.Second)
+	p.TTL, p.Work = event.Millis(time.Second), event.Millis(2*time.Second)
 	return p
 }
 
@@ -69,12 +72,12 @@ func tradeRuns(t *testing.T, fault string, srv store.Servers, n int) []outcome {
 	return out
 }
 
-func workerIs(w int32) func(scenario.Event) bool {
-	return func(e scenario.Event) bool { return e.Worker == w }
+func workerIs(w int32) func(event.Event) bool {
+	return func(e event.Event) bool { return e.Worker == w }
 }
 
-func resIs(res string) func(scenario.Event) bool {
-	return func(e scenario.Event) bool { return e.Res == res }
+func resIs(res string) func(event.Event) bool {
+	return func(e event.Event) bool { return e.Res == res }
 }
 
 // TestTradeOffs: on one seed, a holder that crashes keeps Redis' lock
@@ -101,14 +104,14 @@ func TestTradeOffs(t *testing.T) {
 			// when w+1's successful request came back; at most from w's
 			// crash to when w+1 sent that request.
 			kept := func(w int32) (least, most time.Duration, how string) {
-				got, ok1 := o.first(scenario.KindAcquired, workerIs(w))
-				c, ok2 := o.first(scenario.KindCrash, workerIs(w))
-				in, ok3 := o.first(scenario.KindAcquired, workerIs(w+1))
+				got, ok1 := o.first(event.KindAcquired, workerIs(w))
+				c, ok2 := o.first(event.KindCrash, workerIs(w))
+				in, ok3 := o.first(event.KindAcquired, workerIs(w+1))
 				if !ok1 || !ok2 || !ok3 {
 					t.Fatalf("seed %d: w%02d acquired %v, crashed %v; w%02d acquired %v", seed+1, w, ok1, ok2, w+1, ok3)
 				}
 				how = fmt.Sprintf("w%02d sent for the lock at %v, crashed at %v; w%02d was denied %d times and sent for it at %v, got it at %v",
-					w, got.Start(), c.T, w+1, o.count(scenario.KindDenied, workerIs(w+1)), in.Start(), in.T)
+					w, got.Start(), c.T, w+1, o.count(event.KindDenied, workerIs(w+1)), in.Start(), in.T)
 				return in.T - got.Start(), in.Start() - c.T, how
 			}
 			if d, _, how := kept(0); d < ttl*9/10 {
@@ -130,20 +133,20 @@ func TestTradeOffs(t *testing.T) {
 	}, func() {
 		for seed, o := range tradeRuns(t, "pause", srv, tradeSeeds()) {
 			overlaps := func(res string) int {
-				return o.count(scenario.KindViolation, func(e scenario.Event) bool { return e.Code == scenario.CodeOverlap && e.Res == res })
+				return o.count(event.KindViolation, func(e event.Event) bool { return e.Code == check.CodeOverlap && e.Res == res })
 			}
-			landed := o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Worker == 0 && e.Res == "data@redis" && e.OK })
+			landed := o.count(event.KindWrite, func(e event.Event) bool { return e.Worker == 0 && e.Res == "data@redis" && e.OK })
 			if overlaps("data@redis") != 1 || landed != 1 {
 				t.Errorf("seed %d: Redis: %d overlap(s), %d stale write(s) landed; want 1 and 1", seed+1, overlaps("data@redis"), landed)
 			}
-			resumed, _ := o.first(scenario.KindResume, workerIs(2))
-			in, ok := o.first(scenario.KindAcquired, workerIs(3))
+			resumed, _ := o.first(event.KindResume, workerIs(2))
+			in, ok := o.first(event.KindAcquired, workerIs(3))
 			if overlaps("data@postgres") != 0 || !ok || in.T < resumed.T {
 				t.Errorf("seed %d: Postgres: %d overlap(s); the waiter got in at %v, the holder resumed at %v", seed+1, overlaps("data@postgres"), in.T, resumed.T)
 			}
 			if etcd {
-				_, rejected := o.first(scenario.KindFenceRejected, resIs("data@etcd"))
-				if !rejected || o.count(scenario.KindWrite, func(e scenario.Event) bool { return e.Worker == 4 && e.OK }) != 0 {
+				_, rejected := o.first(event.KindFenceRejected, resIs("data@etcd"))
+				if !rejected || o.count(event.KindWrite, func(e event.Event) bool { return e.Worker == 4 && e.OK }) != 0 {
 					t.Errorf("seed %d: etcd: the stale write was not fenced", seed+1)
 				}
 			}
@@ -165,7 +168,7 @@ func checkTradeBeats(t *testing.T, o outcome, fault string, srv store.Servers) {
 func TestTradeOffsWithoutPostgres(t *testing.T) {
 	// Real time: not beside the simulated stories (see TestTradeOffs).
 	p := tradeParams()
-	p.TTL, p.Work = scenario.Millis(200*time.Millisecond), scenario.Millis(300*time.Millisecond)
+	p.TTL, p.Work = event.Millis(200*time.Millisecond), event.Millis(300*time.Millisecond)
 	runs := runAll(t, nil, outcomeSpeed, 1, func(int) scenario.Config {
 		return scenario.Config{Scenario: "trade-offs", Strategy: "crash", Params: p, Seed: 1}
 	})

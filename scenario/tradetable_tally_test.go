@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -27,7 +30,7 @@ func TestTradeTableOverlapsAreTheTallys(t *testing.T) {
 		t.Fatal(err)
 	}
 	evs := r.Log.Events()
-	forged := scenario.Event{Worker: 0, Kind: scenario.KindViolation, Code: scenario.CodeOverlap, Res: "data@redis", Msg: "forged"}
+	forged := event.Event{Worker: 0, Kind: event.KindViolation, Code: check.CodeOverlap, Res: "data@redis", Msg: "forged"}
 	evs = append(evs[:len(evs):len(evs)], forged)
 	table, total := scenario.NewTradeTable(r.Header), 0
 	for k := range evs {
@@ -35,17 +38,17 @@ func TestTradeTableOverlapsAreTheTallys(t *testing.T) {
 		if k%16 != 0 && k != len(evs)-1 {
 			continue
 		}
-		tl := scenario.TallyOf(scenario.Slice(evs[:k+1]))
+		tl := check.TallyOf(check.Slice(evs[:k+1]))
 		sum := 0
 		for i, row := range table.Rows() {
-			want := tl.Worker(2*i, scenario.WOverlaps) + tl.Worker(2*i+1, scenario.WOverlaps)
+			want := tl.Worker(2*i, check.WOverlaps) + tl.Worker(2*i+1, check.WOverlaps)
 			if row.Overlaps != want {
 				t.Errorf("event %d: %s shows %d overlap(s), the tally %d", k, row.Store, row.Overlaps, want)
 			}
 			sum += row.Overlaps
 		}
-		if sum != tl.Get(scenario.NOverlaps) {
-			t.Errorf("event %d: the columns' overlaps add up to %d, the tally's to %d", k, sum, tl.Get(scenario.NOverlaps))
+		if sum != tl.Get(check.NOverlaps) {
+			t.Errorf("event %d: the columns' overlaps add up to %d, the tally's to %d", k, sum, tl.Get(check.NOverlaps))
 		}
 		total = sum
 	}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/themes"
@@ -33,43 +34,15 @@ func lockTraits(sc *Scenario, strategy string) (*trait.Traits, map[string]trait.
 	return run, keys
 }
 
-// TraitsOf is what lock key's lock is in h's run, and false when the run
-// takes no lock there. A log written before headers recorded traits gets
-// them from the registry, by its scenario and strategy.
-func (h *Header) TraitsOf(key string) (trait.Traits, bool) {
-	run, keys := h.Traits, h.KeyTraits
-	if run == nil && keys == nil {
+// WithTraits is h with its locks' traits from the registry, by its
+// scenario and strategy, when its log was written before headers recorded
+// them; a header that has them is returned as it is.
+func WithTraits(h event.Header) event.Header {
+	if h.Traits == nil && h.KeyTraits == nil {
 		sc, _ := Lookup(h.Scenario)
-		run, keys = lockTraits(sc, h.Strategy)
+		h.Traits, h.KeyTraits = lockTraits(sc, h.Strategy)
 	}
-	if t, ok := keys[key]; ok {
-		return t, true
-	}
-	if run == nil {
-		return trait.Traits{}, false
-	}
-	return *run, true
-}
-
-// LockTraits are the traits of every lock of h's run: the run's (nil when
-// none), and those of keys whose lock is another. Old logs get them from
-// the registry, as TraitsOf does.
-func (h *Header) LockTraits() (*trait.Traits, map[string]trait.Traits) {
-	if h.Traits != nil || h.KeyTraits != nil {
-		return h.Traits, h.KeyTraits
-	}
-	sc, _ := Lookup(h.Scenario)
-	return lockTraits(sc, h.Strategy)
-}
-
-// CodeUndo is the Code of the release events that undo a Redlock acquire
-// short of its quorum, one per node asked: the votes it had are freed,
-// but no held lock was released.
-const CodeUndo = lock.OpUndo
-
-// IsUndo reports whether e undoes a partial acquire's votes.
-func IsUndo(e *Event) bool {
-	return (e.Kind == KindRelease || e.Kind == KindReleaseFailed) && e.Code == CodeUndo
+	return h
 }
 
 // glyph is the mark a view draws for s, for the words that name it: one

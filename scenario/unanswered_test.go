@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -19,9 +22,9 @@ func TestUnansweredRenewalsMakeTheRunIndeterminate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	p := scenario.Params{Workers: 10, Stock: 10, Retry: "full-jitter", MaxRetries: 10,
-		TTL: scenario.Millis(50 * time.Millisecond), Delay: scenario.Millis(100 * time.Millisecond),
-		RetryBase: scenario.Millis(100 * time.Millisecond), RetryCap: scenario.Millis(5 * time.Second), Nodes: 1}
+	p := event.Params{Workers: 10, Stock: 10, Retry: "full-jitter", MaxRetries: 10,
+		TTL: event.Millis(50 * time.Millisecond), Delay: event.Millis(100 * time.Millisecond),
+		RetryBase: event.Millis(100 * time.Millisecond), RetryCap: event.Millis(5 * time.Second), Nodes: 1}
 	pause := scenario.Fault{Kind: scenario.FaultNodePause}
 	r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "oversell", Strategy: "watchdog", Seed: 9, Params: p,
 		Faults: []scenario.Timed{{At: 120 * time.Millisecond, Fault: pause}, {At: 400 * time.Millisecond, Fault: pause}}})
@@ -32,7 +35,7 @@ func TestUnansweredRenewalsMakeTheRunIndeterminate(t *testing.T) {
 	evs := r.Log.Events()
 	beyond := 0
 	for _, e := range evs {
-		if e.Outcome == scenario.OutcomeIndeterminate && e.Kind != scenario.KindError {
+		if e.Outcome == event.OutcomeIndeterminate && e.Kind != event.KindError {
 			beyond++
 		}
 	}
@@ -46,7 +49,7 @@ func TestUnansweredRenewalsMakeTheRunIndeterminate(t *testing.T) {
 	if strings.Contains(s.Detail, "busy lock") {
 		t.Errorf("unanswered operations called a busy lock: %s", s.Detail)
 	}
-	if tl := scenario.TallyOf(scenario.Slice(evs)); tl.Unanswered(scenario.OpKind("renew")) == 0 {
+	if tl := check.TallyOf(check.Slice(evs)); tl.Unanswered(check.OpKind("renew")) == 0 {
 		t.Errorf("the tally counts no unanswered renewal")
 	}
 	t.Logf("%s — %s", s.Verdict, s.Detail)
@@ -54,33 +57,33 @@ func TestUnansweredRenewalsMakeTheRunIndeterminate(t *testing.T) {
 
 // A crafted log: one vote and one renewal unanswered, nothing else wrong.
 func TestUnansweredVotesAndRenewalsInALog(t *testing.T) {
-	h := scenario.Header{Scenario: "oversell", Strategy: "redlock", Params: scenario.Params{Workers: 1, Stock: 1, Nodes: 3}}
-	ev := func(k scenario.Kind, f func(*scenario.Event)) scenario.Event {
-		e := scenario.Event{Worker: 0, Kind: k, Res: "lock:stock"}
+	h := event.Header{Scenario: "oversell", Strategy: "redlock", Params: event.Params{Workers: 1, Stock: 1, Nodes: 3}}
+	ev := func(k event.Kind, f func(*event.Event)) event.Event {
+		e := event.Event{Worker: 0, Kind: k, Res: "lock:stock"}
 		if f != nil {
 			f(&e)
 		}
 		return e
 	}
-	evs := scenario.Slice{
-		{Worker: scenario.System, Kind: scenario.KindInit, Res: "stock", Stock: 1, Has: scenario.HasStock},
-		ev(scenario.KindAttempt, nil),
-		ev(scenario.KindVote, func(e *scenario.Event) { e.Node, e.Has, e.OK = 0, scenario.HasNode|scenario.HasOK, true }),
-		ev(scenario.KindVote, func(e *scenario.Event) { e.Node, e.Has, e.OK = 1, scenario.HasNode|scenario.HasOK, true }),
-		ev(scenario.KindVote, func(e *scenario.Event) {
-			e.Node, e.Has, e.Outcome, e.Msg = 2, scenario.HasNode|scenario.HasOK, scenario.OutcomeIndeterminate, "i/o timeout"
+	evs := check.Slice{
+		{Worker: event.System, Kind: event.KindInit, Res: "stock", Stock: 1, Has: event.HasStock},
+		ev(event.KindAttempt, nil),
+		ev(event.KindVote, func(e *event.Event) { e.Node, e.Has, e.OK = 0, event.HasNode|event.HasOK, true }),
+		ev(event.KindVote, func(e *event.Event) { e.Node, e.Has, e.OK = 1, event.HasNode|event.HasOK, true }),
+		ev(event.KindVote, func(e *event.Event) {
+			e.Node, e.Has, e.Outcome, e.Msg = 2, event.HasNode|event.HasOK, event.OutcomeIndeterminate, "i/o timeout"
 		}),
-		ev(scenario.KindAcquired, nil),
-		ev(scenario.KindRenewFailed, func(e *scenario.Event) { e.Outcome, e.Msg = scenario.OutcomeIndeterminate, "i/o timeout" }),
-		ev(scenario.KindWorkStart, func(e *scenario.Event) { e.Res = "stock" }),
-		ev(scenario.KindRead, func(e *scenario.Event) { e.Res, e.Stock, e.Has = "stock", 1, scenario.HasStock }),
-		ev(scenario.KindWrite, func(e *scenario.Event) {
-			e.Res, e.Stock, e.Has, e.OK = "stock", 0, scenario.HasStock|scenario.HasOK, true
+		ev(event.KindAcquired, nil),
+		ev(event.KindRenewFailed, func(e *event.Event) { e.Outcome, e.Msg = event.OutcomeIndeterminate, "i/o timeout" }),
+		ev(event.KindWorkStart, func(e *event.Event) { e.Res = "stock" }),
+		ev(event.KindRead, func(e *event.Event) { e.Res, e.Stock, e.Has = "stock", 1, event.HasStock }),
+		ev(event.KindWrite, func(e *event.Event) {
+			e.Res, e.Stock, e.Has, e.OK = "stock", 0, event.HasStock|event.HasOK, true
 		}),
-		ev(scenario.KindWorkEnd, func(e *scenario.Event) { e.Res = "stock" }),
-		ev(scenario.KindRelease, nil),
-		ev(scenario.KindDone, func(e *scenario.Event) { e.OK, e.Has = true, scenario.HasOK }),
-		{Worker: scenario.System, Kind: scenario.KindRead, Res: "stock", Stock: 0, Has: scenario.HasStock},
+		ev(event.KindWorkEnd, func(e *event.Event) { e.Res = "stock" }),
+		ev(event.KindRelease, nil),
+		ev(event.KindDone, func(e *event.Event) { e.OK, e.Has = true, event.HasOK }),
+		{Worker: event.System, Kind: event.KindRead, Res: "stock", Stock: 0, Has: event.HasStock},
 	}
 	s := scenario.Summarize(h, evs)
 	if want := "INDETERMINATE — 2 operation(s) unanswered: 1 vote(s), 1 renew(s)"; s.Verdict != want {
@@ -92,32 +95,32 @@ func TestUnansweredVotesAndRenewalsInALog(t *testing.T) {
 // for the same token (a lapsed lock cannot be renewed again): the run is
 // then known. Without that later answer it stays unknown.
 func TestALaterRenewalSettlesAnUnansweredOne(t *testing.T) {
-	h := scenario.Header{Scenario: "oversell", Strategy: "watchdog", Params: scenario.Params{Workers: 1, Stock: 1}}
-	ev := func(k scenario.Kind, f func(*scenario.Event)) scenario.Event {
-		e := scenario.Event{Worker: 0, Kind: k, Res: "lock:stock", Token: "t1"}
+	h := event.Header{Scenario: "oversell", Strategy: "watchdog", Params: event.Params{Workers: 1, Stock: 1}}
+	ev := func(k event.Kind, f func(*event.Event)) event.Event {
+		e := event.Event{Worker: 0, Kind: k, Res: "lock:stock", Token: "t1"}
 		if f != nil {
 			f(&e)
 		}
 		return e
 	}
-	story := func(settled bool) scenario.Slice {
-		evs := scenario.Slice{
-			{Worker: scenario.System, Kind: scenario.KindInit, Res: "stock", Stock: 1, Has: scenario.HasStock},
-			ev(scenario.KindAttempt, nil),
-			ev(scenario.KindAcquired, nil),
-			ev(scenario.KindRenewFailed, func(e *scenario.Event) { e.Outcome, e.Msg = scenario.OutcomeIndeterminate, "i/o timeout" }),
+	story := func(settled bool) check.Slice {
+		evs := check.Slice{
+			{Worker: event.System, Kind: event.KindInit, Res: "stock", Stock: 1, Has: event.HasStock},
+			ev(event.KindAttempt, nil),
+			ev(event.KindAcquired, nil),
+			ev(event.KindRenewFailed, func(e *event.Event) { e.Outcome, e.Msg = event.OutcomeIndeterminate, "i/o timeout" }),
 		}
 		if settled {
-			evs = append(evs, ev(scenario.KindRenewed, nil))
+			evs = append(evs, ev(event.KindRenewed, nil))
 		}
 		return append(evs,
-			ev(scenario.KindRead, func(e *scenario.Event) { e.Res, e.Stock, e.Has = "stock", 1, scenario.HasStock }),
-			ev(scenario.KindWrite, func(e *scenario.Event) {
-				e.Res, e.Stock, e.Has, e.OK = "stock", 0, scenario.HasStock|scenario.HasOK, true
+			ev(event.KindRead, func(e *event.Event) { e.Res, e.Stock, e.Has = "stock", 1, event.HasStock }),
+			ev(event.KindWrite, func(e *event.Event) {
+				e.Res, e.Stock, e.Has, e.OK = "stock", 0, event.HasStock|event.HasOK, true
 			}),
-			ev(scenario.KindRelease, func(e *scenario.Event) { e.OK, e.Has = false, scenario.HasOK }),
-			ev(scenario.KindDone, func(e *scenario.Event) { e.OK, e.Has = true, scenario.HasOK }),
-			scenario.Event{Worker: scenario.System, Kind: scenario.KindRead, Res: "stock", Stock: 0, Has: scenario.HasStock},
+			ev(event.KindRelease, func(e *event.Event) { e.OK, e.Has = false, event.HasOK }),
+			ev(event.KindDone, func(e *event.Event) { e.OK, e.Has = true, event.HasOK }),
+			event.Event{Worker: event.System, Kind: event.KindRead, Res: "stock", Stock: 0, Has: event.HasStock},
 		)
 	}
 	if s := scenario.Summarize(h, story(false)); !strings.HasPrefix(s.Verdict, "INDETERMINATE") {

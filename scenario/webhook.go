@@ -7,13 +7,16 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 )
 
 var webhook = &Scenario{
 	Name:     "webhook",
-	Speed:    0.001,                                                                                          // 5 ms: 5 s
-	speedFor: func(strategy string, _ Params) float64 { return map[string]float64{"safe": 0.002}[strategy] }, // 20 ms: retries
+	Speed:    0.001,                                                                                                // 5 ms: 5 s
+	speedFor: func(strategy string, _ event.Params) float64 { return map[string]float64{"safe": 0.002}[strategy] }, // 20 ms: retries
 	Title:    "Webhook delivered twice: one payment, credited how often?",
 	Watch:    "how many times the account is credited for one payment",
 	Explain: "The same payment webhook arrives --workers times at once. Without a lock each delivery checks " +
@@ -23,9 +26,9 @@ var webhook = &Scenario{
 		"lock's remaining PTTL.",
 	Source:     "the locking-patterns article (payment webhook); the Valkey lock example (fail fast)",
 	Strategies: []string{"none", "safe", "idempotency", "fail-fast"},
-	Defaults: withDefaults(func(p *Params) {
-		p.Workers, p.Delay, p.TTL = 3, Millis(5*time.Millisecond), Millis(2*time.Second)
-		p.Retry, p.RetryBase, p.MaxRetries = "fixed", Millis(10*time.Millisecond), 100
+	Defaults: withDefaults(func(p *event.Params) {
+		p.Workers, p.Delay, p.TTL = 3, event.Millis(5*time.Millisecond), event.Millis(2*time.Second)
+		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(10*time.Millisecond), 100
 	}),
 	Uses: []string{"workers", "delay", "ttl", "retry-base", "max-retries"},
 	// none and idempotency take no lock; fail-fast answers 409 at once.
@@ -46,7 +49,7 @@ var webhook = &Scenario{
 }
 
 func runWebhook(ctx context.Context, env *Env) error {
-	env.Emit(Event{Kind: KindInit, Res: "credit", Code: LimitOnce})
+	env.Emit(event.Event{Kind: event.KindInit, Res: "credit", Code: check.LimitOnce})
 	// The deliveries arrive at once: under fail-fast the first one holds
 	// the lock until every delivery has made its attempt, so the others
 	// find it taken however a busy machine schedules them; without a lock
@@ -138,15 +141,15 @@ func (h handling) credit() error {
 	bal, err := st.Client().IncrBy(ctx, h.account, 100).Result()
 	if err != nil {
 		if ctx.Err() == nil {
-			w.OpError("write", Event{Res: h.d.credit}, call, err)
+			w.OpError("write", event.Event{Res: h.d.credit}, call, err)
 		}
 		return err
 	}
-	w.Emit(Event{Kind: KindWrite, Res: h.d.credit, Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true).WithCall(call))
+	w.Emit(event.Event{Kind: event.KindWrite, Res: h.d.credit, Msg: fmt.Sprintf("account balance %d", bal)}.WithOK(true).WithCall(call))
 	call = w.Now()
 	if err := st.Client().Set(ctx, h.processed, "1", 0).Err(); err != nil {
 		if ctx.Err() == nil {
-			w.OpError("write", Event{Res: h.d.processed}, call, err)
+			w.OpError("write", event.Event{Res: h.d.processed}, call, err)
 		}
 		return err
 	}
@@ -157,15 +160,15 @@ func (h handling) credit() error {
 // is not there: the check-then-act a lock must cover.
 func (h handling) checkAndCredit() {
 	ctx, w, d := h.ctx, h.w, h.d
-	w.Emit(Event{Kind: KindWorkStart, Res: d.id})
+	w.Emit(event.Event{Kind: event.KindWorkStart, Res: d.id})
 	call := w.Now()
 	n, err := h.env.Store.Client().Exists(ctx, h.processed).Result()
 	if err != nil {
 		if ctx.Err() == nil {
-			w.OpError("read", Event{Res: d.processed}, call, err)
+			w.OpError("read", event.Event{Res: d.processed}, call, err)
 		}
 	} else {
-		w.Emit(Event{Kind: KindRead, Res: d.processed, Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
+		w.Emit(event.Event{Kind: event.KindRead, Res: d.processed, Msg: fmt.Sprintf("processed=%v", n == 1)}.WithCall(call))
 	}
 	if h.env.Strategy == "none" {
 		// Without a lock the deliveries that arrived at once have all
@@ -179,13 +182,13 @@ func (h handling) checkAndCredit() {
 	switch {
 	case err != nil:
 	case n == 1:
-		w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: d.id})
 		w.Done(true, "", "200 already processed")
 		return
 	default:
 		err = h.credit()
 	}
-	w.Emit(Event{Kind: KindWorkEnd, Res: d.id})
+	w.Emit(event.Event{Kind: event.KindWorkEnd, Res: d.id})
 	if err != nil {
 		w.Fail(ctx, err, "")
 		return
@@ -202,11 +205,11 @@ func (h handling) idempotent() {
 	switch {
 	case err != nil:
 		if ctx.Err() == nil {
-			w.OpError("write", Event{Res: idem}, call, err)
+			w.OpError("write", event.Event{Res: idem}, call, err)
 		}
 		w.Fail(ctx, err, "")
 	case !first:
-		w.Emit(Event{Kind: KindRead, Res: idem, Msg: "key taken: a duplicate"}.WithCall(call))
+		w.Emit(event.Event{Kind: event.KindRead, Res: idem, Msg: "key taken: a duplicate"}.WithCall(call))
 		w.Done(true, "", "200 duplicate, ignored")
 	default:
 		if err := h.credit(); err != nil {
@@ -228,7 +231,7 @@ func (h handling) locked() {
 	l, err := env.NewLock(w, "safe", retry, nil)
 	if err != nil {
 		d.all.arrive()
-		w.Done(false, FailError, err.Error())
+		w.Done(false, check.FailError, err.Error())
 		return
 	}
 	key := env.Store.Key("lock:" + d.id)
@@ -243,7 +246,7 @@ func (h handling) locked() {
 	}
 	if err != nil {
 		after := env.remaining(ctx, key)
-		w.Emit(Event{Kind: KindDone, Code: FailLock, Delay: after, Has: HasDelay | HasOK,
+		w.Emit(event.Event{Kind: event.KindDone, Code: check.FailLock, Delay: after, Has: event.HasDelay | event.HasOK,
 			Msg: fmt.Sprintf("409 locked, retry after %d ms", after.Milliseconds())})
 		return
 	}

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 )
@@ -91,7 +94,7 @@ func (w *Worker) lockOptions(retry lock.Retry) lock.Options {
 
 // Crash records that w dies here, holding whatever it holds.
 func (w *Worker) Crash(msg string) {
-	w.Emit(Event{Kind: KindCrash, Msg: msg})
+	w.Emit(event.Event{Kind: event.KindCrash, Msg: msg})
 }
 
 // Pause stops w (and its lock's renewals) for d of virtual time, like a
@@ -135,7 +138,7 @@ func (w *Worker) beginPause(d time.Duration, why string) bool {
 	}
 	w.resumed = make(chan struct{})
 	w.mu.Unlock()
-	w.Emit(Event{Kind: KindPause, Msg: why, Delay: d, Has: HasDelay})
+	w.Emit(event.Event{Kind: event.KindPause, Msg: why, Delay: d, Has: event.HasDelay})
 	return true
 }
 
@@ -143,7 +146,7 @@ func (w *Worker) beginPause(d time.Duration, why string) bool {
 // pause (the lock's renewals) may run again, so whatever they find comes
 // after it in the log.
 func (w *Worker) endPause(d time.Duration) {
-	w.Emit(Event{Kind: KindResume})
+	w.Emit(event.Event{Kind: event.KindResume})
 	w.mu.Lock()
 	close(w.resumed)
 	w.resumed = nil
@@ -181,7 +184,7 @@ func (w *Worker) hold(ctx context.Context) error {
 
 // Wait records that w waits for the lock name held by peer (−1: nobody).
 func (w *Worker) Wait(name string, peer int32) {
-	e := Event{Kind: KindWait, Res: name}
+	e := event.Event{Kind: event.KindWait, Res: name}
 	if peer >= 0 {
 		e = e.WithPeer(peer)
 	}
@@ -192,7 +195,7 @@ func (w *Worker) Wait(name string, peer int32) {
 // a token, by the holder of that token in another process.
 func (w *Worker) waitFor(name string, peer int32, on string) {
 	if tok, ok := strings.CutPrefix(on, "token "); ok && peer < 0 {
-		w.Emit(Event{Kind: KindWait, Res: name, Token: tok})
+		w.Emit(event.Event{Kind: event.KindWait, Res: name, Token: tok})
 		return
 	}
 	w.Wait(name, peer)
@@ -220,10 +223,6 @@ func (w *Worker) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// FailIndeterminate is the outcome code of a worker stopped by an
-// operation the server did not answer: it may or may not have happened.
-const FailIndeterminate = "indeterminate"
-
 // Now is the run's virtual time. Take it right before sending an
 // operation and stamp the event of its answer WithCall: the log then holds
 // when each operation was sent and when its answer came (invoke, return).
@@ -233,9 +232,9 @@ func (w *Worker) Now() time.Duration { return w.env.Clock().Now() }
 // answered by err instead: the server refused it (failed) or did not answer
 // (indeterminate). ev carries what the operation meant to do (Res, a
 // write's Stock). It returns the outcome.
-func (w *Worker) OpError(op string, ev Event, call time.Duration, err error) Outcome {
+func (w *Worker) OpError(op string, ev event.Event, call time.Duration, err error) event.Outcome {
 	o := outcomeOf(err)
-	ev.Kind, ev.Code, ev.Msg, ev.Outcome = KindError, op, serverMessage(err), o
+	ev.Kind, ev.Code, ev.Msg, ev.Outcome = event.KindError, op, serverMessage(err), o
 	w.Emit(ev.WithCall(call))
 	return o
 }
@@ -246,29 +245,29 @@ func (w *Worker) OpError(op string, ev Event, call time.Duration, err error) Out
 func (w *Worker) Fail(ctx context.Context, err error, denied string) {
 	switch {
 	case ctx.Err() != nil:
-		w.Done(false, FailCancel, "interrupted")
+		w.Done(false, check.FailCancel, "interrupted")
 	case errors.Is(err, lock.ErrNotObtained):
 		var qe *lock.QuorumError
 		if errors.As(err, &qe) {
 			denied = qe.Error()
 		}
-		w.Done(false, FailLock, denied)
-	case outcomeOf(err) == OutcomeIndeterminate:
-		w.Done(false, FailIndeterminate, serverMessage(err))
+		w.Done(false, check.FailLock, denied)
+	case outcomeOf(err) == event.OutcomeIndeterminate:
+		w.Done(false, check.FailIndeterminate, serverMessage(err))
 	default:
-		w.Done(false, FailError, serverMessage(err))
+		w.Done(false, check.FailError, serverMessage(err))
 	}
 }
 
 // outcomeOf classifies an operation's error.
-func outcomeOf(err error) Outcome {
+func outcomeOf(err error) event.Outcome {
 	switch lock.Classify(err) {
 	case lock.Failed:
-		return OutcomeFailed
+		return event.OutcomeFailed
 	case lock.Indeterminate:
-		return OutcomeIndeterminate
+		return event.OutcomeIndeterminate
 	}
-	return OutcomeOK
+	return event.OutcomeOK
 }
 
 // serverMessage is err in the server's words, without the lock's wrapping.

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/untrusted"
 )
@@ -64,7 +67,7 @@ const SpecHelp = "KIND:TARGET@AT[+FOR], comma-separated, e.g. pause:w00@10ms+600
 
 // ParseFaults reads a --faults spec: KIND:TARGET@AT[+FOR], comma-separated.
 // A pause without +FOR lasts 1.5×TTL, a clock jump the TTL.
-func ParseFaults(spec string, p scenario.Params) ([]scenario.Timed, error) {
+func ParseFaults(spec string, p event.Params) ([]scenario.Timed, error) {
 	var out []scenario.Timed
 	for _, item := range strings.Split(spec, ",") {
 		item = strings.TrimSpace(item)
@@ -89,7 +92,7 @@ func ParseFaults(spec string, p scenario.Params) ([]scenario.Timed, error) {
 	return out, nil
 }
 
-func parseOne(item string, p scenario.Params) (scenario.Timed, error) {
+func parseOne(item string, p event.Params) (scenario.Timed, error) {
 	var t scenario.Timed
 	bad := func(why string) (scenario.Timed, error) {
 		return t, fmt.Errorf("fault %q: %s", untrusted.Line(clip(item)), why)
@@ -125,9 +128,9 @@ func parseOne(item string, p scenario.Params) (scenario.Timed, error) {
 	}
 	switch {
 	case k.worker:
-		n, ok := index(target, "w", scenario.MaxWorkers)
+		n, ok := index(target, "w", event.MaxWorkers)
 		if !ok {
-			return bad(fmt.Sprintf("%s needs a worker, w00 to w%d", name, scenario.MaxWorkers-1))
+			return bad(fmt.Sprintf("%s needs a worker, w00 to w%d", name, event.MaxWorkers-1))
 		}
 		t.Worker = int32(n)
 	case target == "":
@@ -167,7 +170,7 @@ func Spec(faults []scenario.Timed) string {
 	for _, f := range faults {
 		s := KindName(f.Kind) + ":"
 		if workerFault(f.Kind) {
-			s += scenario.WorkerName(f.Worker)
+			s += check.WorkerName(f.Worker)
 		} else {
 			s += fmt.Sprintf("n%d", f.Node)
 		}

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
 )
@@ -17,14 +20,14 @@ func TestAPressedPauseStopsTheHolderAndReplays(t *testing.T) {
 	p := sc.Defaults
 	// The holder waits a second between its read and its write: time
 	// enough, even on a busy host, to press the pause in between.
-	p.Workers, p.TTL, p.Delay = 5, scenario.Millis(200*time.Millisecond), scenario.Millis(time.Second)
+	p.Workers, p.TTL, p.Delay = 5, event.Millis(200*time.Millisecond), event.Millis(time.Second)
 	cfg := scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1}
 	holder := int32(-1)
 	run, want := logOf(t, cfg, 2, func(r *scenario.Run) {
 		deadline := time.Now().Add(10 * time.Second)
 		for holder < 0 && time.Now().Before(deadline) {
 			for _, e := range r.Log.Events() {
-				if e.Kind == scenario.KindRead && e.Worker >= 0 {
+				if e.Kind == event.KindRead && e.Worker >= 0 {
 					holder = e.Worker
 				}
 			}
@@ -38,14 +41,14 @@ func TestAPressedPauseStopsTheHolderAndReplays(t *testing.T) {
 	for _, e := range run.Log.Events() {
 		switch {
 		case e.Worker != holder:
-		case e.Kind == scenario.KindPause:
+		case e.Kind == event.KindPause:
 			paused = e.T
-		case e.Kind == scenario.KindWrite:
+		case e.Kind == event.KindWrite:
 			wrote = e.Call
 		}
 	}
 	if paused < 0 || wrote < paused+2*time.Second {
-		t.Fatalf("%s paused at %v and sent its write at %v: want the write after the pause ends", scenario.WorkerName(holder), paused, wrote)
+		t.Fatalf("%s paused at %v and sent its write at %v: want the write after the pause ends", check.WorkerName(holder), paused, wrote)
 	}
 	var file bytes.Buffer
 	replay := cfg

@@ -30,6 +30,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/untrusted"
@@ -58,7 +61,7 @@ const (
 type Schedule struct {
 	Scenario string
 	Strategy string
-	Params   scenario.Params
+	Params   event.Params
 	Seed     uint64
 	Faults   []scenario.Timed
 	Steps    []scenario.Step // chosen by hand, in the order of their steps
@@ -77,12 +80,12 @@ func Of(cfg scenario.Config) *Schedule {
 }
 
 type header struct {
-	Format   string          `json:"format"`
-	Version  int             `json:"version"`
-	Scenario string          `json:"scenario"`
-	Strategy string          `json:"strategy"`
-	Seed     uint64          `json:"seed"`
-	Params   scenario.Params `json:"params"`
+	Format   string       `json:"format"`
+	Version  int          `json:"version"`
+	Scenario string       `json:"scenario"`
+	Strategy string       `json:"strategy"`
+	Seed     uint64       `json:"seed"`
+	Params   event.Params `json:"params"`
 }
 
 type faultLine struct {
@@ -123,7 +126,7 @@ func (s *Schedule) Write(w io.Writer) error {
 	for _, f := range s.Faults {
 		l := faultLine{At: f.At.String(), Fault: KindName(f.Kind)}
 		if workerFault(f.Kind) {
-			l.Worker = scenario.WorkerName(f.Worker)
+			l.Worker = check.WorkerName(f.Worker)
 		} else {
 			l.Node = &f.Node
 		}
@@ -232,7 +235,7 @@ func readHeader(line []byte) (*Schedule, error) {
 	return &Schedule{Scenario: h.Scenario, Strategy: h.Strategy, Params: h.Params, Seed: h.Seed}, nil
 }
 
-func readFault(line []byte, p scenario.Params) (scenario.Timed, error) {
+func readFault(line []byte, p event.Params) (scenario.Timed, error) {
 	var l faultLine
 	if err := strictJSON(line, &l); err != nil {
 		return scenario.Timed{}, errors.New("not a fault line (want {\"at\":\"12ms\",\"fault\":\"pause\",\"worker\":\"w02\"})")

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/bsm/redislock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -95,7 +97,7 @@ func BenchmarkServeBare(b *testing.B) {
 func newBenchServer(b *testing.B, sc store.Config) *Server {
 	def, _ := scenario.Lookup("oversell")
 	p := def.Defaults
-	p.Workers, p.Stock, p.Retry = scenario.MaxWorkers, 1<<40, "none"
+	p.Workers, p.Stock, p.Retry = event.MaxWorkers, 1<<40, "none"
 	s, err := New(context.Background(), Config{Store: sc,
 		Run: scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1, Tool: "locklab bench"}})
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
@@ -45,8 +47,8 @@ func BenchmarkServe200Redis(b *testing.B) {
 func benchServe(b *testing.B, sc store.Config, clients int, retry string) {
 	def, _ := scenario.Lookup("oversell")
 	p := def.Defaults
-	p.Workers, p.Stock, p.Retry = scenario.MaxWorkers, 1<<40, retry
-	p.RetryBase, p.RetryCap, p.MaxRetries = scenario.Millis(time.Millisecond), scenario.Millis(50*time.Millisecond), 100
+	p.Workers, p.Stock, p.Retry = event.MaxWorkers, 1<<40, retry
+	p.RetryBase, p.RetryCap, p.MaxRetries = event.Millis(time.Millisecond), event.Millis(50*time.Millisecond), 100
 	s, err := New(context.Background(), Config{
 		Store: sc,
 		Run:   scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1, Tool: "locklab bench"},

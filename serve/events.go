@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
 )
 
 // pollEvery is how often an event stream looks for new events.
@@ -51,7 +51,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
 	quiet := 0
-	var evs []scenario.Event
+	var evs []event.Event
 	for {
 		select {
 		case <-r.Context().Done():
@@ -89,7 +89,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 const batch = 4096
 
 // readSome appends up to batch events of l from cursor to dst.
-func readSome(l *scenario.Log, cursor int, dst []scenario.Event) ([]scenario.Event, int) {
+func readSome(l *event.Log, cursor int, dst []event.Event) ([]event.Event, int) {
 	end := min(l.Len(), cursor+batch)
 	for ; cursor < end; cursor++ {
 		dst = append(dst, l.At(cursor))
@@ -108,12 +108,12 @@ func roundEvent(b []byte, rd *round) []byte {
 	return append(b, "}\n\n"...)
 }
 
-func appendEvents(b []byte, evs []scenario.Event) []byte {
+func appendEvents(b []byte, evs []event.Event) []byte {
 	for i := range evs {
 		b = append(b, "id: "...)
 		b = strconv.AppendInt(b, evs[i].Seq, 10)
 		b = append(b, "\ndata: "...)
-		b = scenario.AppendJSON(b, &evs[i])
+		b = event.AppendJSON(b, &evs[i])
 		b = append(b, "\n\n"...)
 	}
 	return b

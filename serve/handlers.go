@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -230,8 +233,8 @@ func (s *Server) work(w http.ResponseWriter, do func(*scenario.Outside) (scenari
 		// it: the job's state moved on under this request. Not a server
 		// failure, and nothing to retry (no Retry-After).
 		code = http.StatusConflict
-	case res.Success, res.Code == scenario.FailStock:
-	case res.Code == scenario.FailCancel:
+	case res.Success, res.Code == check.FailStock:
+	case res.Code == check.FailCancel:
 		code = http.StatusServiceUnavailable
 	default: // the server failed the worker: its words are in Error
 		code = http.StatusBadGateway
@@ -244,12 +247,12 @@ type state struct {
 	Round      int                `json:"round"`
 	Scenario   string             `json:"scenario"`
 	Strategy   string             `json:"strategy"`
-	Params     scenario.Params    `json:"params"`
+	Params     event.Params       `json:"params"`
 	Store      string             `json:"store"`
 	Lanes      int                `json:"lanes"`
 	LanesLimit int                `json:"lanes_limit"`
 	Events     int                `json:"events"`
-	Summary    *scenario.Summary  `json:"summary"`
+	Summary    *check.Summary     `json:"summary"`
 	Locks      lockState          `json:"locks"`
 	Live       bool               `json:"live"`
 	Clock      map[string]float64 `json:"clock"`

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
@@ -28,7 +30,7 @@ var stores = []struct {
 
 // start serves sc under strategy with the scenario's defaults changed by
 // set, and stops it (deleting its keys) when t ends.
-func start(t *testing.T, urls []string, sc, strategy string, set func(p *scenario.Params)) (*Server, string) {
+func start(t *testing.T, urls []string, sc, strategy string, set func(p *event.Params)) (*Server, string) {
 	t.Helper()
 	def, err := scenario.Lookup(sc)
 	if err != nil {
@@ -116,7 +118,7 @@ func race(t *testing.T, n int, method, url, body string) []answer {
 
 // waitFor waits until the current round's log holds an event ok accepts
 // (a bound for a stuck run, not a timing claim).
-func waitFor(t *testing.T, s *Server, ok func(scenario.Event) bool) {
+func waitFor(t *testing.T, s *Server, ok func(event.Event) bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for seen := 0; time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {

@@ -3,7 +3,8 @@ package serve
 import (
 	"sync"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -16,7 +17,7 @@ type holdHistogram struct {
 	mu     sync.Mutex
 	count  uint64
 	micros int64
-	bins   [scenario.HoldBinCount]uint64
+	bins   [check.HoldBinCount]uint64
 }
 
 func newHoldHistogram() *holdHistogram {
@@ -25,11 +26,11 @@ func newHoldHistogram() *holdHistogram {
 }
 
 // add counts what tally now gained over seen.
-func (h *holdHistogram) add(now, seen *scenario.Tally) {
+func (h *holdHistogram) add(now, seen *check.Tally) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.count += uint64(now.Get(scenario.NHolds) - seen.Get(scenario.NHolds))
-	h.micros += int64(now.Get(scenario.NHoldMicros) - seen.Get(scenario.NHoldMicros))
+	h.count += uint64(now.Get(check.NHolds) - seen.Get(check.NHolds))
+	h.micros += int64(now.Get(check.NHoldMicros) - seen.Get(check.NHoldMicros))
 	for i := range h.bins {
 		h.bins[i] += uint64(now.HoldBin(i) - seen.HoldBin(i))
 	}
@@ -42,9 +43,9 @@ func (h *holdHistogram) Collect(ch chan<- prometheus.Metric) {
 	defer h.mu.Unlock()
 	buckets := map[float64]uint64{}
 	var below uint64
-	for i := range scenario.HoldBinCount - 1 { // the last bin is +Inf: the count
+	for i := range check.HoldBinCount - 1 { // the last bin is +Inf: the count
 		below += h.bins[i]
-		buckets[scenario.HoldBinEdge(i).Seconds()] = below
+		buckets[check.HoldBinEdge(i).Seconds()] = below
 	}
 	ch <- prometheus.MustNewConstHistogram(h.desc, h.count, float64(h.micros)/1e6, buckets)
 }

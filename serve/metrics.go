@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -23,15 +25,15 @@ type metrics struct {
 	lost                                                *prometheus.GaugeVec
 
 	mu    sync.Mutex
-	folds map[*scenario.Log]*logFold
+	folds map[*event.Log]*logFold
 }
 
 // logFold is how far one log has been counted, its tally, and what of
 // the tally the counters already hold.
 type logFold struct {
 	cursor int
-	tally  *scenario.TallyFold
-	seen   scenario.Tally
+	tally  *check.TallyFold
+	seen   check.Tally
 }
 
 func newMetrics() *metrics {
@@ -59,14 +61,14 @@ func newMetrics() *metrics {
 		lost: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "locklab", Name: "round_lost_writes",
 			Help: "The current round's lost writes, as its summary counts them: lost_updates (by arithmetic: writes whose effect " +
 				"no chain of writes carries to the current value) and stale_writes_landed (writes surely overtaken)."}, []string{"definition"}),
-		folds: map[*scenario.Log]*logFold{},
+		folds: map[*event.Log]*logFold{},
 	}
 	m.reg.MustRegister(m.lockCalls, m.denials, m.retries, m.lapses, m.events, m.rounds, m.hold, m.violations,
 		m.workers, m.refused, m.round, m.lost, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, c := range violationLabels {
 		m.violations.WithLabelValues(c)
 	}
-	for _, o := range []string{"ok", scenario.FailLock, scenario.FailStock, scenario.FailError, scenario.FailIndeterminate, scenario.FailCancel, "stale"} {
+	for _, o := range []string{"ok", check.FailLock, check.FailStock, check.FailError, check.FailIndeterminate, check.FailCancel, "stale"} {
 		m.workers.WithLabelValues(o)
 	}
 	for _, r := range []string{"rate", "full"} {
@@ -87,12 +89,12 @@ func (m *metrics) handler(s *Server) http.Handler {
 }
 
 // catchUp counts the events of l not counted yet.
-func (m *metrics) catchUp(l *scenario.Log) {
+func (m *metrics) catchUp(l *event.Log) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	f := m.folds[l]
 	if f == nil {
-		f = &logFold{tally: scenario.NewTallyFold()}
+		f = &logFold{tally: check.NewTallyFold()}
 		m.folds[l] = f
 	}
 	n := l.Len()
@@ -105,7 +107,7 @@ func (m *metrics) catchUp(l *scenario.Log) {
 }
 
 // forget drops a finished log's fold.
-func (m *metrics) forget(l *scenario.Log) {
+func (m *metrics) forget(l *event.Log) {
 	m.mu.Lock()
 	delete(m.folds, l)
 	m.mu.Unlock()
@@ -118,28 +120,28 @@ func (m *metrics) forget(l *scenario.Log) {
 const staleLanded = "stale_write_landed"
 
 // violationLabels are the codes violations_total always shows.
-var violationLabels = []string{scenario.CodeOverlap, scenario.CodeOversold, staleLanded, scenario.CodeDuplicate}
+var violationLabels = []string{check.CodeOverlap, check.CodeOversold, staleLanded, check.CodeDuplicate}
 
 // count adds to the counters what the log's tally gained since they were
 // last brought up to it: the numbers are the tally's, the summary's.
 func (m *metrics) count(f *logFold) {
 	now := f.tally.Tally()
-	gain := func(c scenario.Counter) float64 { return float64(now.Get(c) - f.seen.Get(c)) }
-	m.lockCalls.Add(gain(scenario.NLockCalls))
+	gain := func(c check.Counter) float64 { return float64(now.Get(c) - f.seen.Get(c)) }
+	m.lockCalls.Add(gain(check.NLockCalls))
 	m.denials.Add(float64(now.Denied() - f.seen.Denied()))
-	m.retries.Add(gain(scenario.NRetries))
-	m.lapses.Add(gain(scenario.NLapses))
+	m.retries.Add(gain(check.NRetries))
+	m.lapses.Add(gain(check.NLapses))
 	m.hold.add(now, &f.seen)
-	for code, c := range map[string]scenario.Counter{scenario.CodeOverlap: scenario.NOverlaps, scenario.CodeOversold: scenario.NOversold,
-		staleLanded: scenario.NStaleLanded, scenario.CodeDuplicate: scenario.NDuplicates} {
+	for code, c := range map[string]check.Counter{check.CodeOverlap: check.NOverlaps, check.CodeOversold: check.NOversold,
+		staleLanded: check.NStaleLanded, check.CodeDuplicate: check.NDuplicates} {
 		m.violations.WithLabelValues(code).Add(gain(c))
 	}
-	for outcome, c := range map[string]scenario.Counter{"ok": scenario.NDoneOK, scenario.FailLock: scenario.NDoneLock, "stale": scenario.NDoneStale,
-		scenario.FailStock: scenario.NDoneStock, scenario.FailError: scenario.NDoneError, scenario.FailCancel: scenario.NDoneCancelled,
-		scenario.FailIndeterminate: scenario.NDoneUnanswered} {
+	for outcome, c := range map[string]check.Counter{"ok": check.NDoneOK, check.FailLock: check.NDoneLock, "stale": check.NDoneStale,
+		check.FailStock: check.NDoneStock, check.FailError: check.NDoneError, check.FailCancel: check.NDoneCancelled,
+		check.FailIndeterminate: check.NDoneUnanswered} {
 		m.workers.WithLabelValues(outcome).Add(gain(c))
 	}
-	m.lost.WithLabelValues("lost_updates").Set(float64(now.Get(scenario.NLostUpdates)))
-	m.lost.WithLabelValues("stale_writes_landed").Set(float64(now.Get(scenario.NStaleLanded)))
+	m.lost.WithLabelValues("lost_updates").Set(float64(now.Get(check.NLostUpdates)))
+	m.lost.WithLabelValues("stale_writes_landed").Set(float64(now.Get(check.NStaleLanded)))
 	f.seen = now.Clone()
 }

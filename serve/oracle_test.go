@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	dto "github.com/prometheus/client_model/go"
@@ -29,23 +32,23 @@ func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
 			p.Nodes = max(p.Nodes, 5)
 		}
 		h, evs := simulated(t, scenario.Config{Scenario: c.sc, Strategy: c.strategy, Seed: 1, Params: p})
-		m, l := newMetrics(), scenario.NewLog(nil, nil)
+		m, l := newMetrics(), event.NewLog(nil, nil)
 		for i := range 20 {
 			k := (len(evs) - 1) * i / 19
 			for l.Len() <= k {
 				l.Append(evs[l.Len()])
 			}
 			m.catchUp(l)
-			want := scenario.TallyOf(scenario.Slice(evs[:k+1]))
+			want := check.TallyOf(check.Slice(evs[:k+1]))
 			got := scrape(t, m)
-			for name, n := range map[string]int{"lock_calls_total": want.Get(scenario.NLockCalls), "lock_denials_total": want.Denied(),
-				"lock_retries_total": want.Get(scenario.NRetries), "violations_total{code=overlap}": want.Get(scenario.NOverlaps),
-				"violations_total{code=stale_write_landed}": want.Get(scenario.NStaleLanded), "violations_total{code=oversold}": want.Get(scenario.NOversold),
-				"violations_total{code=duplicate}": want.Get(scenario.NDuplicates), "workers_total{outcome=ok}": want.Get(scenario.NDoneOK),
-				"workers_total{outcome=lock}": want.Get(scenario.NDoneLock), "workers_total{outcome=stale}": want.Get(scenario.NDoneStale),
-				"round_lost_writes{definition=lost_updates}":        want.Get(scenario.NLostUpdates),
-				"round_lost_writes{definition=stale_writes_landed}": want.Get(scenario.NStaleLanded),
-				"lock_ttl_lapses_total":                             want.Get(scenario.NLapses), "lock_hold_seconds": want.Get(scenario.NHolds)} {
+			for name, n := range map[string]int{"lock_calls_total": want.Get(check.NLockCalls), "lock_denials_total": want.Denied(),
+				"lock_retries_total": want.Get(check.NRetries), "violations_total{code=overlap}": want.Get(check.NOverlaps),
+				"violations_total{code=stale_write_landed}": want.Get(check.NStaleLanded), "violations_total{code=oversold}": want.Get(check.NOversold),
+				"violations_total{code=duplicate}": want.Get(check.NDuplicates), "workers_total{outcome=ok}": want.Get(check.NDoneOK),
+				"workers_total{outcome=lock}": want.Get(check.NDoneLock), "workers_total{outcome=stale}": want.Get(check.NDoneStale),
+				"round_lost_writes{definition=lost_updates}":        want.Get(check.NLostUpdates),
+				"round_lost_writes{definition=stale_writes_landed}": want.Get(check.NStaleLanded),
+				"lock_ttl_lapses_total":                             want.Get(check.NLapses), "lock_hold_seconds": want.Get(check.NHolds)} {
 				if got[name] != n {
 					t.Errorf("%s/%s at event %d: /metrics %s = %d, the tally %d", c.sc, c.strategy, k, name, got[name], n)
 				}
@@ -66,8 +69,8 @@ func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
 				t.Errorf("%s/%s at event %d: /state hold seconds %v, /metrics %v", c.sc, c.strategy, k, f, holdSum(t, m))
 			}
 			sum, _ := st["summary"].(map[string]any)
-			for field, n := range map[string]int{"lost_updates": want.Get(scenario.NLostUpdates), "stale_writes_landed": want.Get(scenario.NStaleLanded),
-				"violations": want.Get(scenario.NViolations), "lock_calls_denied": want.Denied(), "overlaps": want.Get(scenario.NOverlaps)} {
+			for field, n := range map[string]int{"lost_updates": want.Get(check.NLostUpdates), "stale_writes_landed": want.Get(check.NStaleLanded),
+				"violations": want.Get(check.NViolations), "lock_calls_denied": want.Denied(), "overlaps": want.Get(check.NOverlaps)} {
 				if f, _ := sum[field].(float64); int(f) != n {
 					t.Errorf("%s/%s at event %d: /state %s = %v, the tally %d", c.sc, c.strategy, k, field, sum[field], n)
 				}
@@ -80,7 +83,7 @@ func TestOracleMetricsAndStateShowTheTally(t *testing.T) {
 }
 
 // simulated runs cfg on a fresh embedded store and reads its log back.
-func simulated(t *testing.T, cfg scenario.Config) (scenario.Header, []scenario.Event) {
+func simulated(t *testing.T, cfg scenario.Config) (event.Header, []event.Event) {
 	t.Helper()
 	st, err := store.Open(context.Background(), store.Config{Nodes: cfg.Params.Nodes})
 	if err != nil {

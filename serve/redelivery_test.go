@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
 )
 
 // A job whose reservation lapses while it runs is given to the next
@@ -18,12 +18,12 @@ func TestRedeliveredJobIsAConflict(t *testing.T) {
 	for _, strategy := range []string{"plain", "idempotency"} {
 		t.Run(strategy, func(t *testing.T) {
 			t.Parallel()
-			s, url := start(t, nil, "queue-double", strategy, func(p *scenario.Params) {
-				p.TTL, p.Work = scenario.Millis(200*time.Millisecond), scenario.Millis(700*time.Millisecond)
+			s, url := start(t, nil, "queue-double", strategy, func(p *event.Params) {
+				p.TTL, p.Work = event.Millis(200*time.Millisecond), event.Millis(700*time.Millisecond)
 			})
 			first := make(chan answer, 1)
 			go func() { first <- do(t, "POST", url+"/jobs/7/run", "") }()
-			waitFor(t, s, func(e scenario.Event) bool { return e.Kind == scenario.KindAcquired })
+			waitFor(t, s, func(e event.Event) bool { return e.Kind == event.KindAcquired })
 			time.Sleep(400 * time.Millisecond) // past the 200 ms reservation: the job is queued again
 			second := do(t, "POST", url+"/jobs/7/run", "")
 			if a := <-first; a.code != http.StatusOK || !a.bool("success") {

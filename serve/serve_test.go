@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
 )
 
 // Without a lock, 50 concurrent purchases of one item sell it more than
@@ -20,8 +20,8 @@ func TestNoLockOversells(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			s, url := start(t, st.urls(t), "oversell", "none", func(p *scenario.Params) {
-				p.Stock, p.Delay = 1, scenario.Millis(3*time.Second)
+			s, url := start(t, st.urls(t), "oversell", "none", func(p *event.Params) {
+				p.Stock, p.Delay = 1, event.Millis(3*time.Second)
 			})
 			as := race(t, 50, "POST", url+"/buy", "")
 			sold := count(as, func(a answer) bool { return a.code == 200 && a.bool("success") })
@@ -55,9 +55,9 @@ func TestSafeLockSellsExactly(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			s, url := start(t, st.urls(t), "oversell", "safe", func(p *scenario.Params) {
+			s, url := start(t, st.urls(t), "oversell", "safe", func(p *event.Params) {
 				p.Stock, p.Retry, p.MaxRetries = 5, "full-jitter", 1000
-				p.RetryBase, p.RetryCap = scenario.Millis(5*time.Millisecond), scenario.Millis(100*time.Millisecond)
+				p.RetryBase, p.RetryCap = event.Millis(5*time.Millisecond), event.Millis(100*time.Millisecond)
 			})
 			as := race(t, 50, "POST", url+"/buy", "")
 			sold := count(as, func(a answer) bool { return a.code == 200 && a.bool("success") })
@@ -83,12 +83,12 @@ func TestFailFastConflict(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			s, url := start(t, st.urls(t), "webhook", "fail-fast", func(p *scenario.Params) {
-				p.Delay, p.TTL = scenario.Millis(2*time.Second), scenario.Millis(ttl)
+			s, url := start(t, st.urls(t), "webhook", "fail-fast", func(p *event.Params) {
+				p.Delay, p.TTL = event.Millis(2*time.Second), event.Millis(ttl)
 			})
 			first := make(chan answer, 1)
 			go func() { first <- do(t, "POST", url+"/webhook", `{"delivery_id":"evt_1"}`) }()
-			waitFor(t, s, func(e scenario.Event) bool { return e.Kind == scenario.KindAcquired })
+			waitFor(t, s, func(e event.Event) bool { return e.Kind == event.KindAcquired })
 			a := do(t, "POST", url+"/webhook", `{"delivery_id":"evt_1"}`)
 			if a.code != http.StatusConflict {
 				t.Fatalf("the second delivery got %d, want 409: %s", a.code, a.raw)
@@ -120,7 +120,7 @@ func TestFailFastConflict(t *testing.T) {
 // Without a lock a duplicate delivery credits twice, and the checker says so.
 func TestWebhookNoLockDuplicates(t *testing.T) {
 	t.Parallel()
-	s, url := start(t, nil, "webhook", "none", func(p *scenario.Params) { p.Delay = scenario.Millis(2 * time.Second) })
+	s, url := start(t, nil, "webhook", "none", func(p *event.Params) { p.Delay = event.Millis(2 * time.Second) })
 	as := race(t, 3, "POST", url+"/webhook", `{"delivery_id":"pay_7"}`)
 	if n := count(as, func(a answer) bool { return a.code == 200 }); n != 3 {
 		t.Fatalf("%d of 3 deliveries answered 200", n)
@@ -134,12 +134,12 @@ func TestWebhookNoLockDuplicates(t *testing.T) {
 // reservation's PTTL), runs once, and is not run again once done.
 func TestJobReservation(t *testing.T) {
 	t.Parallel()
-	s, url := start(t, nil, "queue-double", "plain", func(p *scenario.Params) {
-		p.TTL, p.Work = scenario.Millis(5*time.Second), scenario.Millis(time.Second)
+	s, url := start(t, nil, "queue-double", "plain", func(p *event.Params) {
+		p.TTL, p.Work = event.Millis(5*time.Second), event.Millis(time.Second)
 	})
 	first := make(chan answer, 1)
 	go func() { first <- do(t, "POST", url+"/jobs/42/run", "") }()
-	waitFor(t, s, func(e scenario.Event) bool { return e.Kind == scenario.KindAcquired })
+	waitFor(t, s, func(e event.Event) bool { return e.Kind == event.KindAcquired })
 	if a := do(t, "POST", url+"/jobs/42/run", ""); a.code != http.StatusConflict || a.retryAfter == "" {
 		t.Errorf("a reserved job: %d (Retry-After %q) %s", a.code, a.retryAfter, a.raw)
 	}
@@ -189,7 +189,7 @@ func TestReset(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
-			s, url := start(t, st.urls(t), "oversell", "safe", func(p *scenario.Params) { p.Workers = 2 })
+			s, url := start(t, st.urls(t), "oversell", "safe", func(p *event.Params) { p.Workers = 2 })
 			oldPrefix := s.current().st.Prefix()
 			client := s.current().st.Client()
 			for range 2 {
@@ -222,7 +222,7 @@ func TestReset(t *testing.T) {
 // GET /events streams the log; GET /metrics counts it.
 func TestEventsAndMetrics(t *testing.T) {
 	t.Parallel()
-	_, url := start(t, nil, "oversell", "none", func(p *scenario.Params) { p.Stock, p.Delay = 1, scenario.Millis(3*time.Second) })
+	_, url := start(t, nil, "oversell", "none", func(p *event.Params) { p.Stock, p.Delay = 1, event.Millis(3*time.Second) })
 	res, err := http.Get(url + "/events")
 	if err != nil {
 		t.Fatal(err)
@@ -250,7 +250,7 @@ func TestEventsAndMetrics(t *testing.T) {
 		t.Errorf("workers counted: %v, want 3", v)
 	}
 	// With a lock: lock calls and hold times.
-	_, url = start(t, nil, "oversell", "safe", func(p *scenario.Params) { p.Stock = 5 })
+	_, url = start(t, nil, "oversell", "safe", func(p *event.Params) { p.Stock = 5 })
 	for range 3 {
 		do(t, "POST", url+"/buy", "")
 	}

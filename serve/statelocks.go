@@ -1,6 +1,10 @@
 package serve
 
-import "github.com/locklab/locklab/scenario"
+import (
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/scenario"
+)
 
 // lockState is what /state says of the round's locks: the tally's holds
 // and TTL lapses, the numbers /metrics' lock_hold_seconds and
@@ -14,20 +18,20 @@ type lockState struct {
 // logPrefix is a log's first n events: a round's log keeps growing while
 // /state folds it, and its summary and lock numbers are of one point.
 type logPrefix struct {
-	l *scenario.Log
+	l *event.Log
 	n int
 }
 
-func (p logPrefix) Len() int                { return p.n }
-func (p logPrefix) At(i int) scenario.Event { return p.l.At(i) }
+func (p logPrefix) Len() int             { return p.n }
+func (p logPrefix) At(i int) event.Event { return p.l.At(i) }
 
 // roundState is the summary and the lock numbers of a log's first n
 // events, folded once each.
-func roundState(h scenario.Header, l *scenario.Log, n int) (*scenario.Summary, lockState) {
+func roundState(h event.Header, l *event.Log, n int) (*check.Summary, lockState) {
 	p := logPrefix{l, n}
-	t := scenario.TallyOf(p)
-	return scenario.Summarize(h, p), lockState{Holds: t.Get(scenario.NHolds),
-		HoldSeconds: float64(t.Get(scenario.NHoldMicros)) / 1e6, TTLLapses: t.Get(scenario.NLapses)}
+	t := check.TallyOf(p)
+	return scenario.Summarize(h, p), lockState{Holds: t.Get(check.NHolds),
+		HoldSeconds: float64(t.Get(check.NHoldMicros)) / 1e6, TTLLapses: t.Get(check.NLapses)}
 }
 
 // Mismatch is the log's own: a prefix is summarized as its log would be.

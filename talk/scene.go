@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"go.yaml.in/yaml/v3"
@@ -92,7 +94,7 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 // ParamNames are the parameters a scene of sc may set: the flags it reads.
 func ParamNames(sc *scenario.Scenario) []string { return sc.Uses }
 
-func (p *parser) params(n *yaml.Node, sc *scenario.Scenario, ps *scenario.Params) error {
+func (p *parser) params(n *yaml.Node, sc *scenario.Scenario, ps *event.Params) error {
 	names := ParamNames(sc)
 	if n.Kind != yaml.MappingNode {
 		return p.errf(n, "params must be a mapping of %s's parameters: %s", sc.Name, strings.Join(names, ", "))
@@ -111,15 +113,15 @@ func (p *parser) params(n *yaml.Node, sc *scenario.Scenario, ps *scenario.Params
 // setParam sets the parameter named like its flag from its text, as the
 // flag would: the one table of parameters reads it, and the ranges are
 // checked as a run's are.
-func setParam(ps *scenario.Params, key, val string) error {
-	pa, ok := scenario.ParamByName(key)
+func setParam(ps *event.Params, key, val string) error {
+	pa, ok := event.ParamByName(key)
 	if !ok {
 		return fmt.Errorf("is not a parameter locklab knows")
 	}
 	if err := pa.Set(ps, val); err != nil {
 		return err
 	}
-	var pe *scenario.ParamError
+	var pe *event.ParamError
 	if err := ps.Validate(); errors.As(err, &pe) && pe.Param == key {
 		return errors.New(pe.Msg)
 	}

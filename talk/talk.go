@@ -17,8 +17,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/files"
-	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/untrusted"
 	"go.yaml.in/yaml/v3"
 )
@@ -44,7 +45,7 @@ type Scene struct {
 	Title    string
 	Scenario string
 	Strategy string
-	Params   scenario.Params
+	Params   event.Params
 	Seed     uint64
 	Notes    string // for the scene's title card
 	Log      string // a saved event log to play instead of running (resolved path)

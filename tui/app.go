@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -42,7 +44,7 @@ type Options struct {
 	SpeedSet bool    // --speed was given: it wins over the scenario's
 	Scenario string  // preselected scenario
 	Strategy string  // preselected strategy
-	Params   *scenario.Params
+	Params   *event.Params
 	Seed     uint64
 	SeedSet  bool
 	Start    bool   // start the preselected run at once

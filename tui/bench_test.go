@@ -3,9 +3,6 @@ package tui
 import (
 	"bufio"
 	"fmt"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/locklab/locklab/tui/cast"
-	"github.com/muesli/termenv"
 	"io"
 	mrand "math/rand/v2"
 	"os"
@@ -18,6 +15,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/tui/cast"
+	"github.com/muesli/termenv"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
@@ -41,43 +44,43 @@ func newSynth(workers int) *synth {
 	return &synth{rng: mrand.New(mrand.NewPCG(1, 2)), workers: workers, holder: -1}
 }
 
-func (s *synth) next() scenario.Event {
+func (s *synth) next() event.Event {
 	s.t += time.Duration(s.rng.IntN(40)+1) * time.Microsecond
 	w := int32(s.rng.IntN(s.workers))
-	var e scenario.Event
+	var e event.Event
 	switch s.step % 12 {
 	case 0:
-		e = scenario.Event{Kind: scenario.KindAcquired, Res: "lock:stock", TTL: 5 * time.Second, Has: scenario.HasTTL, Token: "3fa9c0de"}
+		e = event.Event{Kind: event.KindAcquired, Res: "lock:stock", TTL: 5 * time.Second, Has: event.HasTTL, Token: "3fa9c0de"}
 		s.holder = int(w)
 	case 1:
 		w = int32(max(s.holder, 0))
-		e = scenario.Event{Kind: scenario.KindWorkStart, Res: "stock"}
+		e = event.Event{Kind: event.KindWorkStart, Res: "stock"}
 	case 2:
 		w = int32(max(s.holder, 0))
-		e = scenario.Event{Kind: scenario.KindRead, Res: "stock"}.WithStock(100)
+		e = event.Event{Kind: event.KindRead, Res: "stock"}.WithStock(100)
 	case 3:
 		w = int32(max(s.holder, 0))
-		e = scenario.Event{Kind: scenario.KindWrite, Res: "stock"}.WithStock(99).WithOK(true)
+		e = event.Event{Kind: event.KindWrite, Res: "stock"}.WithStock(99).WithOK(true)
 	case 4:
 		w = int32(max(s.holder, 0))
-		e = scenario.Event{Kind: scenario.KindWorkEnd, Res: "stock"}
+		e = event.Event{Kind: event.KindWorkEnd, Res: "stock"}
 	case 5:
 		w = int32(max(s.holder, 0))
-		e = scenario.Event{Kind: scenario.KindRelease, Res: "lock:stock"}.WithOK(true)
+		e = event.Event{Kind: event.KindRelease, Res: "lock:stock"}.WithOK(true)
 	case 6, 8:
-		e = scenario.Event{Kind: scenario.KindAttempt, Res: "lock:stock"}
+		e = event.Event{Kind: event.KindAttempt, Res: "lock:stock"}
 	case 7:
-		e = scenario.Event{Kind: scenario.KindDenied, Res: "lock:stock", Msg: "held"}
+		e = event.Event{Kind: event.KindDenied, Res: "lock:stock", Msg: "held"}
 	case 9:
-		e = scenario.Event{Kind: scenario.KindBackoff, Res: "lock:stock", Delay: time.Duration(s.rng.IntN(200)) * time.Millisecond, Has: scenario.HasDelay}
+		e = event.Event{Kind: event.KindBackoff, Res: "lock:stock", Delay: time.Duration(s.rng.IntN(200)) * time.Millisecond, Has: event.HasDelay}
 	case 10:
 		w = int32(max(s.holder, 0))
-		e = scenario.Event{Kind: scenario.KindRenewed, Res: "lock:stock", TTL: 5 * time.Second, Has: scenario.HasTTL}
+		e = event.Event{Kind: event.KindRenewed, Res: "lock:stock", TTL: 5 * time.Second, Has: event.HasTTL}
 	case 11:
-		w = scenario.System
-		e = scenario.Event{Kind: scenario.KindBeat, Code: "round"}
+		w = event.System
+		e = event.Event{Kind: event.KindBeat, Code: "round"}
 		if s.step%1200 != 11 {
-			e = scenario.Event{Kind: scenario.KindAttempt, Res: "lock:stock"}
+			e = event.Event{Kind: event.KindAttempt, Res: "lock:stock"}
 			w = int32(s.rng.IntN(s.workers))
 		}
 	}
@@ -88,12 +91,12 @@ func (s *synth) next() scenario.Event {
 
 func synthView(b testing.TB, workers, n int) *runView {
 	s := newSynth(workers)
-	l := scenario.NewLog(nil, nil)
-	l.Append(scenario.Event{Kind: scenario.KindInit, Res: "stock", Worker: scenario.System}.WithStock(100))
+	l := event.NewLog(nil, nil)
+	l.Append(event.Event{Kind: event.KindInit, Res: "stock", Worker: event.System}.WithStock(100))
 	for range n - 1 {
 		l.Append(s.next())
 	}
-	h := scenario.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: scenario.Params{Workers: workers}}
+	h := event.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: event.Params{Workers: workers}}
 	v := newRunView(replaySession("synthetic", &scenario.Loaded{Header: h, Log: l}), 1)
 	v.toLive()
 	v.status = ""
@@ -131,8 +134,8 @@ func BenchmarkView(b *testing.B) {
 func BenchmarkLiveIngest(b *testing.B) {
 	for b.Loop() {
 		clk := store.NewClock(1)
-		l := scenario.NewLog(clk, scenario.NewChecker())
-		h := scenario.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: scenario.Params{Workers: 64}}
+		l := event.NewLog(clk, check.NewChecker())
+		h := event.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: event.Params{Workers: 64}}
 		v := newRunView(&session{header: h, log: l}, 1)
 		v.follow, v.paused = true, false
 		th := themes.Dark()
@@ -232,9 +235,9 @@ func writeSynth(path string, n int) error {
 		return err
 	}
 	bw := bufio.NewWriter(f)
-	w, _ := scenario.NewWriter(bw, scenario.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: scenario.Params{Workers: 64}})
+	w, _ := check.NewWriter(bw, event.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: event.Params{Workers: 64}})
 	s := newSynth(64)
-	batch := make([]scenario.Event, 0, 4096)
+	batch := make([]event.Event, 0, 4096)
 	for i := 0; i < n; i++ {
 		e := s.next()
 		e.Seq = int64(i)
@@ -245,7 +248,7 @@ func writeSynth(path string, n int) error {
 		}
 	}
 	w.Write(batch)
-	w.Close(&scenario.Summary{}) // a whole log ends with its end record
+	w.Close(&check.Summary{}) // a whole log ends with its end record
 	bw.Flush()
 	return f.Close()
 }

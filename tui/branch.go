@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/locklab/locklab/scenario"
 )
 
 // A branch is the same simulated run played again to a moment — the step
@@ -78,8 +79,8 @@ func verdictOf(v *runView) string {
 	if v.s.summary != nil {
 		return v.s.summary.Verdict
 	}
-	if t := v.tl.TallyAt(v.tl.N - 1); t.Get(scenario.NViolations) > 0 {
-		return fmt.Sprintf("%d violation(s) so far", t.Get(scenario.NViolations))
+	if t := v.tl.TallyAt(v.tl.N - 1); t.Get(check.NViolations) > 0 {
+		return fmt.Sprintf("%d violation(s) so far", t.Get(check.NViolations))
 	}
 	return "no violation yet"
 }

@@ -3,6 +3,9 @@ package tui
 import (
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 )
@@ -30,7 +33,7 @@ func TestEveryCriticalSectionHasACell(t *testing.T) {
 			last := l.Log.Len() - 1
 			for i := range l.Log.Len() {
 				e := l.Log.At(i)
-				if e.Kind == scenario.KindWorkStart && e.Worker >= 0 {
+				if e.Kind == event.KindWorkStart && e.Worker >= 0 {
 					entered[e.Worker] = true
 				}
 				at := []int32{}
@@ -39,7 +42,7 @@ func TestEveryCriticalSectionHasACell(t *testing.T) {
 					for w := range entered {
 						at = append(at, w)
 					}
-				case e.Kind == scenario.KindDone && entered[e.Worker]:
+				case e.Kind == event.KindDone && entered[e.Worker]:
 					at = append(at, e.Worker)
 				}
 				for _, w := range at {
@@ -48,7 +51,7 @@ func TestEveryCriticalSectionHasACell(t *testing.T) {
 						cells := laneCells(nil, make([]uint16, s.cols), v.tl, int(w), i, s, e.T)
 						if !hasHoldCell(cells) {
 							t.Errorf("event %d at %v: %s entered a critical section but its lane at %d columns has no cell of it: %v",
-								i, e.T, scenario.WorkerName(w), width, cells)
+								i, e.T, check.WorkerName(w), width, cells)
 						}
 					}
 				}

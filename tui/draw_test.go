@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
@@ -180,10 +183,10 @@ func TestEveryViolationHasACell(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := newRunView(replaySession(sc.Name, l), 1)
-			_, derived := scenario.Check(l.Log)
+			_, derived := check.Check(l.Log)
 			checked := 0
 			for _, e := range derived {
-				if e.Kind == scenario.KindViolation {
+				if e.Kind == event.KindViolation {
 					checked++
 				}
 			}
@@ -193,7 +196,7 @@ func TestEveryViolationHasACell(t *testing.T) {
 			th := themes.Mono()
 			for i := range l.Log.Len() {
 				e := l.Log.At(i)
-				if e.Kind != scenario.KindViolation {
+				if e.Kind != event.KindViolation {
 					continue
 				}
 				if s := stockAt(v.tl, i); v.tl.HasStock && strings.HasSuffix(strings.Join(gauge(th, v.tl, i, 42), ""), th.OK.Render("ok")) {
@@ -206,7 +209,7 @@ func TestEveryViolationHasACell(t *testing.T) {
 					sc := newScale(e.T, width-8)
 					cells := laneCells(nil, make([]uint16, sc.cols), v.tl, int(e.Worker), i, sc, e.T)
 					if !slices.Contains(cells, themes.Violation) {
-						t.Errorf("event %d (%s, %s): no violation cell on %s's lane at %d columns", i, e.Code, e.Msg, scenario.WorkerName(e.Worker), width)
+						t.Errorf("event %d (%s, %s): no violation cell on %s's lane at %d columns", i, e.Code, e.Msg, check.WorkerName(e.Worker), width)
 					}
 				}
 			}

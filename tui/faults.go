@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
@@ -165,7 +167,7 @@ func (v *runView) faultHelp() helpMap {
 // would do to it, w cells wide.
 func (v *runView) faultPanel(th *themes.Theme, w int) []string {
 	f, p := v.faults, v.s.header.Params
-	wn, n := scenario.WorkerName(f.worker), fmt.Sprintf("node %d", f.node)
+	wn, n := check.WorkerName(f.worker), fmt.Sprintf("node %d", f.node)
 	stop, pause := "stop "+n, "pause "+n
 	stopWhat, pauseWhat := "it refuses every connection until s starts it", "it holds every command until z resumes it"
 	if st := v.s.store; st != nil && f.node < len(st.Nodes()) {
@@ -209,13 +211,13 @@ func (v *runView) workerNote(w int32) string {
 	k := v.tl.N - 1
 	for _, l := range v.tl.Locks {
 		if spans, _ := v.tl.LockAt(l, k); len(spans) > 0 && spans[len(spans)-1].Holder == w {
-			return fmt.Sprintf("%s holds %s", scenario.WorkerName(w), l.Name)
+			return fmt.Sprintf("%s holds %s", check.WorkerName(w), l.Name)
 		}
 	}
 	if int(w) < len(v.tl.Workers) {
-		return fmt.Sprintf("%s is %s", scenario.WorkerName(w), v.tl.StateAt(int(w), k))
+		return fmt.Sprintf("%s is %s", check.WorkerName(w), v.tl.StateAt(int(w), k))
 	}
-	return scenario.WorkerName(w) + " has not started"
+	return check.WorkerName(w) + " has not started"
 }
 
 // nodeNote says what node i holds.

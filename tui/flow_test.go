@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/locklab/locklab/scenario"
@@ -73,7 +75,7 @@ func TestFlowPickRunPauseStepQuit(t *testing.T) {
 	t.Parallel()
 	sc, _ := scenario.Lookup("oversell")
 	p := sc.Defaults
-	p.Workers, p.Delay = 4, scenario.Millis(3*time.Second) // a run that lasts
+	p.Workers, p.Delay = 4, event.Millis(3*time.Second) // a run that lasts
 	app := New(Options{Theme: themes.Mono(), Scenario: "oversell", Strategy: "none", Params: &p, Seed: 1, SeedSet: true})
 	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(120, 36))
 	sc2 := &terminal{tm: tm}
@@ -173,7 +175,7 @@ func TestFaultKeysCrashTheHolder(t *testing.T) {
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	crashed := false
 	for _, e := range log.Events() {
-		if e.Kind == scenario.KindCrash && e.Worker == 0 {
+		if e.Kind == event.KindCrash && e.Worker == 0 {
 			crashed = true
 		}
 	}

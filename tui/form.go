@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -53,13 +55,13 @@ func hint(name string) string {
 	case "speed":
 		return fmt.Sprintf("clock speed, %s to %s (× real time)", strconv.FormatFloat(store.MinSpeed, 'f', -1, 64), strconv.FormatFloat(store.MaxSpeed, 'f', -1, 64))
 	}
-	pa, _ := scenario.ParamByName(name)
+	pa, _ := event.ParamByName(name)
 	return pa.Hint
 }
 
 // paramText is a parameter's current value as the form shows it.
-func paramText(p scenario.Params, name string) string {
-	pa, ok := scenario.ParamByName(name)
+func paramText(p event.Params, name string) string {
+	pa, ok := event.ParamByName(name)
 	if !ok {
 		return ""
 	}
@@ -67,8 +69,8 @@ func paramText(p scenario.Params, name string) string {
 }
 
 // setParam parses text into the named parameter, as its flag would.
-func setParam(p *scenario.Params, name, text string) error {
-	pa, ok := scenario.ParamByName(name)
+func setParam(p *event.Params, name, text string) error {
+	pa, ok := event.ParamByName(name)
 	if !ok {
 		return fmt.Errorf("is not a parameter")
 	}
@@ -196,7 +198,7 @@ func (f *form) spec() (runSpec, error) {
 		}
 	}
 	if first < 0 {
-		var pe *scenario.ParamError
+		var pe *event.ParamError
 		if err := p.Validate(); errors.As(err, &pe) {
 			for i := range f.fields {
 				if f.fields[i].name == pe.Param {

@@ -3,6 +3,8 @@ package tui
 import (
 	"testing"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -19,7 +21,7 @@ func TestTheFormReadsEveryParameterAsTheTableDoes(t *testing.T) {
 			fields[fl.name] = i
 		}
 		for _, name := range sc.Uses {
-			pa, _ := scenario.ParamByName(name)
+			pa, _ := event.ParamByName(name)
 			i, ok := fields[name]
 			if !ok {
 				t.Fatalf("%s: the form has no field %q", sc.Name, name)
@@ -29,9 +31,9 @@ func TestTheFormReadsEveryParameterAsTheTableDoes(t *testing.T) {
 			}
 			text := "7"
 			switch pa.Kind {
-			case scenario.ParamDuration:
+			case event.ParamDuration:
 				text = "37ms"
-			case scenario.ParamWord:
+			case event.ParamWord:
 				cs := pa.Choices()
 				text = cs[len(cs)-1]
 			}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -21,10 +22,10 @@ type stockNow struct {
 
 func stockAt(tl *timeline.Timeline, k int) stockNow {
 	t := tl.TallyAt(k)
-	return stockNow{initial: int64(t.Get(scenario.NInitialStock)), current: int64(t.Get(scenario.NCurrentStock)),
-		expected: t.Expected(), sold: t.Get(scenario.NSold), lost: t.Get(scenario.NLostUpdates),
-		violations: t.Get(scenario.NViolations), staleLanded: t.Get(scenario.NStaleLanded),
-		staleRefused: t.Get(scenario.NStaleRefused), saved: t.SavedByFencing()}
+	return stockNow{initial: int64(t.Get(check.NInitialStock)), current: int64(t.Get(check.NCurrentStock)),
+		expected: t.Expected(), sold: t.Get(check.NSold), lost: t.Get(check.NLostUpdates),
+		violations: t.Get(check.NViolations), staleLanded: t.Get(check.NStaleLanded),
+		staleRefused: t.Get(check.NStaleRefused), saved: t.SavedByFencing()}
 }
 
 // verdictTag is the gauge's tag: ok only while the checker has found

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -16,8 +17,8 @@ import (
 // backoff's doubling is one bar per step and jitter spreads over several.
 // Each is labelled by its range.
 var delayBins = func() (bins []struct{ label string }) {
-	for i := range scenario.RetryBinCount {
-		lo, hi := scenario.RetryBinRange(i)
+	for i := range check.RetryBinCount {
+		lo, hi := check.RetryBinRange(i)
 		label := "≥" + short(lo)
 		if hi > 0 {
 			label = rangeLabel(lo, hi)
@@ -59,12 +60,12 @@ type histCache struct {
 }
 
 // retryCounts are the tally's backoffs per bin, their number and mean.
-func retryCounts(t *scenario.Tally) (counts []int, n int, mean time.Duration) {
-	counts = make([]int, scenario.RetryBinCount)
+func retryCounts(t *check.Tally) (counts []int, n int, mean time.Duration) {
+	counts = make([]int, check.RetryBinCount)
 	for i := range counts {
 		counts[i] = t.RetryBin(i)
 	}
-	return counts, t.Get(scenario.NRetries), t.RetryMean()
+	return counts, t.Get(check.NRetries), t.RetryMean()
 }
 
 // histogram renders the retry-delay histogram (ntcharts) for the backoffs

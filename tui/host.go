@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -138,7 +140,7 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		v.run.tl.Names = markOwn(r.Header.Lanes, v.me)
 		v.run.tl.Arrivals = v.stage.Requests // a served round's requests arrive one by one
 		for i, l := range r.Header.Lanes {
-			if v.me != "" && scenario.AttendeeOf(l) == v.me {
+			if v.me != "" && check.AttendeeOf(l) == v.me {
 				v.run.own = append(v.run.own, int32(i))
 			}
 		}
@@ -293,7 +295,7 @@ func (v *HostView) comingLines(th *themes.Theme) []string {
 	}
 	var late []string
 	for _, a := range lobby {
-		if !slices.ContainsFunc(run.Header.Lanes, func(l string) bool { return scenario.AttendeeOf(l) == a.Name }) {
+		if !slices.ContainsFunc(run.Header.Lanes, func(l string) bool { return check.AttendeeOf(l) == a.Name }) {
 			late = append(late, a.Name)
 		}
 	}

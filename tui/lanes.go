@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -212,7 +213,7 @@ func laneName(tl *timeline.Timeline, w int) string {
 	if w < len(tl.Names) && tl.Names[w] != "" {
 		return tl.Names[w]
 	}
-	return scenario.WorkerName(int32(w))
+	return check.WorkerName(int32(w))
 }
 
 // membersLabel names the lanes a folded row stands for, as a list that

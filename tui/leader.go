@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/themes"
 )
 
@@ -21,22 +23,22 @@ type leaderFold struct {
 	refused []string // w00 (rev 2): writes the ledger refused
 }
 
-func (f *leaderFold) add(e *scenario.Event) {
+func (f *leaderFold) add(e *event.Event) {
 	switch {
-	case e.Kind == scenario.KindWorkStart && e.Res == "leader":
+	case e.Kind == event.KindWorkStart && e.Res == "leader":
 		f.leaders = append(f.leaders, e.Worker)
-	case (e.Kind == scenario.KindWorkEnd && e.Res == "leader") || e.Kind == scenario.KindCrash:
+	case (e.Kind == event.KindWorkEnd && e.Res == "leader") || e.Kind == event.KindCrash:
 		f.leaders = slices.DeleteFunc(f.leaders, func(w int32) bool { return w == e.Worker })
-	case e.Kind == scenario.KindPause:
+	case e.Kind == event.KindPause:
 		f.paused[e.Worker] = true
-	case e.Kind == scenario.KindResume:
+	case e.Kind == event.KindResume:
 		delete(f.paused, e.Worker)
-	case e.Kind == scenario.KindAcquired && e.Res == "lock:leader" && e.Has&scenario.HasFence != 0:
+	case e.Kind == event.KindAcquired && e.Res == "lock:leader" && e.Has&event.HasFence != 0:
 		f.fence[e.Worker] = e.Fence
-	case e.Kind == scenario.KindWrite && e.Res == "ledger" && e.OK:
-		f.writes = append(f.writes, scenario.WorkerName(e.Worker))
-	case e.Kind == scenario.KindFenceRejected && e.Res == "ledger":
-		f.refused = append(f.refused, fmt.Sprintf("%s (rev %d)", scenario.WorkerName(e.Worker), e.Fence))
+	case e.Kind == event.KindWrite && e.Res == "ledger" && e.OK:
+		f.writes = append(f.writes, check.WorkerName(e.Worker))
+	case e.Kind == event.KindFenceRejected && e.Res == "ledger":
+		f.refused = append(f.refused, fmt.Sprintf("%s (rev %d)", check.WorkerName(e.Worker), e.Fence))
 	}
 }
 
@@ -53,7 +55,7 @@ func (v *runView) leaders(th *themes.Theme, k int) []string {
 	}
 	names := make([]string, len(f.leaders))
 	for i, w := range f.leaders {
-		names[i] = scenario.WorkerName(w)
+		names[i] = check.WorkerName(w)
 		if rev, ok := f.fence[w]; ok {
 			names[i] += fmt.Sprintf(" rev %d", rev)
 		}

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/lock/trait"
-	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -132,7 +133,7 @@ func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock
 					vb.WriteString(th.Mark(themes.SymVoteNone, 0))
 				}
 			}
-			info += th.Muted.Render("  votes "+scenario.WorkerName(who)+" ") + vb.String()
+			info += th.Muted.Render("  votes "+check.WorkerName(who)+" ") + vb.String()
 		}
 		out = append(out, b.String(), strings.Repeat(" ", labelW+1)+th.Muted.Render(l.Name+": ")+info)
 	}
@@ -161,7 +162,7 @@ func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock
 	if sp.Holder == timeline.Unknown {
 		return th.Warn.Render("held — no acquire in the log says by whom")
 	}
-	who := th.Worker(int(sp.Holder)).Render(scenario.WorkerName(sp.Holder))
+	who := th.Worker(int(sp.Holder)).Render(check.WorkerName(sp.Holder))
 	if int(sp.Holder) < len(tl.Workers) && tl.StateAt(int(sp.Holder), k) == themes.Crashed {
 		who += th.Muted.Render(" (crashed)")
 	}

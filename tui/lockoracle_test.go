@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/lock/trait"
@@ -170,8 +172,8 @@ func laneOracleCase(t *testing.T, sc *scenario.Scenario, strategy string, seed u
 // laneModel is what each lock is at a point of the log, from the log and
 // the lock's traits alone.
 type laneModel struct {
-	h      *scenario.Header
-	log    *scenario.Log
+	h      *event.Header
+	log    *event.Log
 	at     int // the event being folded
 	locks  map[string]*lockState
 	inCS   map[int32]bool
@@ -199,7 +201,7 @@ type nodeState struct {
 	res    string
 }
 
-func newLaneModel(h *scenario.Header, log *scenario.Log) *laneModel {
+func newLaneModel(h *event.Header, log *event.Log) *laneModel {
 	return &laneModel{h: h, log: log, locks: map[string]*lockState{}, inCS: map[int32]bool{}, asked: map[int32]string{}, nodes: map[int16]nodeState{}}
 }
 
@@ -229,7 +231,7 @@ func (m *laneModel) lapse(t time.Duration) {
 			continue
 		}
 		if s.t.Renews() && !s.stopped {
-			if m.fate(key, s.holder) != scenario.KindUnknown {
+			if m.fate(key, s.holder) != event.KindUnknown {
 				s.overdue = true
 			}
 			continue // until the log says it lapsed, its renewals keep it
@@ -246,62 +248,62 @@ func (m *laneModel) lapse(t time.Duration) {
 // fate is what the log says next of holder's holding of key, from the
 // event being folded on: renewed (a renewal came), lock_lost (it was
 // gone: lost, a renewal or release found it expired), or nothing.
-func (m *laneModel) fate(key string, holder int32) scenario.Kind {
+func (m *laneModel) fate(key string, holder int32) event.Kind {
 	for i := m.at; i < m.log.Len(); i++ {
 		e := m.log.At(i)
 		if e.Worker != holder || e.Res != key {
 			continue
 		}
 		switch e.Kind {
-		case scenario.KindRenewed:
-			return scenario.KindRenewed
-		case scenario.KindLockLost:
-			return scenario.KindLockLost
-		case scenario.KindRenewFailed, scenario.KindReleaseFailed:
+		case event.KindRenewed:
+			return event.KindRenewed
+		case event.KindLockLost:
+			return event.KindLockLost
+		case event.KindRenewFailed, event.KindReleaseFailed:
 			if strings.Contains(e.Msg, "expired") {
-				return scenario.KindLockLost
+				return event.KindLockLost
 			}
-		case scenario.KindRelease, scenario.KindAcquired:
-			return scenario.KindUnknown
+		case event.KindRelease, event.KindAcquired:
+			return event.KindUnknown
 		}
 	}
-	return scenario.KindUnknown
+	return event.KindUnknown
 }
 
-func (m *laneModel) fold(k int, e *scenario.Event) {
+func (m *laneModel) fold(k int, e *event.Event) {
 	m.at = k
 	m.lapse(e.T)
 	m.foldNode(e)
 	s := m.lock(e.Res)
 	w := e.Worker
 	switch e.Kind {
-	case scenario.KindAttempt:
+	case event.KindAttempt:
 		m.asked[w] = e.Res
-	case scenario.KindDenied:
+	case event.KindDenied:
 		delete(m.asked, w)
 		if s != nil && s.holder == -1 && e.Msg == "held" {
 			s.holder, s.hasTTL = -2, false
 			s.forever = s.crashed && s.t.ExpiryApart
 			s.unsure = s.unsure || (s.crashed && !s.t.ExpiryApart && s.t.HasTTL())
 		}
-	case scenario.KindAcquired:
+	case event.KindAcquired:
 		delete(m.asked, w)
 		if s != nil {
 			*s = lockState{t: s.t, holder: w, got: e.T, lapses: s.lapses, hasTTL: s.t.HasTTL() && e.TTL > 0,
 				lo: e.Start() + e.TTL, hi: e.T + e.TTL}
 		}
-	case scenario.KindRenewed:
+	case event.KindRenewed:
 		if s != nil && (s.holder == w || s.holder == -1 && s.unsure) {
 			// A late renewal: the server still kept it; renewals go on.
 			s.holder, s.unsure, s.overdue, s.stopped = w, false, false, false
 			s.lo, s.hi = e.Start()+e.TTL, e.T+e.TTL
 		}
-	case scenario.KindRenewFailed, scenario.KindLockLost:
+	case event.KindRenewFailed, event.KindLockLost:
 		if s != nil && s.holder == w {
 			s.stopped, s.overdue = true, false
 		}
-	case scenario.KindRelease:
-		if s == nil || scenario.IsUndo(e) || s.holder == -1 {
+	case event.KindRelease:
+		if s == nil || event.IsUndo(e) || s.holder == -1 {
 			break
 		}
 		// Another's release that was sent before this holder's acquire
@@ -310,23 +312,23 @@ func (m *laneModel) fold(k int, e *scenario.Event) {
 			break
 		}
 		s.holder, s.unsure = -1, false
-	case scenario.KindExpired:
+	case event.KindExpired:
 		if s != nil && s.holder >= 0 {
 			s.holder = -1
 		}
-	case scenario.KindWorkStart:
+	case event.KindWorkStart:
 		m.inCS[w] = true
-	case scenario.KindWorkEnd:
+	case event.KindWorkEnd:
 		m.inCS[w] = false
-	case scenario.KindPause:
+	case event.KindPause:
 		m.stopHolder(w, false)
-	case scenario.KindResume:
+	case event.KindResume:
 		for _, s := range m.locks {
 			if s.holder == w {
 				s.stopped = false
 			}
 		}
-	case scenario.KindCrash:
+	case event.KindCrash:
 		m.inCS[w] = false
 		if key, ok := m.asked[w]; ok {
 			if s := m.lock(key); s != nil {
@@ -334,7 +336,7 @@ func (m *laneModel) fold(k int, e *scenario.Event) {
 			}
 		}
 		m.stopHolder(w, true)
-	case scenario.KindDone:
+	case event.KindDone:
 		m.inCS[w] = false
 		m.stopHolder(w, false)
 	}
@@ -360,9 +362,9 @@ func (m *laneModel) stopHolder(w int32, died bool) {
 // foldNode follows who holds the key on each node of a lock of many: a
 // granted vote, until a release or the node losing its data; a denied
 // acquire holds nothing on any node (Redlock undoes it).
-func (m *laneModel) foldNode(e *scenario.Event) {
+func (m *laneModel) foldNode(e *event.Event) {
 	t, ok := m.h.TraitsOf(e.Res)
-	if e.Kind == scenario.KindDenied && ok && t.MultiNode() {
+	if e.Kind == event.KindDenied && ok && t.MultiNode() {
 		for i, n := range m.nodes {
 			if n.holder == e.Worker && n.res == e.Res {
 				m.nodes[i] = nodeState{holder: -1}
@@ -370,7 +372,7 @@ func (m *laneModel) foldNode(e *scenario.Event) {
 		}
 		return
 	}
-	if e.Has&scenario.HasNode == 0 || e.Node < 0 {
+	if e.Has&event.HasNode == 0 || e.Node < 0 {
 		return
 	}
 	m.nNodes = max(m.nNodes, int(e.Node)+1)
@@ -379,17 +381,17 @@ func (m *laneModel) foldNode(e *scenario.Event) {
 		n = nodeState{holder: -1}
 	}
 	switch e.Kind {
-	case scenario.KindVote:
+	case event.KindVote:
 		if e.OK {
 			n = nodeState{holder: e.Worker, res: e.Res}
 		}
-	case scenario.KindRelease, scenario.KindReleaseFailed:
-		if n.holder == e.Worker && n.res == e.Res && (e.Kind == scenario.KindRelease || strings.Contains(e.Msg, "expired")) {
+	case event.KindRelease, event.KindReleaseFailed:
+		if n.holder == e.Worker && n.res == e.Res && (e.Kind == event.KindRelease || strings.Contains(e.Msg, "expired")) {
 			n.holder = -1
 		}
-	case scenario.KindFailover:
+	case event.KindFailover:
 		n.holder = -1
-	case scenario.KindNodeUp:
+	case event.KindNodeUp:
 		if strings.Contains(e.Msg, "empty") {
 			n.holder = -1
 		}

@@ -4,39 +4,41 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/themes"
 )
 
 // describe says an event in words: "w07 acquired lock:stock token 3fa9… ttl 5s".
-func describe(e scenario.Event) string {
+func describe(e event.Event) string {
 	var b strings.Builder
-	b.WriteString(scenario.WorkerName(e.Worker))
+	b.WriteString(check.WorkerName(e.Worker))
 	b.WriteByte(' ')
 	b.WriteString(verb(e))
-	if e.Res != "" && e.Kind != scenario.KindViolation {
+	if e.Res != "" && e.Kind != event.KindViolation {
 		b.WriteString(" " + e.Res)
 	}
-	if e.Has&scenario.HasNode != 0 {
+	if e.Has&event.HasNode != 0 {
 		fmt.Fprintf(&b, " node %d", e.Node)
 	}
-	if e.Token != "" && (e.Kind == scenario.KindAcquired || e.Kind == scenario.KindRelease) {
+	if e.Token != "" && (e.Kind == event.KindAcquired || e.Kind == event.KindRelease) {
 		fmt.Fprintf(&b, " token %.4s…", e.Token)
 	}
-	if e.Has&scenario.HasFence != 0 {
+	if e.Has&event.HasFence != 0 {
 		fmt.Fprintf(&b, " fence %d", e.Fence)
 	}
-	if e.Has&scenario.HasTTL != 0 && (e.Kind == scenario.KindAcquired || e.Kind == scenario.KindRenewed) {
+	if e.Has&event.HasTTL != 0 && (e.Kind == event.KindAcquired || e.Kind == event.KindRenewed) {
 		b.WriteString(" ttl " + dur(e.TTL))
 	}
-	if e.Has&scenario.HasDelay != 0 {
+	if e.Has&event.HasDelay != 0 {
 		b.WriteString(" for " + dur(e.Delay))
 	}
-	if e.Has&scenario.HasStock != 0 {
+	if e.Has&event.HasStock != 0 {
 		fmt.Fprintf(&b, " stock=%d", e.Stock)
 	}
-	if e.Has&scenario.HasPeer != 0 && e.Kind == scenario.KindWait {
-		b.WriteString(" held by " + scenario.WorkerName(e.Peer))
+	if e.Has&event.HasPeer != 0 && e.Kind == event.KindWait {
+		b.WriteString(" held by " + check.WorkerName(e.Peer))
 	}
 	if e.Msg != "" {
 		b.WriteString(": " + e.Msg)
@@ -44,47 +46,47 @@ func describe(e scenario.Event) string {
 	return b.String()
 }
 
-func verb(e scenario.Event) string {
+func verb(e event.Event) string {
 	switch e.Kind {
-	case scenario.KindAttempt:
+	case event.KindAttempt:
 		if e.Attempt > 1 {
 			return fmt.Sprintf("tries again (#%d) for", e.Attempt)
 		}
 		return "tries"
-	case scenario.KindDenied:
+	case event.KindDenied:
 		return "is denied"
-	case scenario.KindBackoff:
+	case event.KindBackoff:
 		return "backs off on"
-	case scenario.KindWorkStart:
+	case event.KindWorkStart:
 		return "enters critical section"
-	case scenario.KindWorkEnd:
+	case event.KindWorkEnd:
 		return "leaves critical section"
-	case scenario.KindRead:
+	case event.KindRead:
 		return "reads"
-	case scenario.KindWrite:
-		if e.Has&scenario.HasOK != 0 && !e.OK {
+	case event.KindWrite:
+		if e.Has&event.HasOK != 0 && !e.OK {
 			return "write refused"
 		}
 		return "writes"
-	case scenario.KindRelease:
+	case event.KindRelease:
 		return "released"
-	case scenario.KindReleaseFailed:
+	case event.KindReleaseFailed:
 		return "release refused"
-	case scenario.KindVote:
+	case event.KindVote:
 		if e.OK {
 			return "got a yes from"
 		}
 		return "got a no from"
-	case scenario.KindDone:
+	case event.KindDone:
 		if e.OK {
 			return "done ✓"
 		}
 		return "done ✗"
-	case scenario.KindInit:
+	case event.KindInit:
 		return "sets up"
-	case scenario.KindViolation:
+	case event.KindViolation:
 		return "VIOLATION"
-	case scenario.KindWait:
+	case event.KindWait:
 		return "waits for"
 	}
 	return strings.ReplaceAll(e.Kind.String(), "_", " ")
@@ -92,7 +94,7 @@ func verb(e scenario.Event) string {
 
 // logTail renders the n events up to cursor k, newest last; names are the
 // lanes' own names, if the log gives them.
-func logTail(th *themes.Theme, log *scenario.Log, names []string, k, n, width int) []string {
+func logTail(th *themes.Theme, log *event.Log, names []string, k, n, width int) []string {
 	var out []string
 	for i := max(k-n+1, 0); i <= k && i < log.Len(); i++ {
 		e := log.At(i)
@@ -100,12 +102,12 @@ func logTail(th *themes.Theme, log *scenario.Log, names []string, k, n, width in
 		text := describe(e)
 		style := th.Text
 		switch e.Kind {
-		case scenario.KindViolation:
+		case event.KindViolation:
 			style = th.Alarm
-		case scenario.KindReleaseFailed, scenario.KindExpired, scenario.KindLockLost, scenario.KindFenceRejected, scenario.KindCrash:
+		case event.KindReleaseFailed, event.KindExpired, event.KindLockLost, event.KindFenceRejected, event.KindCrash:
 			style = th.Warn
 		}
-		who := scenario.WorkerName(e.Worker)
+		who := check.WorkerName(e.Worker)
 		text = strings.TrimPrefix(text, who)
 		if e.Worker >= 0 && int(e.Worker) < len(names) && names[e.Worker] != "" {
 			who = names[e.Worker]

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/sim"
@@ -205,7 +207,7 @@ func (m *manual) checkWin(run *scenario.Run, from, to int) {
 	}
 	for i := from; i < to; i++ {
 		e := run.Log.At(i)
-		if e.Kind != scenario.KindViolation || e.Code != m.level.Goal {
+		if e.Kind != event.KindViolation || e.Code != m.level.Goal {
 			continue
 		}
 		w := &winning{step: run.Steps(), moves: m.moves(run.Hand()), msg: e.Msg}

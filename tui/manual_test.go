@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -126,7 +129,7 @@ func TestBranchFromAnEvent(t *testing.T) {
 	// The first read of the stock: the branch starts after it.
 	k := -1
 	for i := range orig.log.Len() {
-		if orig.log.At(i).Kind == scenario.KindRead {
+		if orig.log.At(i).Kind == event.KindRead {
 			k = i
 			break
 		}
@@ -153,7 +156,7 @@ func TestBranchFromAnEvent(t *testing.T) {
 	}
 	// The reader writes before anyone else reads: one sale (both are
 	// inside already, without a lock: an overlap, no oversell).
-	reader := scenario.WorkerName(orig.log.At(k).Worker)
+	reader := check.WorkerName(orig.log.At(k).Worker)
 	for {
 		q, _ := br.man.asking()
 		if q == nil {

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
@@ -120,7 +123,7 @@ func TestOracleEverySurfaceShowsTheTally(t *testing.T) {
 		for i := range oraclePlayheads {
 			k := (len(evs) - 1) * i / (oraclePlayheads - 1)
 			checked++
-			want := scenario.TallyOf(scenario.Slice(evs[:k+1]))
+			want := check.TallyOf(check.Slice(evs[:k+1]))
 			for _, err := range oracleCheck(v, c.l.Header, evs[:k+1], k, &want) {
 				t.Errorf("%s at event %d of %d: %s", c.name, k, len(evs)-1, err)
 			}
@@ -134,7 +137,7 @@ func TestOracleEverySurfaceShowsTheTally(t *testing.T) {
 }
 
 // oracleCheck compares every surface at playhead k with the tally want.
-func oracleCheck(v *runView, h scenario.Header, prefix []scenario.Event, k int, want *scenario.Tally) []string {
+func oracleCheck(v *runView, h event.Header, prefix []event.Event, k int, want *check.Tally) []string {
 	var errs []string
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
 	v.paused, v.follow, v.cursor, v.playT = true, false, k, v.eventT(k)
@@ -144,7 +147,7 @@ func oracleCheck(v *runView, h scenario.Header, prefix []scenario.Event, k int, 
 			bad("%d×%d: %s", sz[0], sz[1], e)
 		}
 	}
-	s := scenario.Summarize(h, scenario.Slice(prefix))
+	s := scenario.Summarize(h, check.Slice(prefix))
 	for _, e := range boxNumbers(s.Box(h), want) {
 		bad("summary box: %s", e)
 	}
@@ -159,9 +162,9 @@ func oracleCheck(v *runView, h scenario.Header, prefix []scenario.Event, k int, 
 			bad("scoreboard: %s %s %d, the tally %d", sc.Name, scenario.ScoreTerm(h.Scenario), sc.Did, n)
 		}
 	}
-	if len(scores) > 0 && (viol != want.Get(scenario.NViolations) || denied != want.Denied() || done != want.Get(scenario.NFinished)) {
+	if len(scores) > 0 && (viol != want.Get(check.NViolations) || denied != want.Denied() || done != want.Get(check.NFinished)) {
 		bad("scoreboard sums violations %d, denied %d, done %d; tally %d, %d, %d", viol, denied, done,
-			want.Get(scenario.NViolations), want.Denied(), want.Get(scenario.NFinished))
+			want.Get(check.NViolations), want.Denied(), want.Get(check.NFinished))
 	}
 	return errs
 }
@@ -179,7 +182,7 @@ var (
 )
 
 // screenNumbers checks the numbers a rendered frame shows.
-func screenNumbers(screen string, t *scenario.Tally, done bool, sum *scenario.Summary) []string {
+func screenNumbers(screen string, t *check.Tally, done bool, sum *check.Summary) []string {
 	var errs []string
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
 	eq := func(what string, got string, want int) {
@@ -189,12 +192,12 @@ func screenNumbers(screen string, t *scenario.Tally, done bool, sum *scenario.Su
 	}
 	lines := strings.Split(screen, "\n")
 	if m := reHeaderViol.FindStringSubmatch(lines[0]); m != nil {
-		eq("header violations", m[1], t.Get(scenario.NViolations))
-	} else if t.Get(scenario.NViolations) > 0 && !strings.Contains(lines[0], "…") {
-		bad("header shows no violations, the tally %d", t.Get(scenario.NViolations))
+		eq("header violations", m[1], t.Get(check.NViolations))
+	} else if t.Get(check.NViolations) > 0 && !strings.Contains(lines[0], "…") {
+		bad("header shows no violations, the tally %d", t.Get(check.NViolations))
 	}
 	for _, m := range reRetries.FindAllStringSubmatch(screen, -1) {
-		eq("retries", m[1], t.Get(scenario.NRetries))
+		eq("retries", m[1], t.Get(check.NRetries))
 	}
 	for i, b := range delayBins {
 		re := regexp.MustCompile(regexp.QuoteMeta(b.label) + `(?: [█▏▎▍▌▋▊▉]+ (\d+)| ×(\d+))`)
@@ -203,41 +206,41 @@ func screenNumbers(screen string, t *scenario.Tally, done bool, sum *scenario.Su
 		}
 	}
 	for _, m := range reGauge.FindAllStringSubmatch(screen, -1) {
-		eq("gauge sold", m[1], t.Get(scenario.NSold))
-		eq("gauge stock before", m[3], t.Get(scenario.NInitialStock))
-		eq("gauge stock now", m[4], t.Get(scenario.NCurrentStock))
+		eq("gauge sold", m[1], t.Get(check.NSold))
+		eq("gauge stock before", m[3], t.Get(check.NInitialStock))
+		eq("gauge stock now", m[4], t.Get(check.NCurrentStock))
 		eq("gauge expected", m[5], int(t.Expected()))
 	}
 	for _, m := range reGaugeLine.FindAllStringSubmatch(screen, -1) {
-		eq("gauge line sold", m[3], t.Get(scenario.NSold))
-		eq("gauge line stock now", m[2], t.Get(scenario.NCurrentStock))
+		eq("gauge line sold", m[3], t.Get(check.NSold))
+		eq("gauge line stock now", m[2], t.Get(check.NCurrentStock))
 	}
 	for _, l := range lines {
 		if !done || !strings.Contains(l, "attempts") {
 			for _, m := range reLost.FindAllStringSubmatch(l, -1) {
-				eq("lost updates", m[1], t.Get(scenario.NLostUpdates))
+				eq("lost updates", m[1], t.Get(check.NLostUpdates))
 			}
 		}
 	}
 	for _, m := range reStale.FindAllStringSubmatch(screen, -1) {
-		eq("stale writes landed", m[1], t.Get(scenario.NStaleLanded))
-		eq("stale writes refused", m[2], t.Get(scenario.NStaleRefused))
+		eq("stale writes landed", m[1], t.Get(check.NStaleLanded))
+		eq("stale writes refused", m[2], t.Get(check.NStaleRefused))
 	}
 	for _, m := range reTag.FindAllStringSubmatch(screen, -1) {
-		eq("gauge violations", m[1], t.Get(scenario.NViolations))
+		eq("gauge violations", m[1], t.Get(check.NViolations))
 	}
 	if t.SavedByFencing() && reTag.MatchString(screen) {
 		bad("the gauge says UNSAFE where fencing refused the stale write and nothing was lost")
 	}
 	if m := reVerdict.FindStringSubmatch(screen); m != nil {
-		eq("verdict attempts", m[1], t.Get(scenario.NFinished))
-		eq("verdict ok", m[2], t.Get(scenario.NDoneOK))
-		eq("verdict lock fails", m[3], t.Get(scenario.NDoneLock))
-		eq("verdict stock fails", m[4], t.Get(scenario.NDoneStock))
+		eq("verdict attempts", m[1], t.Get(check.NFinished))
+		eq("verdict ok", m[2], t.Get(check.NDoneOK))
+		eq("verdict lock fails", m[3], t.Get(check.NDoneLock))
+		eq("verdict stock fails", m[4], t.Get(check.NDoneStock))
 	}
 	if m := reOverlaps.FindStringSubmatch(screen); m != nil {
-		eq("verdict overlaps", m[1], t.Get(scenario.NOverlaps))
-		eq("verdict lost updates", m[2], t.Get(scenario.NLostUpdates))
+		eq("verdict overlaps", m[1], t.Get(check.NOverlaps))
+		eq("verdict lost updates", m[2], t.Get(check.NLostUpdates))
 	}
 	return errs
 }
@@ -245,7 +248,7 @@ func screenNumbers(screen string, t *scenario.Tally, done bool, sum *scenario.Su
 var reBoxRow = regexp.MustCompile(`║  ([A-Za-z ()]+):\s+(.*?)\s*║`)
 
 // boxNumbers checks the summary box's counts.
-func boxNumbers(box string, t *scenario.Tally) []string {
+func boxNumbers(box string, t *check.Tally) []string {
 	var errs []string
 	rows := map[string]string{}
 	for _, m := range reBoxRow.FindAllStringSubmatch(box, -1) {
@@ -255,10 +258,10 @@ func boxNumbers(box string, t *scenario.Tally) []string {
 		n, _ := strconv.Atoi(strings.ReplaceAll(strings.Fields(s + " x")[0], ",", ""))
 		return n
 	}
-	for label, want := range map[string]int{"Total Attempts": t.Get(scenario.NFinished), "Successful": t.Get(scenario.NDoneOK),
-		"Failed (stock)": t.Get(scenario.NDoneStock), "Failed (lock)": t.Get(scenario.NDoneLock), "Lock Calls": t.Get(scenario.NLockCalls),
-		"Overlap Entries": t.Get(scenario.NOverlaps), "Overlap Pairs": t.Get(scenario.NOverlapPairs),
-		"Lost Updates": t.Get(scenario.NLostUpdates), "Violations": t.Get(scenario.NViolations)} {
+	for label, want := range map[string]int{"Total Attempts": t.Get(check.NFinished), "Successful": t.Get(check.NDoneOK),
+		"Failed (stock)": t.Get(check.NDoneStock), "Failed (lock)": t.Get(check.NDoneLock), "Lock Calls": t.Get(check.NLockCalls),
+		"Overlap Entries": t.Get(check.NOverlaps), "Overlap Pairs": t.Get(check.NOverlapPairs),
+		"Lost Updates": t.Get(check.NLostUpdates), "Violations": t.Get(check.NViolations)} {
 		got, ok := rows[label]
 		if !ok {
 			errs = append(errs, fmt.Sprintf("no %q row (tally %d)", label, want))
@@ -269,29 +272,29 @@ func boxNumbers(box string, t *scenario.Tally) []string {
 		}
 	}
 	if got, ok := rows["Stale Writes"]; ok {
-		if want := fmt.Sprintf("%d landed, %d refused", t.Get(scenario.NStaleLanded), t.Get(scenario.NStaleRefused)); got != want {
+		if want := fmt.Sprintf("%d landed, %d refused", t.Get(check.NStaleLanded), t.Get(check.NStaleRefused)); got != want {
 			errs = append(errs, fmt.Sprintf("Stale Writes reads %q, the tally %q", got, want))
 		}
-	} else if t.Get(scenario.NStaleLanded)+t.Get(scenario.NStaleRefused) > 0 {
+	} else if t.Get(check.NStaleLanded)+t.Get(check.NStaleRefused) > 0 {
 		errs = append(errs, "no Stale Writes row")
 	}
-	if n := t.Get(scenario.NRetries); n > 0 && first(rows["Retries"]) != n {
+	if n := t.Get(check.NRetries); n > 0 && first(rows["Retries"]) != n {
 		errs = append(errs, fmt.Sprintf("Retries reads %q, the tally %d", rows["Retries"], n))
 	}
-	if n := t.Get(scenario.NWritesRefused); n > 0 && !strings.Contains(rows["Contention"], fmt.Sprintf("%d write(s) refused", n)) {
+	if n := t.Get(check.NWritesRefused); n > 0 && !strings.Contains(rows["Contention"], fmt.Sprintf("%d write(s) refused", n)) {
 		errs = append(errs, fmt.Sprintf("Contention reads %q, the tally %d writes refused", rows["Contention"], n))
 	}
-	if never := rows["Never Got Lock"]; !strings.Contains(never, fmt.Sprintf("(%d;", t.Get(scenario.NNeverGotLock))) {
-		errs = append(errs, fmt.Sprintf("Never Got Lock reads %q, the tally %d", never, t.Get(scenario.NNeverGotLock)))
+	if never := rows["Never Got Lock"]; !strings.Contains(never, fmt.Sprintf("(%d;", t.Get(check.NNeverGotLock))) {
+		errs = append(errs, fmt.Sprintf("Never Got Lock reads %q, the tally %d", never, t.Get(check.NNeverGotLock)))
 	}
 	return errs
 }
 
 // jsonNumbers checks the JSON report (--json) and the summary's JSON (what
 // /state serves).
-func jsonNumbers(h scenario.Header, s *scenario.Summary, t *scenario.Tally) []string {
+func jsonNumbers(h event.Header, s *check.Summary, t *check.Tally) []string {
 	var errs []string
-	check := func(what string, v any, want map[string]int) {
+	compare := func(what string, v any, want map[string]int) {
 		b, _ := json.Marshal(v)
 		var got map[string]any
 		_ = json.Unmarshal(b, &got)
@@ -301,13 +304,13 @@ func jsonNumbers(h scenario.Header, s *scenario.Summary, t *scenario.Tally) []st
 			}
 		}
 	}
-	check("JSON report", scenario.NewReport(h, s), map[string]int{"overlaps": t.Get(scenario.NOverlaps),
-		"lost_updates": t.Get(scenario.NLostUpdates), "successes": t.Get(scenario.NDoneOK), "total_attempts": t.Get(scenario.NFinished),
-		"lock_calls": t.Get(scenario.NLockCalls), "lock_calls_denied": t.Denied(), "final_stock": t.Get(scenario.NCurrentStock)})
-	check("/state summary", s, map[string]int{"overlaps": t.Get(scenario.NOverlaps), "overlap_pairs": t.Get(scenario.NOverlapPairs),
-		"lost_updates": t.Get(scenario.NLostUpdates), "stale_writes_landed": t.Get(scenario.NStaleLanded),
-		"fence_rejected": t.Get(scenario.NStaleRefused), "violations": t.Get(scenario.NViolations), "retries": t.Get(scenario.NRetries),
-		"writes_refused": t.Get(scenario.NWritesRefused), "never_got_lock": t.Get(scenario.NNeverGotLock),
-		"duplicates": t.Get(scenario.NDuplicates), "deadlocks": t.Get(scenario.NDeadlocks)})
+	compare("JSON report", check.NewReport(h, s), map[string]int{"overlaps": t.Get(check.NOverlaps),
+		"lost_updates": t.Get(check.NLostUpdates), "successes": t.Get(check.NDoneOK), "total_attempts": t.Get(check.NFinished),
+		"lock_calls": t.Get(check.NLockCalls), "lock_calls_denied": t.Denied(), "final_stock": t.Get(check.NCurrentStock)})
+	compare("/state summary", s, map[string]int{"overlaps": t.Get(check.NOverlaps), "overlap_pairs": t.Get(check.NOverlapPairs),
+		"lost_updates": t.Get(check.NLostUpdates), "stale_writes_landed": t.Get(check.NStaleLanded),
+		"fence_rejected": t.Get(check.NStaleRefused), "violations": t.Get(check.NViolations), "retries": t.Get(check.NRetries),
+		"writes_refused": t.Get(check.NWritesRefused), "never_got_lock": t.Get(check.NNeverGotLock),
+		"duplicates": t.Get(check.NDuplicates), "deadlocks": t.Get(check.NDeadlocks)})
 	return errs
 }

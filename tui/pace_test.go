@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/locklab/locklab/scenario"
@@ -125,7 +127,7 @@ func TestSeekCrossesGaps(t *testing.T) {
 	stale := -1
 	evs := app.run.s.log.Events() // the run is over: its log no longer changes
 	for i, e := range evs {
-		if e.Kind == scenario.KindWrite && e.Worker == 0 && e.T >= scenario.Millis(3*time.Second).D() {
+		if e.Kind == event.KindWrite && e.Worker == 0 && e.T >= event.Millis(3*time.Second).D() {
 			stale = i
 		}
 	}
@@ -229,7 +231,7 @@ func TestFaultMenuIsModal(t *testing.T) {
 	p := sc.Defaults
 	// w00 holds for seconds of real time, so that a slow machine (the race
 	// detector beside other packages) still draws a frame of it holding.
-	p.TTL, p.Work = scenario.Millis(5*time.Second), scenario.Millis(10*time.Second)
+	p.TTL, p.Work = event.Millis(5*time.Second), event.Millis(10*time.Second)
 	app := New(Options{Theme: themes.Mono(), Scenario: "ttl-expiry", Strategy: "safe", Params: &p, Seed: 1, SeedSet: true, Start: true,
 		Speed: 1, SpeedSet: true})
 	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(80, 24))
@@ -262,7 +264,7 @@ func TestFaultMenuIsModal(t *testing.T) {
 	}
 	stopped := 0
 	for _, e := range run.s.log.Events() {
-		if e.Kind == scenario.KindNodeDown || e.Kind == scenario.KindNodeUp {
+		if e.Kind == event.KindNodeDown || e.Kind == event.KindNodeUp {
 			stopped++
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
@@ -56,7 +59,7 @@ var scenarioPanels = map[string][]panel{
 // the retry delays where the run cannot retry at all (the scenario takes
 // no retry policy nor limit, the policy is none, or its strategy never
 // retries): an empty histogram there has nothing to say.
-func panelsOf(h scenario.Header, tl *timeline.Timeline) []panel {
+func panelsOf(h event.Header, tl *timeline.Timeline) []panel {
 	ps, ok := scenarioPanels[h.Scenario]
 	if !ok {
 		ps = []panel{panelRetries, panelWaits}
@@ -200,7 +203,7 @@ func credits(th *themes.Theme, tl *timeline.Timeline, k int) []string {
 		tag,
 	}
 	if n > 0 {
-		out = append(out, th.Muted.Render("last: "+applied[n-1].Msg+" ("+scenario.WorkerName(applied[n-1].Worker)+")"))
+		out = append(out, th.Muted.Render("last: "+applied[n-1].Msg+" ("+check.WorkerName(applied[n-1].Worker)+")"))
 	}
 	return out
 }
@@ -220,7 +223,7 @@ func jobState(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration)
 		cur := spans[len(spans)-1]
 		switch {
 		case cur.Holder >= 0 && (cur.TTL <= 0 || cur.Deadline > now):
-			state = th.Text.Render("reserved by ") + th.Worker(int(cur.Holder)).Render(scenario.WorkerName(cur.Holder))
+			state = th.Text.Render("reserved by ") + th.Worker(int(cur.Holder)).Render(check.WorkerName(cur.Holder))
 			if cur.TTL > 0 {
 				state += th.Muted.Render(" · " + dur(cur.Deadline-now) + " left")
 			}
@@ -229,12 +232,12 @@ func jobState(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration)
 		}
 	}
 	if done := tl.FinishedAt(k); len(done) > 0 {
-		state = th.OK.Render("done") + th.Muted.Render(": deleted by "+scenario.WorkerName(done[0].Worker))
+		state = th.OK.Render("done") + th.Muted.Render(": deleted by "+check.WorkerName(done[0].Worker))
 	}
 	runs := tl.EnteredAt(k)
 	var who []string
 	for _, r := range runs {
-		who = append(who, scenario.WorkerName(r.Worker))
+		who = append(who, check.WorkerName(r.Worker))
 	}
 	runStyle := th.Text
 	if len(runs) > 1 {
@@ -284,7 +287,7 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 		}
 		row := th.Mark(sym, 0) + " " + th.Text.Render(fmt.Sprintf("node %d", n.Index)) + th.Muted.Render(" · ") + th.Style(sym, 0).Render(state)
 		if h := n.HolderAt(now); h >= 0 {
-			row += th.Muted.Render(" · held by ") + th.Worker(int(h)).Render(scenario.WorkerName(h)) + th.Muted.Render(" ("+strings.TrimPrefix(n.Lock, "lock:")+")")
+			row += th.Muted.Render(" · held by ") + th.Worker(int(h)).Render(check.WorkerName(h)) + th.Muted.Render(" ("+strings.TrimPrefix(n.Lock, "lock:")+")")
 		} else {
 			row += th.Muted.Render(" · free")
 		}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -16,17 +18,17 @@ func TestRetryPanelOnlyWhereARunCanRetry(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		scenario, strategy string
-		mod                func(*scenario.Params)
+		mod                func(*event.Params)
 		want               bool
 	}{
 		{"crash", "safe", nil, true},
 		{"retry", "fixed", nil, true},
 		{"deadlock", "safe", nil, true},
 		{"ttl-expiry", "safe", nil, true},
-		{"oversell", "safe", func(p *scenario.Params) { p.Retry = "full-jitter" }, true},
+		{"oversell", "safe", func(p *event.Params) { p.Retry = "full-jitter" }, true},
 		{"oversell", "safe", nil, false}, // --retry none: one attempt each
-		{"oversell", "none", func(p *scenario.Params) { p.Retry = "fixed" }, false},
-		{"crash", "safe", func(p *scenario.Params) { p.MaxRetries = 0 }, false},
+		{"oversell", "none", func(p *event.Params) { p.Retry = "fixed" }, false},
+		{"crash", "safe", func(p *event.Params) { p.MaxRetries = 0 }, false},
 		{"queue-double", "plain", nil, false},
 		{"webhook", "none", nil, false},
 		{"webhook", "fail-fast", nil, false},
@@ -43,7 +45,7 @@ func TestRetryPanelOnlyWhereARunCanRetry(t *testing.T) {
 		if c.mod != nil {
 			c.mod(&p)
 		}
-		h := scenario.Header{Scenario: c.scenario, Strategy: c.strategy, Params: p}
+		h := event.Header{Scenario: c.scenario, Strategy: c.strategy, Params: p}
 		if got := slices.Contains(panelsOf(h, timeline.New(1)), panelRetries); got != c.want {
 			t.Errorf("%s/%s (retry %s, max %d): retry panel %v, want %v", c.scenario, c.strategy, p.Retry, p.MaxRetries, got, c.want)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/locklab/locklab/check"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
@@ -25,7 +27,7 @@ func markOwn(lanes []string, me string) []string {
 	}
 	out := slices.Clone(lanes)
 	for i, l := range out {
-		if scenario.AttendeeOf(l) == me {
+		if check.AttendeeOf(l) == me {
 			out[i] = ownMark + l
 		}
 	}

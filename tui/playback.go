@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
@@ -25,7 +27,7 @@ const seekShare = 20
 // openingSpeed is the speed a run of scenario name with strategy and p
 // opens at: the pace at which its story lasts 5–20 s on screen, or 1 for a
 // scenario unknown to this build (a recording from another version).
-func openingSpeed(name, strategy string, p scenario.Params) float64 {
+func openingSpeed(name, strategy string, p event.Params) float64 {
 	if sc, err := scenario.Lookup(name); err == nil {
 		if s := sc.OpeningSpeed(strategy, p); s > 0 {
 			return s

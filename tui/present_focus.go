@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -49,7 +50,7 @@ func (v *runView) presentFocus(k int) (workers []int32, locks []*timeline.Lock) 
 		// A beat comes right after the event that triggered it (a
 		// part's heading, said by the run, has none): its worker is the
 		// subject when the caption names nobody.
-		if t := v.s.log.At(beat - 1); t.Kind != scenario.KindBeat && t.Worker >= 0 {
+		if t := v.s.log.At(beat - 1); t.Kind != event.KindBeat && t.Worker >= 0 {
 			if len(workers) == 0 {
 				add(t.Worker)
 			}

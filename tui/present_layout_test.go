@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/event"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
@@ -42,9 +44,9 @@ func TestEveryCaptionsPanelIsInItsLayout(t *testing.T) {
 			t.Errorf("%s declares no presenter panels", sc.Name)
 		}
 		layout := presentLayout(sc.Name, false)
-		variants := []scenario.Params{sc.Defaults}
+		variants := []event.Params{sc.Defaults}
 		if sc.Name == "deadlock" {
-			for _, o := range scenario.Orders {
+			for _, o := range event.Orders {
 				p := sc.Defaults
 				p.Order = o
 				variants = append(variants, p)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
@@ -263,7 +265,7 @@ func (v *runView) presentSpan(k int, now time.Duration) time.Duration {
 
 // storyScale is how long a scenario's story takes to unfold, from its
 // parameters: what its lanes show before the run reaches it.
-func storyScale(name string, p scenario.Params) time.Duration {
+func storyScale(name string, p event.Params) time.Duration {
 	switch name {
 	case "retry":
 		return 2 * p.RetryBase.D() // the first wave and the herd coming back

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/locklab/locklab/scenario"
@@ -334,7 +336,7 @@ func playerColours() (restore func()) {
 func (v *runView) markEvents() {
 	for ; v.evMarked <= v.cursor && v.evMarked < v.tl.N; v.evMarked++ {
 		e := v.s.log.At(v.evMarked)
-		if e.Kind == scenario.KindViolation || e.Kind == scenario.KindBeat {
+		if e.Kind == event.KindViolation || e.Kind == event.KindBeat {
 			continue // a violation has its own marker; a beat is narration
 		}
 		v.mark(fmt.Sprintf("event %d: %s", v.evMarked+1, untrusted.Line(describe(e))))

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 )
@@ -86,7 +87,7 @@ func TestRecordTalk(t *testing.T) {
 	want := 0
 	for _, l := range logs {
 		for i := range l.Log.Len() {
-			if l.Log.At(i).Kind == scenario.KindBeat {
+			if l.Log.At(i).Kind == event.KindBeat {
 				want++
 			}
 		}

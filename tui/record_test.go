@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/locklab/locklab/scenario"
@@ -134,7 +136,7 @@ func TestNextMarkerFromTheStartIsTheFirstViolation(t *testing.T) {
 	l := loadTestdata(t, "oversell-none-beats.jsonl")
 	first := -1
 	for i, e := range l.Log.Events() {
-		if e.Kind == scenario.KindViolation {
+		if e.Kind == event.KindViolation {
 			first = i
 			break
 		}

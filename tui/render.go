@@ -6,7 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -162,8 +163,8 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 	if v.paused && v.s.live() && !v.s.embedded() && !v.recorded() {
 		parts = append(parts, part{th.Warn.Render("view paused — Redis keeps running"), 0})
 	}
-	if t := v.tl.TallyAt(k); t.Get(scenario.NViolations) > 0 {
-		viol := t.Get(scenario.NViolations)
+	if t := v.tl.TallyAt(k); t.Get(check.NViolations) > 0 {
+		viol := t.Get(check.NViolations)
 		parts = append(parts, part{th.Alarm.Render(fmt.Sprintf("%d violation(s)", viol)), 0})
 	}
 	sep := th.Muted.Render(" │ ")

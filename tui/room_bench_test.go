@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 	"github.com/locklab/locklab/themes"
@@ -32,7 +34,7 @@ func BenchmarkHostRoom30x5(b *testing.B) {
 	def, _ := scenario.Lookup("oversell")
 	p := def.Defaults
 	p.Stock, p.Retry, p.MaxRetries = joiners*workers, "full-jitter", 200
-	p.RetryBase, p.RetryCap = scenario.Millis(5*time.Millisecond), scenario.Millis(200*time.Millisecond)
+	p.RetryBase, p.RetryCap = event.Millis(5*time.Millisecond), event.Millis(200*time.Millisecond)
 	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: srv.URL, Room: "bench", Scenario: "oversell", Strategy: "safe",
 		Params: p, Seed: 1, Tool: "locklab bench", Lead: 2 * time.Second})
 	if err != nil {

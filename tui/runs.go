@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -27,7 +28,7 @@ func periodRuns(th *themes.Theme, tl *timeline.Timeline, k int) []string {
 	if n > 0 {
 		who := make([]string, n)
 		for i, a := range applied {
-			who[i] = scenario.WorkerName(a.Worker)
+			who[i] = check.WorkerName(a.Worker)
 		}
 		out = append(out, th.Muted.Render("by "+strings.Join(who, ", ")))
 	}

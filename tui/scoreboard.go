@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/workshop"
@@ -24,7 +26,7 @@ type scoreCache struct {
 func (v *HostView) scoreboard(th *themes.Theme) []string {
 	k := v.run.cursor
 	if !v.scores.valid || v.scores.k != k {
-		evs, _ := v.run.s.log.Read(0, make([]scenario.Event, 0, k+1))
+		evs, _ := v.run.s.log.Read(0, make([]event.Event, 0, k+1))
 		v.scores = scoreCache{k: k, valid: true, scores: scenario.Scores(v.run.s.header, evs[:k+1])}
 	}
 	return scoreLines(th, v.scores.scores, scenario.ScoreTerm(v.run.s.header.Scenario), v.w, v.me)

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/files"
 	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
@@ -17,7 +20,7 @@ import (
 type runSpec struct {
 	Scenario string
 	Strategy string
-	Params   scenario.Params
+	Params   event.Params
 	Seed     uint64
 	Speed    float64          // the embedded clock's opening speed
 	Faults   []scenario.Timed // planned (a schedule's, or pressed before a restart)
@@ -30,12 +33,12 @@ type runSpec struct {
 // session is one run on screen: live (with its store) or replayed.
 type session struct {
 	spec    runSpec
-	header  scenario.Header
-	log     *scenario.Log
+	header  event.Header
+	log     *event.Log
 	run     *scenario.Run
 	store   *store.Store
 	events  *files.Output
-	summary *scenario.Summary
+	summary *check.Summary
 	replay  string            // the file, when replaying
 	loading *scenario.Loading // a replay still being read, until it is done
 	loadErr error             // what stopped a replay's reading early
@@ -63,7 +66,7 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 	if spec.Manual {
 		lanes := make([]string, spec.Params.Workers)
 		for i := range lanes {
-			lanes[i] = scenario.WorkerName(int32(i))
+			lanes[i] = check.WorkerName(int32(i))
 		}
 		s.man = newManual(lanes, spec.From, spec.Level)
 		cfg.Steer = s.man.steer
@@ -187,7 +190,7 @@ func (s *session) save(path string) error {
 		return err
 	}
 	defer f.Discard() // unless closed complete
-	w, err := scenario.NewWriter(f, s.header)
+	w, err := check.NewWriter(f, s.header)
 	if err != nil {
 		return err
 	}
@@ -195,7 +198,7 @@ func (s *session) save(path string) error {
 	if err := w.Write(evs); err != nil {
 		return err
 	}
-	var sum *scenario.Summary
+	var sum *check.Summary
 	if s.finished() {
 		sum = s.summary
 	}

@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -38,11 +39,11 @@ func waitGraph(th *themes.Theme, tl *timeline.Timeline, k, width, rows int) []st
 		if len(out) >= rows {
 			break
 		}
-		line := th.Worker(int(t)).Render(scenario.WorkerName(t)) + th.Muted.Render(" ◀ ")
+		line := th.Worker(int(t)).Render(check.WorkerName(t)) + th.Muted.Render(" ◀ ")
 		ws := by[t]
 		shown := 0
 		for _, w := range ws {
-			name := scenario.WorkerName(w)
+			name := check.WorkerName(w)
 			if ansiWidth(line)+len(name)+8 > width {
 				break
 			}
@@ -64,7 +65,7 @@ func waitGraph(th *themes.Theme, tl *timeline.Timeline, k, width, rows int) []st
 func ring(th *themes.Theme, cyc []int32, width int) []string {
 	var names []string
 	for _, w := range cyc {
-		names = append(names, scenario.WorkerName(w))
+		names = append(names, check.WorkerName(w))
 	}
 	body := strings.Join(names, " ─▶ ")
 	top := "┌▶ " + body + " ─┐"

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -39,10 +41,10 @@ type collector struct {
 // inbox is one attendee's events not yet appended.
 type inbox struct {
 	a     Attendee
-	evs   []scenario.Event // T: server µs
-	mark  int64            // server µs: nothing earlier is still to come
-	ended bool             // sent its last event, or gone
-	done  []bool           // by worker: its outcome is in
+	evs   []event.Event // T: server µs
+	mark  int64         // server µs: nothing earlier is still to come
+	ended bool          // sent its last event, or gone
+	done  []bool        // by worker: its outcome is in
 	heard time.Time
 	key   []byte // its batches' HMAC key this round (nil: it has none, all refused)
 	n     int64  // the last batch taken: batches count from 1
@@ -157,7 +159,7 @@ func (c *collector) take(e entry) {
 		if len(line) == 0 {
 			continue
 		}
-		e, err := scenario.DecodeEvent(line)
+		e, err := event.DecodeEvent(line)
 		if err != nil || e.Worker < 0 || int(e.Worker) >= in.a.Workers {
 			continue // an attendee's word is not trusted blindly
 		}
@@ -184,7 +186,7 @@ func (c *collector) refuse(reason string, in *inbox, size int64) {
 	first := c.refused.add(reason, name)
 	c.mu.Unlock()
 	if first {
-		c.run.Log.EmitAt(scenario.Event{Kind: scenario.KindBeat, Worker: scenario.System, Code: BeatRefused, Msg: firstLine(reason, name, size)})
+		c.run.Log.EmitAt(event.Event{Kind: event.KindBeat, Worker: event.System, Code: BeatRefused, Msg: firstLine(reason, name, size)})
 	}
 }
 
@@ -236,7 +238,7 @@ func (c *collector) checkPresence(ctx context.Context) {
 		c.h.setGone(name)
 		for w, d := range in.done {
 			if !d {
-				in.evs = append(in.evs, scenario.Event{Kind: scenario.KindCrash, Worker: int32(w),
+				in.evs = append(in.evs, event.Event{Kind: event.KindCrash, Worker: int32(w),
 					T: time.Duration(at) * time.Microsecond, Msg: name + " disconnected"})
 			}
 		}
@@ -286,21 +288,21 @@ func (c *collector) release(flush bool) {
 
 // append adds one remote event to the host's log: its lane renumbered, its
 // times moved from the server's clock onto the host's.
-func (c *collector) append(in *inbox, e scenario.Event) {
-	if e.Kind == scenario.KindDone {
+func (c *collector) append(in *inbox, e event.Event) {
+	if e.Kind == event.KindDone {
 		in.done[e.Worker] = true
 	}
 	e.Worker += int32(in.a.First)
-	if e.Has&scenario.HasPeer != 0 && e.Peer >= 0 && int(e.Peer) < in.a.Workers {
+	if e.Has&event.HasPeer != 0 && e.Peer >= 0 && int(e.Peer) < in.a.Workers {
 		e.Peer += int32(in.a.First)
 	}
 	switch {
-	case e.Kind == scenario.KindAcquired && e.Token != "":
+	case e.Kind == event.KindAcquired && e.Token != "":
 		if c.tokens == nil {
 			c.tokens = map[string]int32{}
 		}
 		c.tokens[e.Token] = e.Worker
-	case e.Kind == scenario.KindWait && e.Has&scenario.HasPeer == 0 && e.Token != "":
+	case e.Kind == event.KindWait && e.Has&event.HasPeer == 0 && e.Token != "":
 		if w, ok := c.tokens[e.Token]; ok {
 			e = e.WithPeer(w)
 			e.Token = ""
@@ -308,7 +310,7 @@ func (c *collector) append(in *inbox, e scenario.Event) {
 	}
 	c.locks.fold(in, e.Worker, &e)
 	e.T = c.onHost(in.at(e.T))
-	if e.Has&scenario.HasCall != 0 {
+	if e.Has&event.HasCall != 0 {
 		e.Call = c.onHost(in.at(e.Call))
 	}
 	c.run.Log.EmitAt(e)

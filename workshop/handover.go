@@ -3,7 +3,7 @@ package workshop
 import (
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
 )
 
 // Lock hand-overs between machines are ordered by cause, not by clock.
@@ -40,8 +40,8 @@ type handovers struct {
 func (in *inbox) at(t time.Duration) time.Duration { return t + in.shift }
 
 // sent is when e's operation was sent, else e's time.
-func sentAt(e *scenario.Event) time.Duration {
-	if e.Has&scenario.HasCall != 0 {
+func sentAt(e *event.Event) time.Duration {
+	if e.Has&event.HasCall != 0 {
 		return e.Call
 	}
 	return e.T
@@ -49,8 +49,8 @@ func sentAt(e *scenario.Event) time.Duration {
 
 // waits reports whether e, in's next event, must wait for a lock held by
 // another attendee's worker to be released first.
-func (h *handovers) waits(in *inbox, e *scenario.Event) bool {
-	if e.Kind != scenario.KindAcquired || e.Token == "" {
+func (h *handovers) waits(in *inbox, e *event.Event) bool {
+	if e.Kind != event.KindAcquired || e.Token == "" {
 		return false
 	}
 	o, ok := h.held[e.Res]
@@ -64,12 +64,12 @@ func (h *handovers) waits(in *inbox, e *scenario.Event) bool {
 
 // fold updates the holders with e, appended as the host's lane w, and
 // moves in's stamps after the release that e's acquire observed.
-func (h *handovers) fold(in *inbox, w int32, e *scenario.Event) {
+func (h *handovers) fold(in *inbox, w int32, e *event.Event) {
 	if h.held == nil {
 		h.held, h.free = map[string]holding{}, map[string]freed{}
 	}
 	switch e.Kind {
-	case scenario.KindAcquired:
+	case event.KindAcquired:
 		if e.Token == "" {
 			return
 		}
@@ -77,17 +77,17 @@ func (h *handovers) fold(in *inbox, w int32, e *scenario.Event) {
 			in.shift += f.sent - in.at(e.T)
 		}
 		h.held[e.Res] = holding{in: in, worker: w, until: in.at(sentAt(e)) + e.TTL}
-	case scenario.KindRenewed:
-		if o, ok := h.held[e.Res]; ok && o.worker == w && e.Has&scenario.HasTTL != 0 {
+	case event.KindRenewed:
+		if o, ok := h.held[e.Res]; ok && o.worker == w && e.Has&event.HasTTL != 0 {
 			o.until = max(o.until, in.at(sentAt(e))+e.TTL)
 			h.held[e.Res] = o
 		}
-	case scenario.KindRelease, scenario.KindReleaseFailed, scenario.KindLockLost:
+	case event.KindRelease, event.KindReleaseFailed, event.KindLockLost:
 		if o, ok := h.held[e.Res]; ok && o.worker == w {
 			delete(h.held, e.Res)
 			h.free[e.Res] = freed{in: in, sent: in.at(sentAt(e))}
 		}
-	case scenario.KindCrash, scenario.KindDone:
+	case event.KindCrash, event.KindDone:
 		for res, o := range h.held {
 			if o.worker == w {
 				delete(h.held, res)

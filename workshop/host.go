@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
@@ -23,7 +25,7 @@ type HostConfig struct {
 	Room     string
 	Scenario string
 	Strategy string
-	Params   scenario.Params // Workers is ignored: the attendees bring theirs
+	Params   event.Params // Workers is ignored: the attendees bring theirs
 	Seed     uint64
 	Tool     string
 	Lead     time.Duration // how far ahead a round starts (default DefaultLead)
@@ -177,8 +179,8 @@ func (h *Host) Open(ctx context.Context) (*scenario.Run, *Round, error) {
 		first += a.Workers
 		r.Attendees = append(r.Attendees, a)
 	}
-	if first > scenario.MaxWorkers {
-		return nil, nil, fmt.Errorf("%d workers in all: at most %d fit one round; ask attendees for fewer --workers", first, scenario.MaxWorkers)
+	if first > event.MaxWorkers {
+		return nil, nil, fmt.Errorf("%d workers in all: at most %d fit one round; ask attendees for fewer --workers", first, event.MaxWorkers)
 	}
 	r.Params.Workers = first
 	if err := h.clk.Sync(ctx, h.room.Client()); err != nil {

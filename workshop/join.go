@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
@@ -255,13 +257,13 @@ type forwarder struct {
 	round    string // the round's ID
 	mac      []byte // this attendee's batch key this round
 	name     string
-	log      *scenario.Log
+	log      *event.Log
 	toServer func(time.Duration) time.Duration
 	syncErr  time.Duration // how far the stamps may be off the server's clock
 	cursor   int
 	n        int64 // batches sent
 	sent     time.Time
-	buf      []scenario.Event
+	buf      []event.Event
 	b        []byte
 }
 
@@ -284,12 +286,12 @@ func (f *forwarder) flush(ctx context.Context, end bool) error {
 	for i := range f.buf {
 		e := &f.buf[i]
 		e.T = f.toServer(e.T)
-		if e.Has&scenario.HasCall != 0 {
+		if e.Has&event.HasCall != 0 {
 			e.Call = f.toServer(e.Call)
 		}
 		e.Res, e.Token, e.Code, e.Msg = cut(e.Res), cut(e.Token), cut(e.Code), cut(e.Msg)
 		n := len(f.b)
-		f.b = append(scenario.AppendJSON(f.b, e), '\n')
+		f.b = append(event.AppendJSON(f.b, e), '\n')
 		if len(f.b) > batchRoom {
 			// The events so far go now, with no watermark: the rest of
 			// this flush is still to come.

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 )
 
@@ -74,10 +77,10 @@ type roundResult struct {
 	N            int               `json:"n"`
 	Scenario     string            `json:"scenario"`
 	Strategy     string            `json:"strategy"`
-	Params       scenario.Params   `json:"params"`
+	Params       event.Params      `json:"params"`
 	Seed         uint64            `json:"seed"`
 	Verdict      string            `json:"verdict"`
-	Summary      *scenario.Summary `json:"summary"`
+	Summary      *check.Summary    `json:"summary"`
 	Participants []scenario.Score  `json:"participants"`
 	Events       []json.RawMessage `json:"events"`
 }
@@ -98,7 +101,7 @@ func Collect(room string, runs []*scenario.Run) *Results {
 		rr := roundResult{N: i + 1, Scenario: r.Header.Scenario, Strategy: r.Header.Strategy, Params: r.Header.Params, Seed: r.Header.Seed,
 			Verdict: sum.Verdict, Summary: sum, Participants: scenario.Scores(r.Header, evs)}
 		for j := range evs {
-			rr.Events = append(rr.Events, json.RawMessage(scenario.AppendJSON(nil, &evs[j])))
+			rr.Events = append(rr.Events, json.RawMessage(event.AppendJSON(nil, &evs[j])))
 		}
 		res.Rounds = append(res.Rounds, rr)
 	}

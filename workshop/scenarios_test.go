@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 )
@@ -15,7 +17,7 @@ import (
 // playRound hosts one round of sc in room on url with the joiners (by
 // default alice with 2 workers and bob with 1, his clock 3 s ahead) and
 // returns its run, ended, once every worker has an outcome.
-func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.Params), joiners ...JoinConfig) *scenario.Run {
+func playRound(t *testing.T, url, room, sc, strategy string, set func(*event.Params), joiners ...JoinConfig) *scenario.Run {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang fails, it does not time a run
 	defer cancel()
@@ -65,7 +67,7 @@ func playRound(t *testing.T, url, room, sc, strategy string, set func(*scenario.
 	}
 	done := map[int32]bool{}
 	for _, e := range run.Log.Events() {
-		if e.Kind == scenario.KindDone {
+		if e.Kind == event.KindDone {
 			done[e.Worker] = true
 		}
 	}
@@ -83,7 +85,7 @@ func TestJoinableScenarios(t *testing.T) {
 	t.Parallel()
 	srv := storetest.Start(t)
 	t.Run("retry", func(t *testing.T) {
-		run := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *scenario.Params) { p.Stock = 2 })
+		run := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *event.Params) { p.Stock = 2 })
 		s := run.Summary()
 		if s.Successes != 2 || s.FinalStock != 0 || s.Overlaps != 0 {
 			t.Fatalf("%d sold of 2, final stock %d, %d overlap(s): %s", s.Successes, s.FinalStock, s.Overlaps, s.Verdict)
@@ -99,9 +101,9 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "credits", 1) // three deliveries answered 200, one credit
 	})
 	t.Run("queue-double", func(t *testing.T) {
-		run := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *scenario.Params) {
-			p.TTL, p.Work = scenario.Millis(300*time.Millisecond), scenario.Millis(600*time.Millisecond)
-			p.RetryBase = scenario.Millis(50 * time.Millisecond)
+		run := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *event.Params) {
+			p.TTL, p.Work = event.Millis(300*time.Millisecond), event.Millis(600*time.Millisecond)
+			p.RetryBase = event.Millis(50 * time.Millisecond)
 		})
 		s := run.Summary()
 		if s.Duplicates != 0 {
@@ -109,15 +111,15 @@ func TestJoinableScenarios(t *testing.T) {
 		}
 		runs := 0
 		for _, e := range run.Log.Events() {
-			if e.Kind == scenario.KindWorkStart {
+			if e.Kind == event.KindWorkStart {
 				runs++
 			}
 		}
 		scored(t, run, "jobs run", runs) // the job ran again when its reservation lapsed; its effect did not
 	})
 	t.Run("deadlock", func(t *testing.T) {
-		run := playRound(t, srv.URL, "ring", "deadlock", "safe", func(p *scenario.Params) {
-			p.TTL, p.Work = scenario.Millis(2*time.Second), scenario.Millis(time.Second)
+		run := playRound(t, srv.URL, "ring", "deadlock", "safe", func(p *event.Params) {
+			p.TTL, p.Work = event.Millis(2*time.Second), event.Millis(time.Second)
 		})
 		s := run.Summary()
 		scored(t, run, "completed", s.Successes)
@@ -126,7 +128,7 @@ func TestJoinableScenarios(t *testing.T) {
 		}
 		// Every wait names its holder, the holders on the other machine too.
 		for _, e := range run.Log.Events() {
-			if e.Kind == scenario.KindWait && e.Has&scenario.HasPeer == 0 {
+			if e.Kind == event.KindWait && e.Has&event.HasPeer == 0 {
 				t.Fatalf("%s waits for %s without its holder", run.Header.Lanes[e.Worker], e.Res)
 			}
 		}
@@ -154,7 +156,7 @@ func scored(t *testing.T, run *scenario.Run, term string, n int) {
 	// it (alice/2), never its index (w01).
 	bare := regexp.MustCompile(`\bw\d\d\b`)
 	for _, e := range run.Log.Events() {
-		if (e.Kind == scenario.KindViolation || e.Kind == scenario.KindDeadlock) && bare.MatchString(e.Msg) {
+		if (e.Kind == event.KindViolation || e.Kind == event.KindDeadlock) && bare.MatchString(e.Msg) {
 			t.Fatalf("%s: %s names a worker by its index: %q", run.Header.Scenario, e.Kind, e.Msg)
 		}
 	}

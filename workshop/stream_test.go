@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 	"github.com/redis/go-redis/v9"
@@ -30,7 +32,7 @@ func hostile(t *testing.T, url, room string, before func(rc *redis.Client), duri
 	p.Stock, p.Retry, p.MaxRetries = 2, "full-jitter", 200
 	// Each sale holds the lock a while: the round lasts long enough for
 	// what a test writes into its stream meanwhile to be read by the host.
-	p.Delay = scenario.Millis(300 * time.Millisecond)
+	p.Delay = event.Millis(300 * time.Millisecond)
 	h, err := OpenHost(ctx, HostConfig{URL: url, Room: room, Scenario: "oversell", Strategy: "safe", Params: p, Seed: 3, Lead: 400 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +90,7 @@ func alices(run *scenario.Run) scenario.Score {
 func refusedBeats(run *scenario.Run) []string {
 	var out []string
 	for _, e := range run.Log.Events() {
-		if e.Kind == scenario.KindBeat && e.Code == BeatRefused {
+		if e.Kind == event.KindBeat && e.Code == BeatRefused {
 			out = append(out, e.Msg)
 		}
 	}

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/redis/go-redis/v9"
 )
@@ -89,16 +91,16 @@ type Attendee struct {
 
 // Round is what the host publishes for joiners.
 type Round struct {
-	Host      string          `json:"host"` // the hosting's id: N counts from 1 in each
-	N         int             `json:"n"`
-	ID        string          `json:"id"`       // the round's own: random, named by its batches
-	HostKey   string          `json:"host_key"` // the host's public key (see auth.go)
-	Scenario  string          `json:"scenario"`
-	Strategy  string          `json:"strategy"`
-	Params    scenario.Params `json:"params"`
-	Seed      uint64          `json:"seed"`
-	Start     int64           `json:"start_us"` // on the Redis server's clock
-	Attendees []Attendee      `json:"attendees"`
+	Host      string       `json:"host"` // the hosting's id: N counts from 1 in each
+	N         int          `json:"n"`
+	ID        string       `json:"id"`       // the round's own: random, named by its batches
+	HostKey   string       `json:"host_key"` // the host's public key (see auth.go)
+	Scenario  string       `json:"scenario"`
+	Strategy  string       `json:"strategy"`
+	Params    event.Params `json:"params"`
+	Seed      uint64       `json:"seed"`
+	Start     int64        `json:"start_us"` // on the Redis server's clock
+	Attendees []Attendee   `json:"attendees"`
 }
 
 // id tells rounds apart across hosts.
@@ -215,7 +217,7 @@ func (r *Round) check() error {
 		return fmt.Errorf("%d attendees; a room holds at most %d", len(r.Attendees), MaxAttendees)
 	}
 	for _, a := range r.Attendees {
-		if !nameRE.MatchString(a.Name) || a.Workers < 1 || a.Workers > MaxWorkers || a.First < 0 || a.First > scenario.MaxWorkers {
+		if !nameRE.MatchString(a.Name) || a.Workers < 1 || a.Workers > MaxWorkers || a.First < 0 || a.First > event.MaxWorkers {
 			return fmt.Errorf("an attendee is not one this locklab names")
 		}
 	}

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/store/storetest"
 )
 
@@ -32,7 +33,7 @@ func waitLobby(t *testing.T, h *Host, n int) {
 func TestRoundInProcess(t *testing.T) {
 	t.Parallel()
 	srv := storetest.Start(t)
-	run := playRound(t, srv.URL, "t", "oversell", "safe", func(p *scenario.Params) {
+	run := playRound(t, srv.URL, "t", "oversell", "safe", func(p *event.Params) {
 		p.Stock, p.Retry, p.MaxRetries = 3, "full-jitter", 50
 	}, JoinConfig{Name: "alice", Workers: 2}, JoinConfig{Name: "bob", Workers: 3, Skew: 4 * time.Second})
 	evs := run.Log.Events()

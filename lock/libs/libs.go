@@ -27,10 +27,10 @@ import (
 // Versions are the libraries' pinned versions (go.mod), for the docs.
 const Versions = "github.com/bsm/redislock v0.9.4, github.com/go-redsync/redsync/v4 v4.18.1"
 
-// WallClock says why a strategy keeps real time, or "" if it does not.
+// WallClock says why a strategy keeps real time (its traits say its code
+// reads the wall clock), or "" if it does not.
 func WallClock(strategy string) string {
-	switch strategy {
-	case "redislock", "redsync", "redsync-quorum":
+	if info, ok := lock.Lookup(strategy); ok && info.Traits.WallClock {
 		return strategy + " reads the wall clock (its deadlines and validity), which a simulation cannot move"
 	}
 	return ""
@@ -40,7 +40,7 @@ func WallClock(strategy string) string {
 // calls it once.
 func Register() {
 	single := trait.Traits{Server: lock.ServerRedis, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom,
-		Renewal: trait.RenewalNone, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}
+		Renewal: trait.RenewalNone, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true, WallClock: true}
 	lock.Register(lock.Info{Name: "redislock", Doc: "github.com/bsm/redislock v0.9.4, unmodified: Obtain (SET NX PX in Lua), Release (compare-and-delete)", Traits: single},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			c, err := clientOf(s, 0)

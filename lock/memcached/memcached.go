@@ -18,7 +18,7 @@ import (
 func Register() {
 	lock.Register(lock.Info{Name: "memcached-add", Doc: "memcached add key token (only if absent), expiry in whole seconds; release deletes only if the CAS value is still the holder's",
 		Traits: trait.Traits{Server: lock.ServerMemcached, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
-			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},
+			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true, OwnClock: true}},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			if s.Conn == nil {
 				return nil, &store.NotConfiguredError{Kind: store.ServerMemcached}

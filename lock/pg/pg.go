@@ -49,7 +49,7 @@ func Register() {
 		trait.Traits{Expiry: trait.ExpiryNone, Token: trait.TokenNone, Renewal: trait.RenewalNone, Nodes: one, Cell: true, Optimistic: true},
 		func(d *db, o lock.Options) lock.Locker { return &Optimistic{strategy{kit: lock.NewKit(o), db: d}} })
 	reg("pg-table", "a lock row with owner and expiry; an upsert wins only over an expired row",
-		trait.Traits{Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone, Unit: 1, Nodes: one, Excludes: true},
+		trait.Traits{Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone, Unit: 1, Nodes: one, Excludes: true, OwnClock: true},
 		func(d *db, o lock.Options) lock.Locker { return &Table{strategy{kit: lock.NewKit(o), db: d}} })
 }
 

@@ -85,6 +85,19 @@ type Traits struct {
 	// Optimistic: no lock is taken; a write is refused if anyone wrote
 	// since the read.
 	Optimistic bool `json:"optimistic,omitempty"`
+	// ReleaseAny: release deletes the lock whoever holds it (no token is
+	// compared).
+	ReleaseAny bool `json:"release_any,omitempty"`
+	// OwnClock: the server keeps the expiry on its own clock (a row's
+	// expiry in the database, memcached's seconds), which the run's log
+	// does not show: the lock may be held until it is released.
+	OwnClock bool `json:"own_clock,omitempty"`
+	// Queued: waiters queue, and a try is refused while another waiter is
+	// first, even with nobody holding the lock (etcd's mutex).
+	Queued bool `json:"queued,omitempty"`
+	// WallClock: the lock's code reads the wall clock (its deadlines and
+	// validity), which a simulation cannot move.
+	WallClock bool `json:"wall_clock,omitempty"`
 }
 
 // Millis is a duration written as whole milliseconds.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
@@ -69,7 +71,7 @@ func liveRound(t *testing.T, stop <-chan struct{}) *scenario.Run {
 				return ctx.Err()
 			case <-time.After(5 * time.Millisecond):
 			}
-			run.Log.EmitAt(scenario.Event{Kind: scenario.KindAttempt, Worker: int32(i % 3), Res: "lock:stock",
+			run.Log.EmitAt(event.Event{Kind: event.KindAttempt, Worker: int32(i % 3), Res: "lock:stock",
 				T: time.Duration(i) * time.Millisecond})
 		}
 	}

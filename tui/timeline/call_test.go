@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -17,15 +18,15 @@ func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 // over at 52ms, w00's lane lets go there too, and w00's lock counted its
 // TTL from when its acquire was sent.
 func TestLockLaneDrawsOperationsWhereTheyRan(t *testing.T) {
-	l := scenario.NewLog(nil, nil)
-	add := func(e scenario.Event) { l.Append(e) }
-	add(scenario.Event{T: 0, Worker: 0, Kind: scenario.KindAttempt, Res: "lock:x"})
-	add(scenario.Event{T: ms(5), Worker: 0, Kind: scenario.KindAcquired, Res: "lock:x", TTL: ms(100), Has: scenario.HasTTL}.WithCall(0))
-	add(scenario.Event{T: ms(5), Worker: 0, Kind: scenario.KindWorkStart, Res: "x"})
-	add(scenario.Event{T: ms(50), Worker: 0, Kind: scenario.KindWorkEnd, Res: "x"})
-	add(scenario.Event{T: ms(52), Worker: 1, Kind: scenario.KindAttempt, Res: "lock:x"})
-	add(scenario.Event{T: ms(55), Worker: 1, Kind: scenario.KindAcquired, Res: "lock:x", TTL: ms(100), Has: scenario.HasTTL}.WithCall(ms(52)))
-	add(scenario.Event{T: ms(60), Worker: 0, Kind: scenario.KindRelease, Res: "lock:x"}.WithOK(true).WithCall(ms(50)))
+	l := event.NewLog(nil, nil)
+	add := func(e event.Event) { l.Append(e) }
+	add(event.Event{T: 0, Worker: 0, Kind: event.KindAttempt, Res: "lock:x"})
+	add(event.Event{T: ms(5), Worker: 0, Kind: event.KindAcquired, Res: "lock:x", TTL: ms(100), Has: event.HasTTL}.WithCall(0))
+	add(event.Event{T: ms(5), Worker: 0, Kind: event.KindWorkStart, Res: "x"})
+	add(event.Event{T: ms(50), Worker: 0, Kind: event.KindWorkEnd, Res: "x"})
+	add(event.Event{T: ms(52), Worker: 1, Kind: event.KindAttempt, Res: "lock:x"})
+	add(event.Event{T: ms(55), Worker: 1, Kind: event.KindAcquired, Res: "lock:x", TTL: ms(100), Has: event.HasTTL}.WithCall(ms(52)))
+	add(event.Event{T: ms(60), Worker: 0, Kind: event.KindRelease, Res: "lock:x"}.WithOK(true).WithCall(ms(50)))
 	tl := timeline.New(2)
 	tl.Catch(l)
 	spans, _ := tl.LockAt(tl.Locks[0], tl.N-1)
@@ -43,19 +44,19 @@ func TestLockLaneDrawsOperationsWhereTheyRan(t *testing.T) {
 // calls, the lock lane's changes are in time order, each within its
 // operation's interval or after the change before it.
 func TestLockLaneNeverGoesBack(t *testing.T) {
-	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindAcquired, scenario.KindDenied, scenario.KindRelease,
-		scenario.KindRenewed, scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindReleaseFailed}
+	kinds := []event.Kind{event.KindAttempt, event.KindAcquired, event.KindDenied, event.KindRelease,
+		event.KindRenewed, event.KindWorkStart, event.KindWorkEnd, event.KindReleaseFailed}
 	for seed := range uint64(30) {
 		rng := mrand.New(mrand.NewPCG(seed, 9))
-		l := scenario.NewLog(nil, nil)
+		l := event.NewLog(nil, nil)
 		var at time.Duration
 		for range 3000 {
 			at += time.Duration(rng.IntN(4000)) * time.Microsecond
-			e := scenario.Event{T: at, Worker: int32(rng.IntN(4)), Kind: kinds[rng.IntN(len(kinds))], Res: "lock:x"}
-			if e.Kind == scenario.KindAcquired || e.Kind == scenario.KindRenewed {
-				e.TTL, e.Has = time.Duration(rng.IntN(50)+1)*time.Millisecond, scenario.HasTTL
+			e := event.Event{T: at, Worker: int32(rng.IntN(4)), Kind: kinds[rng.IntN(len(kinds))], Res: "lock:x"}
+			if e.Kind == event.KindAcquired || e.Kind == event.KindRenewed {
+				e.TTL, e.Has = time.Duration(rng.IntN(50)+1)*time.Millisecond, event.HasTTL
 			}
-			if e.Kind == scenario.KindDenied {
+			if e.Kind == event.KindDenied {
 				e.Msg = "held"
 			}
 			if rng.IntN(4) > 0 {

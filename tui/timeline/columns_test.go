@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -51,11 +52,11 @@ func columnsByWalk(tl *timeline.Timeline, w, k int, now, span time.Duration, col
 
 // randomLog is a lock fight among a few workers with bursts (many events
 // at one instant), long gaps, pauses, crashes, violations and outcomes.
-func randomLog(rng *mrand.Rand, n, workers int, unit time.Duration, steps int) *scenario.Log {
-	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff, scenario.KindAcquired,
-		scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindRelease, scenario.KindPause, scenario.KindResume,
-		scenario.KindAttempt, scenario.KindWorkStart, scenario.KindWorkEnd}
-	l := scenario.NewLog(nil, nil)
+func randomLog(rng *mrand.Rand, n, workers int, unit time.Duration, steps int) *event.Log {
+	kinds := []event.Kind{event.KindAttempt, event.KindDenied, event.KindBackoff, event.KindAcquired,
+		event.KindWorkStart, event.KindWorkEnd, event.KindRelease, event.KindPause, event.KindResume,
+		event.KindAttempt, event.KindWorkStart, event.KindWorkEnd}
+	l := event.NewLog(nil, nil)
 	var at time.Duration
 	for range n {
 		switch r := rng.IntN(100); {
@@ -66,14 +67,14 @@ func randomLog(rng *mrand.Rand, n, workers int, unit time.Duration, steps int) *
 		default:
 			at += time.Duration(rng.IntN(steps)) * unit
 		}
-		e := scenario.Event{T: at, Worker: int32(rng.IntN(workers)), Kind: kinds[rng.IntN(len(kinds))], Res: "lock:x"}
+		e := event.Event{T: at, Worker: int32(rng.IntN(workers)), Kind: kinds[rng.IntN(len(kinds))], Res: "lock:x"}
 		switch rng.IntN(400) {
 		case 0:
-			e.Kind = scenario.KindViolation
+			e.Kind = event.KindViolation
 		case 1:
-			e.Kind = scenario.KindCrash
+			e.Kind = event.KindCrash
 		case 2:
-			e.Kind, e.OK, e.Has = scenario.KindDone, rng.IntN(2) == 0, scenario.HasOK
+			e.Kind, e.OK, e.Has = event.KindDone, rng.IntN(2) == 0, event.HasOK
 		}
 		l.Append(e)
 	}
@@ -135,13 +136,13 @@ func BenchmarkColumns(b *testing.B) {
 	for _, n := range []int{10_000, 250_000, 1_000_000} {
 		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
 			rng := mrand.New(mrand.NewPCG(1, 2))
-			l := scenario.NewLog(nil, nil)
+			l := event.NewLog(nil, nil)
 			var at time.Duration
-			kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff, scenario.KindAcquired,
-				scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindRelease}
+			kinds := []event.Kind{event.KindAttempt, event.KindDenied, event.KindBackoff, event.KindAcquired,
+				event.KindWorkStart, event.KindWorkEnd, event.KindRelease}
 			for i := range n {
 				at += time.Duration(rng.IntN(40)+1) * time.Microsecond
-				l.Append(scenario.Event{T: at, Worker: int32(rng.IntN(64)), Kind: kinds[i%len(kinds)], Res: "lock:x"})
+				l.Append(event.Event{T: at, Worker: int32(rng.IntN(64)), Kind: kinds[i%len(kinds)], Res: "lock:x"})
 			}
 			tl := timeline.New(64)
 			tl.Catch(l)

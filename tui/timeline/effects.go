@@ -3,7 +3,8 @@ package timeline
 import (
 	"strings"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 )
 
 // Effect is a write to a resource whose effect is allowed once (a credit,
@@ -17,26 +18,26 @@ type Effect struct {
 }
 
 // foldEffect records writes to once-only resources and entries.
-func (tl *Timeline) foldEffect(seq int64, e *scenario.Event) {
+func (tl *Timeline) foldEffect(seq int64, e *event.Event) {
 	switch e.Kind {
-	case scenario.KindInit:
-		if e.Code == scenario.LimitOnce {
+	case event.KindInit:
+		if e.Code == check.LimitOnce {
 			if tl.once == nil {
 				tl.once = map[string]bool{}
 			}
 			tl.once[e.Res] = true
 			tl.OnceRes = append(tl.OnceRes, e.Res)
 		}
-	case scenario.KindWrite:
-		if tl.once[e.Res] && (e.Has&scenario.HasOK == 0 || e.OK) {
+	case event.KindWrite:
+		if tl.once[e.Res] && (e.Has&event.HasOK == 0 || e.OK) {
 			tl.Applied = append(tl.Applied, Effect{seq, e.Res, e.Worker, e.Msg})
 		}
-	case scenario.KindRelease:
+	case event.KindRelease:
 		// A resource, not a lock, released: a job deleted when done.
 		if len(tl.once) > 0 && !strings.HasPrefix(e.Res, "lock:") && !strings.HasPrefix(e.Res, "reserved:") && e.OK {
 			tl.Finished = append(tl.Finished, Effect{seq, e.Res, e.Worker, e.Msg})
 		}
-	case scenario.KindWorkStart:
+	case event.KindWorkStart:
 		if len(tl.once) > 0 {
 			tl.Entered = append(tl.Entered, Effect{seq, e.Res, e.Worker, ""})
 		}

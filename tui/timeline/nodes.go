@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
 )
 
 // NodeState is what a Redis node is doing.
@@ -61,8 +61,8 @@ func (n Node) HolderAt(now time.Duration) int32 {
 }
 
 // foldNode records what e says about a node, if anything.
-func (tl *Timeline) foldNode(seq int64, e *scenario.Event) {
-	if e.Has&scenario.HasNode == 0 || e.Node < 0 || e.Node > 64 {
+func (tl *Timeline) foldNode(seq int64, e *event.Event) {
+	if e.Has&event.HasNode == 0 || e.Node < 0 || e.Node > 64 {
 		return
 	}
 	for len(tl.nodes) <= int(e.Node) {
@@ -71,19 +71,19 @@ func (tl *Timeline) foldNode(seq int64, e *scenario.Event) {
 	n := tl.nodes[e.Node]
 	n.Seq, n.T = seq, e.T
 	switch e.Kind {
-	case scenario.KindNodeDown:
+	case event.KindNodeDown:
 		n.State = NodeStopped
 		if strings.Contains(e.Msg, " paused") {
 			n.State = NodePaused
 		}
-	case scenario.KindNodeUp:
+	case event.KindNodeUp:
 		n.State = NodeUp
 		if strings.Contains(e.Msg, "empty") {
 			n.Holder = -1
 		}
-	case scenario.KindFailover:
+	case event.KindFailover:
 		n.State, n.Holder = NodeFailedOver, -1 // the replica missed the last writes
-	case scenario.KindBeat:
+	case event.KindBeat:
 		if by, over, ok := slewOf(e.Msg); ok {
 			n.Offset = n.OffsetAt(e.T) // a slew in progress keeps what it gained
 			n.SlewFrom, n.SlewBy, n.SlewOver = e.T, by, over
@@ -98,7 +98,7 @@ func (tl *Timeline) foldNode(seq int64, e *scenario.Event) {
 			return
 		}
 		n.Offset += d
-	case scenario.KindVote:
+	case event.KindVote:
 		if !e.OK {
 			return
 		}
@@ -106,11 +106,11 @@ func (tl *Timeline) foldNode(seq int64, e *scenario.Event) {
 		if e.TTL > 0 {
 			n.Deadline = e.T + n.OffsetAt(e.T) + e.TTL
 		}
-	case scenario.KindRelease, scenario.KindReleaseFailed:
-		if n.Holder == e.Worker && n.Lock == e.Res && (e.Kind == scenario.KindRelease || strings.Contains(e.Msg, "expired")) {
+	case event.KindRelease, event.KindReleaseFailed:
+		if n.Holder == e.Worker && n.Lock == e.Res && (e.Kind == event.KindRelease || strings.Contains(e.Msg, "expired")) {
 			n.Holder = -1
 		}
-		if e.Kind == scenario.KindReleaseFailed {
+		if e.Kind == event.KindReleaseFailed {
 			return
 		}
 	default:
@@ -165,8 +165,8 @@ type ServerLine struct {
 }
 
 // foldServer records a spawned server's announcement.
-func (tl *Timeline) foldServer(seq int64, e *scenario.Event) {
-	if e.Kind != scenario.KindBeat || e.Code != "server" || len(tl.Servers) > 4096 {
+func (tl *Timeline) foldServer(seq int64, e *event.Event) {
+	if e.Kind != event.KindBeat || e.Code != "server" || len(tl.Servers) > 4096 {
 		return
 	}
 	name, _, _ := strings.Cut(e.Msg, " · ")

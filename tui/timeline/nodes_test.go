@@ -4,7 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -13,9 +14,9 @@ import (
 func TestNodeClockSlews(t *testing.T) {
 	tl := timeline.New(2)
 	ms := time.Millisecond
-	for _, e := range []scenario.Event{
-		{Seq: 0, T: 0, Worker: 0, Kind: scenario.KindVote, Node: 2, Has: scenario.HasNode | scenario.HasOK | scenario.HasTTL, OK: true, TTL: 1000 * ms, Res: "lock:J"},
-		{Seq: 1, T: 150 * ms, Worker: scenario.System, Kind: scenario.KindBeat, Node: 2, Has: scenario.HasNode,
+	for _, e := range []event.Event{
+		{Seq: 0, T: 0, Worker: 0, Kind: event.KindVote, Node: 2, Has: event.HasNode | event.HasOK | event.HasTTL, OK: true, TTL: 1000 * ms, Res: "lock:J"},
+		{Seq: 1, T: 150 * ms, Worker: event.System, Kind: event.KindBeat, Node: 2, Has: event.HasNode,
 			Msg: "node 2's clock slews 1s forward over 1s: it runs twice as fast until then"},
 	} {
 		tl.Fold(e)

@@ -3,7 +3,8 @@ package timeline
 import (
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
 )
 
 // What the log says in the order workers learned it, drawn in the order it
@@ -16,8 +17,8 @@ import (
 // change when that came later. The TTL counts from there, as the lock
 // library counts a lock's life from when it was sent. An unstamped event
 // ran at its answer.
-func ranAt(l *Lock, e *scenario.Event) time.Duration {
-	if e.Has&scenario.HasCall == 0 || e.Call >= e.T {
+func ranAt(l *Lock, e *event.Event) time.Duration {
+	if e.Has&event.HasCall == 0 || e.Call >= e.T {
 		return e.T
 	}
 	at := e.Call
@@ -147,4 +148,4 @@ func (tl *Timeline) ViolationsAt(k int) int {
 }
 
 // TallyAt is the run's tally at cursor k: every count a view shows.
-func (tl *Timeline) TallyAt(k int) scenario.Tally { return tl.Tallies.At(k) }
+func (tl *Timeline) TallyAt(k int) check.Tally { return tl.Tallies.At(k) }

@@ -4,24 +4,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock/trait"
-	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
 // keptAlive: w0 holds a lease of 100ms that it keeps alive; its keep-alive
 // due by 140ms comes back late, at 200ms; w1 asks meanwhile. Then end
 // happens to w0 at endMs, and w1 takes the lock at 400ms.
-func keptAlive(end scenario.Kind, endMs int) *timeline.Timeline {
+func keptAlive(end event.Kind, endMs int) *timeline.Timeline {
 	s := &script{}
-	s.at(0, 0, scenario.KindAttempt, "lock:leader")
-	s.at(1, 0, scenario.KindAcquired, "lock:leader").TTL = 100 * time.Millisecond
-	s.at(1, 0, scenario.KindWorkStart, "leader")
-	s.at(40, 0, scenario.KindRenewed, "lock:leader").TTL = 100 * time.Millisecond
-	s.at(180, 1, scenario.KindAttempt, "lock:leader")
-	s.at(200, 0, scenario.KindRenewed, "lock:leader").TTL = 100 * time.Millisecond
+	s.at(0, 0, event.KindAttempt, "lock:leader")
+	s.at(1, 0, event.KindAcquired, "lock:leader").TTL = 100 * time.Millisecond
+	s.at(1, 0, event.KindWorkStart, "leader")
+	s.at(40, 0, event.KindRenewed, "lock:leader").TTL = 100 * time.Millisecond
+	s.at(180, 1, event.KindAttempt, "lock:leader")
+	s.at(200, 0, event.KindRenewed, "lock:leader").TTL = 100 * time.Millisecond
 	s.at(endMs, 0, end, "lock:leader")
-	s.at(400, 1, scenario.KindAcquired, "lock:leader").TTL = 100 * time.Millisecond
+	s.at(400, 1, event.KindAcquired, "lock:leader").TTL = 100 * time.Millisecond
 	tl := timeline.New(2)
 	tl.SetTraits(&trait.Traits{Expiry: trait.ExpiryLease, Renewal: trait.RenewalKeepAlive}, nil)
 	tl.Catch(s.log())
@@ -34,10 +35,10 @@ func keptAlive(end scenario.Kind, endMs int) *timeline.Timeline {
 // deadline: at the deadline; the lock lost after it: then).
 func TestKeptAliveLapsesWhereTheLogSays(t *testing.T) {
 	for _, c := range []struct {
-		end   scenario.Kind
+		end   event.Kind
 		at    int
 		lapse time.Duration
-	}{{scenario.KindPause, 260, 300 * time.Millisecond}, {scenario.KindLockLost, 320, 320 * time.Millisecond}} {
+	}{{event.KindPause, 260, 300 * time.Millisecond}, {event.KindLockLost, 320, 320 * time.Millisecond}} {
 		tl := keptAlive(c.end, c.at)
 		spans, marks := tl.LockAt(tl.Locks[0], tl.N-1)
 		var lapses []time.Duration

@@ -5,18 +5,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/tui/timeline"
 )
 
 // markLog is a fight over two locks with TTLs that lapse (marks dated
 // before the event that finds them), renewals, refused and foreign
 // releases, lost locks, crashes, violations and overlaps.
-func markLog(rng *mrand.Rand, n, workers int) *scenario.Log {
-	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindAcquired, scenario.KindRenewed, scenario.KindRelease,
-		scenario.KindReleaseFailed, scenario.KindLockLost, scenario.KindWorkStart, scenario.KindWorkEnd,
-		scenario.KindWorkEnd, scenario.KindViolation, scenario.KindBeat, scenario.KindDenied}
-	l := scenario.NewLog(nil, nil)
+func markLog(rng *mrand.Rand, n, workers int) *event.Log {
+	kinds := []event.Kind{event.KindAttempt, event.KindAcquired, event.KindRenewed, event.KindRelease,
+		event.KindReleaseFailed, event.KindLockLost, event.KindWorkStart, event.KindWorkEnd,
+		event.KindWorkEnd, event.KindViolation, event.KindBeat, event.KindDenied}
+	l := event.NewLog(nil, nil)
 	var at time.Duration
 	for range n {
 		if rng.IntN(50) == 0 {
@@ -25,15 +26,15 @@ func markLog(rng *mrand.Rand, n, workers int) *scenario.Log {
 			at += time.Duration(rng.IntN(300)) * time.Microsecond
 		}
 		res := []string{"lock:a", "lock:b"}[rng.IntN(2)]
-		e := scenario.Event{T: at, Worker: int32(rng.IntN(workers)), Kind: kinds[rng.IntN(len(kinds))], Res: res}
+		e := event.Event{T: at, Worker: int32(rng.IntN(workers)), Kind: kinds[rng.IntN(len(kinds))], Res: res}
 		switch e.Kind {
-		case scenario.KindAcquired, scenario.KindRenewed:
-			e.TTL, e.Has = time.Duration(1+rng.IntN(20))*time.Millisecond, scenario.HasTTL
-		case scenario.KindWorkStart, scenario.KindWorkEnd:
+		case event.KindAcquired, event.KindRenewed:
+			e.TTL, e.Has = time.Duration(1+rng.IntN(20))*time.Millisecond, event.HasTTL
+		case event.KindWorkStart, event.KindWorkEnd:
 			e.Res = "stock"
 		}
 		if rng.IntN(300) == 0 {
-			e.Kind = scenario.KindCrash
+			e.Kind = event.KindCrash
 		}
 		l.Append(e)
 	}

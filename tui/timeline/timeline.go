@@ -10,8 +10,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock/trait"
-	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 )
 
@@ -242,11 +244,11 @@ type Timeline struct {
 
 	inside map[string][]int32 // who is in each resource's critical section
 	open   map[string]int     // the open overlap of each resource
-	upd    scenario.Updates
+	upd    check.Updates
 
 	// Tallies is the run's tally at every event: the counts every view
 	// shows come from it, and from nowhere else.
-	Tallies *scenario.Tallies
+	Tallies *check.Tallies
 
 	N    int           // events folded
 	Last time.Duration // time of the last event folded
@@ -255,7 +257,7 @@ type Timeline struct {
 // New returns an empty timeline for a run with the given number of workers.
 func New(workers int) *Timeline {
 	tl := &Timeline{Fork: -1, Workers: make([]Worker, max(workers, 0)), lockIdx: map[string]int{}, waiters: map[string][]int32{}, inside: map[string][]int32{},
-		Tallies: scenario.NewTallies()}
+		Tallies: check.NewTallies()}
 	for i := range tl.Workers {
 		tl.Workers[i].waitsFor = -1
 	}
@@ -265,7 +267,7 @@ func New(workers int) *Timeline {
 // Source is what a timeline folds: a scenario.Log.
 type Source interface {
 	Len() int
-	At(i int) scenario.Event
+	At(i int) event.Event
 }
 
 // Catch folds every event of src not folded yet and reports how many.
@@ -301,7 +303,7 @@ func (tl *Timeline) lock(name string) (*Lock, int) {
 }
 
 // Fold folds the next event (its Seq must be tl.N).
-func (tl *Timeline) Fold(e scenario.Event) {
+func (tl *Timeline) Fold(e event.Event) {
 	seq := int64(tl.N)
 	tl.N++
 	tl.Tallies.Add(e)
@@ -317,178 +319,19 @@ func (tl *Timeline) Fold(e scenario.Event) {
 		before = w.state()
 	}
 	switch e.Kind {
-	case scenario.KindInit:
-		if e.Has&scenario.HasStock != 0 && !tl.HasStock {
-			tl.HasStock, tl.Initial = true, e.Stock
-			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
-		}
-	case scenario.KindAttempt:
-		if w != nil {
-			w.pending = themes.Attempting
-			w.asked, w.askedTTL = e.Res, e.TTL
-		}
-	case scenario.KindDenied:
-		if w != nil {
-			w.pending = themes.Waiting
-			w.asked = ""
-			l, _ := tl.lock(e.Res)
-			if e.Msg == "held" { // the key exists: someone holds it
-				tl.inferHolder(l, seq, e.T)
-			}
-			if l.current() != nil && l.current().Holder >= 0 && l.current().Holder != e.Worker {
-				tl.waitFor(seq, e.Worker, l.current().Holder, e.Res)
-			}
-		}
-	case scenario.KindBackoff:
-		if w != nil {
-			w.pending = themes.Waiting
-		}
-		tl.Backoffs = append(tl.Backoffs, Delay{seq, e.Delay})
-	case scenario.KindWait:
-		if e.Has&scenario.HasPeer != 0 {
-			tl.waitFor(seq, e.Worker, e.Peer, e.Res)
-		}
-	case scenario.KindAcquired:
-		if w != nil {
-			w.pending = themes.Idle
-			w.asked = ""
-			w.holds++
-			tl.waitFor(seq, e.Worker, -1, "")
-		}
-		l, i := tl.lock(e.Res)
-		at := ranAt(l, &e)
-		tl.supersede(l, seq, e.Worker, at)
-		tl.takeOver(l, e.Worker, at)
-		ttl := tl.ttlOf(e.Res, &e)
-		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: e.Fence,
-			Forever: ttl == 0 && tl.forever(e.Res), Renewing: tl.renewing(e.Res, e.Worker, ttl)})
-		l.lapsed = -1
-		tl.arm(i)
-		tl.handOver(seq, e.Res, e.Worker)
-	case scenario.KindRenewed:
-		l, i := tl.lock(e.Res)
-		at := ranAt(l, &e)
-		// A renewal that answers after the TTL ran out by the run's clock
-		// (a late keep-alive on a busy machine) says the server still kept
-		// the lock: its holder holds it again.
-		if cur := l.current(); cur != nil && (cur.Holder == e.Worker || cur.Holder == -1 && l.lapsed == e.Worker) {
-			ttl := tl.ttlOf(e.Res, &e)
-			fence := cur.Fence
-			if e.Has&scenario.HasFence != 0 {
-				fence = e.Fence
-			}
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: fence,
-				Forever: ttl == 0 && tl.forever(e.Res), Renewing: tl.renewing(e.Res, e.Worker, ttl)})
-			tl.arm(i)
-		}
-		l.addMark(Mark{seq, at, MarkRenewal, e.Worker})
-	case scenario.KindVote:
-		if e.Has&scenario.HasNode != 0 {
-			l, _ := tl.lock(e.Res)
-			l.Votes = append(l.Votes, Vote{seq, e.Worker, e.Node, e.OK})
-		}
-	case scenario.KindRelease, scenario.KindReleaseFailed:
-		if scenario.IsUndo(&e) {
-			break // a partial acquire's votes freed on a node: nothing was held
-		}
-		if e.Kind == scenario.KindReleaseFailed {
-			if w != nil && w.holds > 0 {
-				w.holds--
-			}
-			l, _ := tl.lock(e.Res)
-			l.addMark(Mark{seq, e.T, MarkReleaseFailed, e.Worker})
-			break
-		}
-		if w != nil && w.holds > 0 {
-			w.holds--
-		}
-		l, _ := tl.lock(e.Res)
-		if cur := l.current(); e.Has&scenario.HasNode != 0 && cur != nil && cur.Holder >= 0 && cur.Holder != e.Worker {
-			break // a stale holder freeing its own key on one node of a quorum another now holds
-		}
-		if at, ok := w.tookOver(e.Res); ok {
-			// The next holder's acquire came first in the log, but Redis
-			// ran this release before it: drawn there.
-			drawAt = at
-		} else if cur := l.current(); cur != nil && cur.Holder != -1 {
-			at := ranAt(l, &e)
-			if cur.Holder >= 0 && cur.Holder != e.Worker {
-				l.addMark(Mark{seq, at, MarkForeignDelete, e.Worker})
-			}
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
-			tl.handOver(seq, e.Res, -1)
-		}
-	case scenario.KindLockLost:
-		if w != nil && w.holds > 0 {
-			w.holds--
-		}
-		l, _ := tl.lock(e.Res)
-		l.addMark(Mark{seq, e.T, MarkLost, e.Worker})
-		tl.stopRenewing(seq, e.T, e.Worker, e.Res)
-	case scenario.KindRenewFailed:
-		tl.stopRenewing(seq, e.T, e.Worker, e.Res)
-	case scenario.KindExpired:
-		l, _ := tl.lock(e.Res)
-		if cur := l.current(); cur != nil && cur.Holder >= 0 {
-			tl.expire(l, seq, e.T)
-		}
-	case scenario.KindWorkStart:
-		if w != nil {
-			w.inCS = true
-		}
-		tl.enter(seq, e.T, e.Worker, e.Res)
-	case scenario.KindWorkEnd:
-		if w != nil {
-			w.inCS = false
-		}
-		tl.leave(seq, e.T, e.Worker, e.Res)
-	case scenario.KindWrite:
-		if e.Has&scenario.HasStock != 0 && (e.Has&scenario.HasOK == 0 || e.OK) {
-			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
-			if tl.HasStock {
-				tl.Sales = append(tl.Sales, seq)
-			}
-		}
-	case scenario.KindRead:
-		if e.Worker == scenario.System && e.Has&scenario.HasStock != 0 {
-			tl.Stock = append(tl.Stock, Point{seq, e.T, e.Stock})
-		}
-	case scenario.KindPause:
-		if w != nil {
-			w.paused = true
-		}
-		tl.stopRenewing(seq, e.T, e.Worker, "")
-	case scenario.KindCrash:
-		if w != nil {
-			w.crashed, w.inCS = true, false
-			if w.asked != "" {
-				// It may have taken the lock before it died (naive's
-				// crash point): a later denial will tell.
-				l, _ := tl.lock(w.asked)
-				l.crashed, l.crashedAt, l.crashedTTL = e.Worker, e.T, w.askedTTL
-			}
-		}
-		tl.leave(seq, e.T, e.Worker, "")
-		tl.endSessions(seq, e.T, e.Worker)
-		tl.stopRenewing(seq, e.T, e.Worker, "")
-		tl.addMarker(Marker{seq, e.T, MarkerCrash})
-	case scenario.KindResume:
-		if w != nil {
-			w.paused = false
-		}
-		tl.resumeRenewing(seq, e.T, e.Worker)
-	case scenario.KindDone:
-		if w != nil {
-			w.finished = themes.DoneFail
-			if e.OK {
-				w.finished = themes.DoneOK
-			}
-			w.pending, w.inCS = themes.Idle, false
-			tl.waitFor(seq, e.Worker, -1, "")
-		}
-		tl.leave(seq, e.T, e.Worker, "")
-		tl.stopRenewing(seq, e.T, e.Worker, "")
-	case scenario.KindViolation:
+	case event.KindAttempt, event.KindDenied, event.KindBackoff, event.KindWait:
+		tl.foldAsk(seq, &e, w)
+	case event.KindAcquired, event.KindRenewed, event.KindVote:
+		tl.foldHold(seq, &e, w)
+	case event.KindRelease, event.KindReleaseFailed:
+		drawAt = tl.foldRelease(seq, &e, w, drawAt)
+	case event.KindLockLost, event.KindRenewFailed, event.KindExpired:
+		tl.foldLoss(seq, &e, w)
+	case event.KindInit, event.KindWorkStart, event.KindWorkEnd, event.KindWrite, event.KindRead:
+		tl.foldWork(seq, &e, w)
+	case event.KindPause, event.KindCrash, event.KindResume, event.KindDone, event.KindDeadlock, event.KindBeat:
+		tl.foldLife(seq, &e, w)
+	case event.KindViolation:
 		tl.addMarker(Marker{seq, e.T, MarkerViolation})
 		tl.Violations = append(tl.Violations, seq)
 		if w != nil {
@@ -497,12 +340,8 @@ func (tl *Timeline) Fold(e scenario.Event) {
 			w.add(Span{seq, e.T, w.state()})
 			return
 		}
-	case scenario.KindDeadlock:
-		tl.addMarker(Marker{seq, e.T, MarkerDeadlock})
-	case scenario.KindBeat:
-		tl.addMarker(Marker{seq, e.T, MarkerBeat})
 	}
-	if e.Kind == scenario.KindRead || e.Kind == scenario.KindWrite {
+	if e.Kind == event.KindRead || e.Kind == event.KindWrite {
 		before := tl.upd.Lost()
 		tl.upd.Fold(&e)
 		if n := tl.upd.Lost(); n != before {

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
@@ -12,15 +14,15 @@ import (
 )
 
 // script builds a log from events at given virtual times (ms).
-type script struct{ evs []scenario.Event }
+type script struct{ evs []event.Event }
 
-func (s *script) at(ms int, w int32, k scenario.Kind, res string) *scenario.Event {
-	s.evs = append(s.evs, scenario.Event{T: time.Duration(ms) * time.Millisecond, Worker: w, Kind: k, Res: res})
+func (s *script) at(ms int, w int32, k event.Kind, res string) *event.Event {
+	s.evs = append(s.evs, event.Event{T: time.Duration(ms) * time.Millisecond, Worker: w, Kind: k, Res: res})
 	return &s.evs[len(s.evs)-1]
 }
 
-func (s *script) log() *scenario.Log {
-	l := scenario.NewLog(nil, nil)
+func (s *script) log() *event.Log {
+	l := event.NewLog(nil, nil)
 	for _, e := range s.evs {
 		l.Append(e)
 	}
@@ -30,17 +32,17 @@ func (s *script) log() *scenario.Log {
 // ttlLapse: w0 holds lock:stock with a 100ms TTL but works 300ms; w1 gets in at 150ms.
 func ttlLapse() *script {
 	s := &script{}
-	s.at(0, 0, scenario.KindAttempt, "lock:stock")
-	a := s.at(1, 0, scenario.KindAcquired, "lock:stock")
+	s.at(0, 0, event.KindAttempt, "lock:stock")
+	a := s.at(1, 0, event.KindAcquired, "lock:stock")
 	a.TTL = 100 * time.Millisecond
-	s.at(1, 0, scenario.KindWorkStart, "stock")
-	s.at(2, 1, scenario.KindAttempt, "lock:stock")
-	s.at(3, 1, scenario.KindDenied, "lock:stock")
-	s.at(3, 1, scenario.KindBackoff, "lock:stock").Delay = 147 * time.Millisecond
-	s.at(150, 1, scenario.KindAttempt, "lock:stock")
-	b := s.at(151, 1, scenario.KindAcquired, "lock:stock")
+	s.at(1, 0, event.KindWorkStart, "stock")
+	s.at(2, 1, event.KindAttempt, "lock:stock")
+	s.at(3, 1, event.KindDenied, "lock:stock")
+	s.at(3, 1, event.KindBackoff, "lock:stock").Delay = 147 * time.Millisecond
+	s.at(150, 1, event.KindAttempt, "lock:stock")
+	b := s.at(151, 1, event.KindAcquired, "lock:stock")
 	b.TTL = 100 * time.Millisecond
-	s.at(151, 1, scenario.KindWorkStart, "stock")
+	s.at(151, 1, event.KindWorkStart, "stock")
 	return s
 }
 
@@ -121,7 +123,7 @@ func TestFoldsARealRun(t *testing.T) {
 	sc, _ := scenario.Lookup("oversell")
 	p := sc.Defaults
 	p.Workers, p.Stock, p.Retry = 10, 3, "fixed"
-	p.RetryBase = scenario.Millis(2 * time.Millisecond)
+	p.RetryBase = event.Millis(2 * time.Millisecond)
 	r, err := scenario.Start(t.Context(), st, scenario.Config{Scenario: "oversell", Strategy: "safe", Params: p, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -152,21 +154,21 @@ func BenchmarkFold(b *testing.B) {
 		w := int32(i % 64)
 		switch i % 8 {
 		case 0:
-			s.at(i, w, scenario.KindAttempt, "lock:stock")
+			s.at(i, w, event.KindAttempt, "lock:stock")
 		case 1:
-			s.at(i, w, scenario.KindDenied, "lock:stock")
+			s.at(i, w, event.KindDenied, "lock:stock")
 		case 2:
-			s.at(i, w, scenario.KindBackoff, "lock:stock").Delay = time.Millisecond
+			s.at(i, w, event.KindBackoff, "lock:stock").Delay = time.Millisecond
 		case 3:
-			s.at(i, w, scenario.KindAcquired, "lock:stock").TTL = time.Second
+			s.at(i, w, event.KindAcquired, "lock:stock").TTL = time.Second
 		case 4:
-			s.at(i, w, scenario.KindWorkStart, "stock")
+			s.at(i, w, event.KindWorkStart, "stock")
 		case 5:
-			s.at(i, w, scenario.KindRead, "stock")
+			s.at(i, w, event.KindRead, "stock")
 		case 6:
-			s.at(i, w, scenario.KindWorkEnd, "stock")
+			s.at(i, w, event.KindWorkEnd, "stock")
 		case 7:
-			s.at(i, w, scenario.KindRelease, "lock:stock")
+			s.at(i, w, event.KindRelease, "lock:stock")
 		}
 	}
 	evs := s.evs
@@ -184,8 +186,8 @@ func BenchmarkFold(b *testing.B) {
 func TestLastVotes(t *testing.T) {
 	s := &script{}
 	vote := func(ms int, w int32, node int16, ok bool) {
-		e := s.at(ms, w, scenario.KindVote, "lock:Q")
-		e.Node, e.Has = node, scenario.HasNode
+		e := s.at(ms, w, event.KindVote, "lock:Q")
+		e.Node, e.Has = node, event.HasNode
 		*e = e.WithOK(ok)
 	}
 	for n := range int16(5) {
@@ -209,13 +211,13 @@ func TestLastVotes(t *testing.T) {
 // TestColumnsAreEveryStateThatOccurred compares the per-column summaries
 // with a walk over every span, on a long random history.
 func TestColumnsAreEveryStateThatOccurred(t *testing.T) {
-	kinds := []scenario.Kind{scenario.KindAttempt, scenario.KindDenied, scenario.KindBackoff, scenario.KindAcquired,
-		scenario.KindWorkStart, scenario.KindWorkEnd, scenario.KindRelease, scenario.KindPause, scenario.KindResume}
-	l := scenario.NewLog(nil, nil)
+	kinds := []event.Kind{event.KindAttempt, event.KindDenied, event.KindBackoff, event.KindAcquired,
+		event.KindWorkStart, event.KindWorkEnd, event.KindRelease, event.KindPause, event.KindResume}
+	l := event.NewLog(nil, nil)
 	at := time.Duration(0)
 	for i := range 20_000 {
 		at += time.Duration(i*7919%13) * time.Microsecond
-		l.Append(scenario.Event{T: at, Worker: int32(i % 3), Kind: kinds[i*31%len(kinds)], Res: "lock:x"})
+		l.Append(event.Event{T: at, Worker: int32(i % 3), Kind: kinds[i*31%len(kinds)], Res: "lock:x"})
 	}
 	tl := timeline.New(3)
 	tl.Catch(l)

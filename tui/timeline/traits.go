@@ -3,8 +3,9 @@ package timeline
 import (
 	"time"
 
+	"github.com/locklab/locklab/event"
+
 	"github.com/locklab/locklab/lock/trait"
-	"github.com/locklab/locklab/scenario"
 )
 
 // SetTraits tells the timeline what the run's locks are: the run's lock
@@ -30,8 +31,8 @@ func (tl *Timeline) TraitsOf(name string) (trait.Traits, bool) {
 // ttlOf is the TTL an acquire or renewal gives lock name: the event's,
 // unless the lock has no TTL (a session's lock: a TTL in an older log is
 // what was asked for, not what the lock had).
-func (tl *Timeline) ttlOf(name string, e *scenario.Event) time.Duration {
-	if e.Has&scenario.HasTTL == 0 && e.TTL == 0 {
+func (tl *Timeline) ttlOf(name string, e *event.Event) time.Duration {
+	if e.Has&event.HasTTL == 0 && e.TTL == 0 {
 		return 0
 	}
 	if t, ok := tl.TraitsOf(name); ok && !t.HasTTL() {
