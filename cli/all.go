@@ -21,7 +21,7 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 		return usagef("run all runs every scenario with its own defaults: %s %s not apply (it takes %s; to set parameters, run one scenario: locklab run SCENARIO %s …)",
 			flagList(extra), doesOrDo(extra), flagList(dashed(runAllFlags)), extra[0])
 	}
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return err
 	}

@@ -19,8 +19,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// recordFlags are record's: what to run and on which store (no spawned
+// topology), how fast, its event logs, a schedule to record, and the
+// recording's own.
 type recordFlags struct {
-	runFlags
+	scenarioFlags
+	storeFlags
+	paceFlags
+	outputFlags
+	scheduleFlags
 	cast    string
 	size    string
 	from    []string
@@ -51,8 +58,12 @@ func newRecordCmd() *cobra.Command {
 			"  locklab record --talk talks/locking-101.yaml --cast talk.cast --size 100x30",
 		RunE: func(cmd *cobra.Command, args []string) error { return f.record(cmd, args) },
 	}
-	addRunFlags(cmd.Flags(), &f.runFlags)
 	fl := cmd.Flags()
+	addScenarioFlags(fl, &f.scenarioFlags)
+	addStoreFlags(fl, &f.storeFlags, false)
+	addPaceFlags(fl, &f.paceFlags, true)
+	addEventsFlag(fl, &f.outputFlags)
+	refuseFlag(cmd, "topology", "--topology spawns servers for locklab run and the interactive view; record takes --redis URL")
 	fl.StringVar(&f.cast, "cast", "", "write the recording to FILE (required)")
 	fl.StringVar(&f.size, "size", "120x36", "terminal size, COLSxROWS (at least 80x24)")
 	fl.StringArrayVar(&f.from, "from", nil, "record a saved event log instead of running (repeatable)")
@@ -226,7 +237,7 @@ func loadLogFile(ctx context.Context, path string) (*scenario.Loaded, error) {
 // runForRecording runs each SCENARIO[:STRATEGY] on the embedded store and
 // keeps its log.
 func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*scenario.Loaded, []string, error) {
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -250,7 +261,7 @@ func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*sce
 		if !sc.Supports(strategy) {
 			return nil, nil, usagef("%q is not a strategy of %s: want one of %s", strategy, sc.Name, sc.StrategyNames())
 		}
-		p, err := f.params(cmd, sc, strategy, urls)
+		p, err := f.params(cmd, sc, strategy, urls, "")
 		if err != nil {
 			return nil, nil, err
 		}

@@ -135,6 +135,9 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		return usagef("%s: %q is not %s", flag, m[1], want)
 	}
+	if name, why, ok := refusedWhy(cmd, msg); ok {
+		return usagef("--%s does not apply to %s: %s", name, cmd.CommandPath(), why)
+	}
 	return usagef("%s (see %s --help)", msg, cmd.CommandPath())
 }
 

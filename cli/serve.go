@@ -20,9 +20,14 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// serveFlags are serve's: the run flags, where to listen and how fast.
+// serveFlags are serve's: what to run and on which store (no spawned
+// topology; rounds keep real time, their workers being requests), how
+// fast, its event logs, where to listen and how many requests to take.
 type serveFlags struct {
-	runFlags
+	scenarioFlags
+	storeFlags
+	paceFlags
+	outputFlags
 	scenario string
 	addr     string
 	addrFlag string // the flag that named addr: addr, else serve (locklab --serve)
@@ -69,14 +74,19 @@ func newServeCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.serve(cmd) },
 	}
 	fl := cmd.Flags()
-	addRunFlags(fl, &f.runFlags)
+	addScenarioFlags(fl, &f.scenarioFlags)
+	addStoreFlags(fl, &f.storeFlags, false)
+	addPaceFlags(fl, &f.paceFlags, false)
+	addEventsFlag(fl, &f.outputFlags)
+	refuseFlag(cmd, "topology", "--topology spawns servers for locklab run and the interactive view; serve takes --redis URL")
+	refuseFlag(cmd, "realtime", "serve's rounds always keep real time: their workers are HTTP requests")
 	fl.Lookup("workers").Usage = fmt.Sprintf("requests (lanes) a round takes before it is full (default %d)", scenario.MaxWorkers)
 	fl.Lookup("delay").Usage = fmt.Sprintf("time between reading and writing (oversell) or checking and crediting (webhook) (default %v)", serveDelay)
 	fl.StringVar(&f.scenario, "scenario", "oversell", "the scenario requests race in: "+strings.Join(scenario.OutsideScenarios, ", "))
 	fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "host:port to listen on (loopback unless you name another address)")
 	fl.Float64Var(&f.rate, "rate", defaultServeRate, "requests per second accepted, all clients together; 0: no limit")
 	addAllowHostFlag(fl, &f.allow)
-	misplacedFlag(fl, "ssh")
+	refuseFlag(cmd, "ssh", "serve shows no view to send over SSH: "+sshToServeHint)
 	return cmd
 }
 
@@ -99,16 +109,13 @@ func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
 	if !inRange(f.rate, 0, 1e6) {
 		return cfg, usagef("--rate must be a number from 0 (no limit) to 1000000 requests/s (got %g)", f.rate)
 	}
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return cfg, err
 	}
-	strategy := sc.Strategies[0]
-	if f.lock != "" {
-		if !sc.Supports(f.lock) {
-			return cfg, usagef("--lock %q is not a strategy of %s: want one of %s", f.lock, sc.Name, sc.StrategyNames())
-		}
-		strategy = f.lock
+	strategy, err := f.strategy(sc)
+	if err != nil {
+		return cfg, err
 	}
 	if _, err := f.usable(cmd, []string{strategy}, false); err != nil {
 		return cfg, err
@@ -116,7 +123,7 @@ func (f *serveFlags) serveConfig(cmd *cobra.Command) (serve.Config, error) {
 	if err := checkOutputPath("events", f.events); err != nil {
 		return cfg, err
 	}
-	p, err := f.params(cmd, sc, strategy, urls)
+	p, err := f.params(cmd, sc, strategy, urls, "")
 	if err != nil {
 		return cfg, err
 	}
@@ -199,9 +206,6 @@ func loopback(addr string) bool {
 }
 
 func (f *serveFlags) serve(cmd *cobra.Command) error {
-	if cmd.Flags().Changed("ssh") {
-		return usagef("serve shows no view to send over SSH: %s", sshToServeHint)
-	}
 	cfg, err := f.serveConfig(cmd)
 	if err != nil {
 		return err

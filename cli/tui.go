@@ -11,10 +11,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// tuiFlags are the root command's: the run flags plus what only the
-// interactive view has.
+// tuiFlags are the root command's: what to run, where, how fast, its
+// event log, a schedule or level, and what only the interactive view has.
 type tuiFlags struct {
-	runFlags
+	scenarioFlags
+	storeFlags
+	paceFlags
+	outputFlags
+	scheduleFlags
 	scenario string
 	theme    string
 	present  bool
@@ -26,7 +30,11 @@ type tuiFlags struct {
 }
 
 func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
-	addRunFlags(cmd.Flags(), &f.runFlags)
+	fl := cmd.Flags()
+	addScenarioFlags(fl, &f.scenarioFlags)
+	addStoreFlags(fl, &f.storeFlags, true)
+	addPaceFlags(fl, &f.paceFlags, true)
+	addEventsFlag(fl, &f.outputFlags)
 	cmd.Flags().StringVar(&f.scenario, "scenario", "", "preselect a scenario; with --lock, start it at once")
 	cmd.Flags().StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	cmd.Flags().BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
@@ -79,7 +87,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 			return usagef("a level or a schedule fixes the run: leave out --scenario, --seed and the parameter flags")
 		}
 	}
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return err
 	}
@@ -107,7 +115,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 			}
 			opts.Strategy, opts.Start = f.lock, true
 		}
-		p, err := f.params(cmd, sc, opts.Strategy, urls)
+		p, err := f.params(cmd, sc, opts.Strategy, urls, f.topology)
 		if err != nil {
 			return err
 		}
