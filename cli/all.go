@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -65,7 +66,10 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	if len(urls) > 0 {
 		// One look at the server before fifty runs: a server that cannot
 		// be used fails every run alike, so it is said once.
-		st, err := store.Open(cmd.Context(), store.Config{URLs: urls, Nodes: len(urls), Speed: f.speed, Slowmo: f.slowmo, Servers: f.servers()})
+		w := f.where(urls, &f.paceFlags)
+		cfg := w.Store(scenario.Params{Nodes: len(urls)})
+		cfg.PoolSize = 0 // one look: go-redis's own pool
+		st, err := w.Open(cmd.Context(), cfg)
 		if err != nil {
 			return err
 		}
@@ -150,15 +154,6 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 // parameters or outputs.
 var runAllFlags = []string{"seed", "quiet", "redis", "speed", "slowmo", "postgres", "mysql", "memcached", "etcd"}
 
-// dashed is names as flags: --name.
-func dashed(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = "--" + n
-	}
-	return out
-}
-
 // runQuiet runs one scenario with its defaults and returns its summary.
 func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (_ *scenario.Summary, err error) {
 	p := sc.Defaults
@@ -171,9 +166,13 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 	if f.topology != "" {
 		p.Nodes = store.TopologyNodes(f.topology)
 	}
-	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers(), Topology: f.topology})
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
+	r, st, err := launch.Start(ctx, f.where(urls, &f.paceFlags), cfg, nil)
 	if err != nil {
+		var oe *launch.OpenError
+		if errors.As(err, &oe) {
+			return nil, oe.Err
+		}
 		return nil, err
 	}
 	defer st.AbortOn(ctx)()
@@ -186,10 +185,6 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 			err = cerr // keys left behind: the run's error says where and how to remove them
 		}
 	}()
-	r, err := scenario.Start(ctx, st, scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime})
-	if err != nil {
-		return nil, err
-	}
 	if ended, err = awaitRun(ctx, r); err != nil {
 		return nil, err
 	}

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/bench"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
 )
@@ -167,11 +169,14 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 		}
 	}
 	ctx := cmd.Context()
-	cfg := store.Config{URLs: urls, PoolSize: slices.Max(f.workers) + 8, Servers: f.servers()}
+	w := launch.Where{URLs: urls, Servers: f.servers()}
+	var p scenario.Params
 	if len(urls) == 0 {
-		cfg.Nodes = 5 // Redlock's quorum on embedded nodes
+		p.Nodes = 5 // Redlock's quorum on embedded nodes
 	}
-	st, err := store.Open(ctx, cfg)
+	cfg := w.Store(p)
+	cfg.PoolSize = slices.Max(f.workers) + 8 // every worker of the widest cell, and the ceiling's
+	st, err := w.Open(ctx, cfg)
 	if err != nil {
 		return storeError(err)
 	}

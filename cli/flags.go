@@ -115,3 +115,19 @@ func refusedWhy(cmd *cobra.Command, msg string) (string, string, bool) {
 	why, ok := cmd.Annotations[refusedKey+name]
 	return name, why, ok
 }
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// dashed is names as flags: --name.
+func dashed(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "--" + n
+	}
+	return out
+}

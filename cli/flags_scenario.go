@@ -1,6 +1,9 @@
 package cli
 
 import (
+	crand "crypto/rand"
+	"encoding/binary"
+
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -75,4 +78,14 @@ func (f *scenarioFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strate
 		return p, usageError{err}
 	}
 	return p, nil
+}
+
+// seedFlag is --seed when given, else a fresh one (shown in the summary).
+func seedFlag(cmd *cobra.Command, given uint64) uint64 {
+	if cmd.Flags().Changed("seed") {
+		return given
+	}
+	var b [8]byte
+	_, _ = crand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:]) % 1_000_000
 }

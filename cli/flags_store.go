@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -170,4 +171,9 @@ func (f *serverFlags) usable(cmd *cobra.Command, strategies []string, all bool) 
 		note(cmd, "left out %s: they need %s", strings.Join(left[k], ", "), store.Needs(k))
 	}
 	return keep, nil
+}
+
+// where is where a run on urls goes, as the store and pace flags say.
+func (f *storeFlags) where(urls []string, pace *paceFlags) launch.Where {
+	return launch.Where{URLs: urls, Servers: f.servers(), Topology: f.topology, Speed: pace.speed, Slowmo: pace.slowmo}
 }

@@ -334,14 +334,3 @@ func writeRound(path string, run *scenario.Run, sum *scenario.Summary) error {
 	}
 	return nil
 }
-
-// hostScenarioCandidates are the scenarios other machines can join.
-func hostScenarioCandidates() []string {
-	var out []string
-	for _, s := range scenario.Catalogue() {
-		if scenario.Joinable(s.Name, s.Strategies[0]) == nil || scenario.Joinable(s.Name, "safe") == nil {
-			out = append(out, s.Name+"\t"+s.Title)
-		}
-	}
-	return out
-}

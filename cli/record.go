@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/talk"
@@ -217,23 +217,6 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// loadLogFile reads a saved event log, with errors for people.
-func loadLogFile(ctx context.Context, path string) (*scenario.Loaded, error) {
-	fh, err := openInput(ctx, path, "event log")
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	l, err := scenario.LoadLog(fh)
-	if ctx.Err() != nil {
-		return nil, runtimeError{errors.New("interrupted")}
-	}
-	if err != nil {
-		return nil, runtimeError{fmt.Errorf("%s: %v", path, err)}
-	}
-	return l, nil
-}
-
 // runForRecording runs each SCENARIO[:STRATEGY] on the embedded store and
 // keeps its log.
 func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*scenario.Loaded, []string, error) {
@@ -241,12 +224,7 @@ func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*sce
 	if err != nil {
 		return nil, nil, err
 	}
-	seed := f.seed
-	if !cmd.Flags().Changed("seed") {
-		var b [8]byte
-		_, _ = crand.Read(b[:])
-		seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000
-	}
+	seed := seedFlag(cmd, f.seed)
 	var runs []*scenario.Loaded
 	var names []string
 	for i, arg := range args {
@@ -277,26 +255,17 @@ func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*sce
 // runKept runs one scenario and keeps its log (and writes it with --events).
 func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strategy string, p scenario.Params,
 	seed uint64, urls []string, i int, many bool) (*scenario.Loaded, error) {
-	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
-	if err != nil {
-		return nil, storeError(err)
-	}
-	defer st.Close()
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime,
 		Faults: f.planned, Steps: f.steps}
-	if path := fileFor(f.events, strconv.Itoa(i+1), many); path != "" {
-		fh, err := createEventLog(path)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		cfg.Events = fh
+	var evFile *files.Output
+	r, st, err := launch.Start(ctx, f.where(urls, &f.paceFlags), cfg, eventLogAt(fileFor(f.events, strconv.Itoa(i+1), many), &evFile))
+	if evFile != nil {
+		defer evFile.Close()
 	}
-	r, err := scenario.Start(ctx, st, cfg)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, startError(err)
 	}
+	defer st.Close()
 	var stepErr *scenario.StepError
 	if err := r.Wait(); errors.As(err, &stepErr) {
 		return nil, runtimeError{stepErr}

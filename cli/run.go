@@ -2,16 +2,14 @@ package cli
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -124,27 +122,16 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	return nil
 }
 
-// createEventLog starts the file a run's event log is written to: it
-// takes its name when closed.
-func createEventLog(path string) (*files.Output, error) {
-	return createOutput("events", path, "event log")
-}
-
-// fileFor names the output file of one strategy when several run.
-func fileFor(path, strategy string, many bool) string {
-	if path == "" || !many {
-		return path
-	}
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "-" + strategy + ext
-}
-
 func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scenario, strategy string,
 	p scenario.Params, seed uint64, urls []string, many bool) (*scenario.Summary, error) {
-	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers(), Topology: f.topology})
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime, Faults: f.planned, Steps: f.steps}
+	var evFile *files.Output
+	run, st, err := launch.Start(ctx, f.where(urls, &f.paceFlags), cfg, eventLogAt(fileFor(f.events, strategy, many), &evFile))
 	if err != nil {
-		return nil, storeError(err)
+		if evFile != nil {
+			evFile.Close()
+		}
+		return nil, startError(err)
 	}
 	defer st.AbortOn(ctx)() // Ctrl-C: a frozen server must not hold the exit
 	closed := false
@@ -153,18 +140,8 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 			st.Close()
 		}
 	}()
-	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime, Faults: f.planned, Steps: f.steps}
-	var evFile *files.Output
-	if path := fileFor(f.events, strategy, many); path != "" {
-		if evFile, err = createEventLog(path); err != nil {
-			return nil, err
-		}
+	if evFile != nil {
 		defer evFile.Close()
-		cfg.Events = evFile
-	}
-	run, err := scenario.Start(ctx, st, cfg)
-	if err != nil {
-		return nil, usageError{err}
 	}
 	ended, runErr := awaitRun(ctx, run)
 	var stepErr *scenario.StepError
@@ -232,16 +209,6 @@ func interrupted(st *store.Store, closeErr error) error {
 	return fmt.Errorf("interrupted; the run's %d key(s) were deleted", st.Deleted())
 }
 
-// storeError is a failure to open the store: a URL that does not parse is
-// a usage error, the rest (the server's own words, with a hint) a runtime one.
-func storeError(err error) error {
-	var ue *store.URLError
-	if errors.As(err, &ue) {
-		return usageError{err}
-	}
-	return runtimeError{err}
-}
-
 func writeReport(path string, r *scenario.Report) error {
 	return writeOutput("json", path, "JSON results", r.WriteJSON)
 }
@@ -304,14 +271,4 @@ func printComparison(out io.Writer, results []*scenario.Summary) {
 		fmt.Fprintln(tw, row+"\t"+s.Verdict)
 	}
 	tw.Flush()
-}
-
-// seedFlag is --seed when given, else a fresh one (shown in the summary).
-func seedFlag(cmd *cobra.Command, given uint64) uint64 {
-	if cmd.Flags().Changed("seed") {
-		return given
-	}
-	var b [8]byte
-	_, _ = crand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:]) % 1_000_000
 }

@@ -5,9 +5,7 @@ import (
 	"os"
 
 	"github.com/locklab/locklab/scenario"
-	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 )
 
@@ -45,23 +43,6 @@ func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
 	addAllowHostFlag(cmd.Flags(), &f.allow)
 	addSSHFlags(cmd.Flags(), &f.sshFlags)
 	cmd.Flags().Lookup("ssh").Usage = "with --serve: also serve its live view over SSH on ADDR (:2222 is loopback; 0.0.0.0:2222 needs a password or keys)"
-}
-
-// interactive reports whether stdin and stdout are a terminal.
-func interactive() bool {
-	return isatty.IsTerminal(os.Stdin.Fd()) && isatty.IsTerminal(os.Stdout.Fd())
-}
-
-// pickTheme honours --theme, then NO_COLOR.
-func pickTheme(name string) (*themes.Theme, error) {
-	if name == "" && os.Getenv("NO_COLOR") != "" {
-		return themes.Mono(), nil
-	}
-	th, err := themes.ByName(name)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--theme: %w", err)}
-	}
-	return th, nil
 }
 
 // runTUI opens the interactive view.
@@ -130,13 +111,6 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 		return usagef("the interactive view needs a terminal; for a headless run use: locklab run %s", firstNonEmpty(opts.Scenario, "oversell"))
 	}
 	return tui.Run(cmd.Context(), opts, os.Stdin, os.Stdout)
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // paramFlagsSet lists the set flags that are a scenario's parameters.
