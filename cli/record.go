@@ -99,6 +99,60 @@ func parseSize(s string) (int, int, error) {
 }
 
 func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
+	if err := f.check(cmd, args); err != nil {
+		return err
+	}
+	w, h, err := parseSize(f.size)
+	if err != nil {
+		return err
+	}
+	th, err := pickTheme(f.theme)
+	if err != nil {
+		return err
+	}
+	if err := checkOutputPath("events", f.events); err != nil {
+		return err
+	}
+	// The recording streams to a file beside FILE, renamed to it once
+	// complete: a wrong path fails before anything runs, and an
+	// interrupted recording leaves nothing behind.
+	out, err := newOutputFile("cast", f.cast, "recording")
+	if err != nil {
+		return err
+	}
+	defer out.discard()
+	tk, runs, names, err := f.runs(cmd, args)
+	if err != nil {
+		return err
+	}
+	var titles []string
+	for _, l := range runs {
+		titles = append(titles, l.Header.Scenario+" · "+l.Header.Strategy)
+	}
+	if tk != nil && tk.Title != "" {
+		titles = []string{tk.Title}
+	}
+	bw := &countingWriter{w: out}
+	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
+		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
+		Timestamp: castTimestamp(runs), EventMarks: f.schedule != ""})
+	switch {
+	case cmd.Context().Err() != nil:
+		return runtimeError{errors.New("interrupted; nothing was recorded")}
+	case err != nil:
+		return runtimeError{err}
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "recorded %s to %s (%d bytes, %dx%d)\n", strings.Join(titles, ", "), f.cast, bw.n, w, h)
+	return nil
+}
+
+// check refuses flags that do not go together (with --from, --talk or
+// --schedule, most of run's do not) or out of their range, and notes the
+// presenter's flags given without presenter mode.
+func (f *recordFlags) check(cmd *cobra.Command, args []string) error {
 	switch {
 	case f.cast == "":
 		return usagef("record needs --cast FILE: where to write the recording")
@@ -138,71 +192,32 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	if f.maxGap != 0 && !f.present {
 		note(cmd, "--max-gap is the longest stretch between two beats in presenter mode; without --present it changes nothing")
 	}
-	w, h, err := parseSize(f.size)
-	if err != nil {
-		return err
-	}
-	th, err := pickTheme(f.theme)
-	if err != nil {
-		return err
-	}
-	if err := checkOutputPath("events", f.events); err != nil {
-		return err
-	}
-	// The recording streams to a file beside FILE, renamed to it once
-	// complete: a wrong path fails before anything runs, and an
-	// interrupted recording leaves nothing behind.
-	out, err := newOutputFile("cast", f.cast, "recording")
-	if err != nil {
-		return err
-	}
-	defer out.discard()
-	var runs []*scenario.Loaded
-	var names []string
-	var tk *talk.Talk
-	if f.talk != "" {
-		if tk, runs, names, err = f.runTalk(cmd); err != nil {
-			return err
-		}
-	} else if f.schedule != "" {
-		if runs, names, err = f.runSchedule(cmd); err != nil {
-			return err
-		}
-	} else if len(f.from) > 0 && f.talk == "" {
+	return nil
+}
+
+// runs are what is recorded: a talk's scenes, a schedule's run, saved
+// logs, or fresh runs of the scenarios named; with their names.
+func (f *recordFlags) runs(cmd *cobra.Command, args []string) (*talk.Talk, []*scenario.Loaded, []string, error) {
+	switch {
+	case f.talk != "":
+		return f.runTalk(cmd)
+	case f.schedule != "":
+		runs, names, err := f.runSchedule(cmd)
+		return nil, runs, names, err
+	case len(f.from) > 0:
+		var runs []*scenario.Loaded
+		var names []string
 		for _, path := range f.from {
 			l, err := loadLogFile(cmd.Context(), path)
 			if err != nil {
-				return err
+				return nil, nil, nil, err
 			}
 			runs, names = append(runs, l), append(names, filepath.Base(path))
 		}
-	} else {
-		if runs, names, err = f.runForRecording(cmd, args); err != nil {
-			return err
-		}
+		return nil, runs, names, nil
 	}
-	var titles []string
-	for _, l := range runs {
-		titles = append(titles, l.Header.Scenario+" · "+l.Header.Strategy)
-	}
-	if tk != nil && tk.Title != "" {
-		titles = []string{tk.Title}
-	}
-	bw := &countingWriter{w: out}
-	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
-		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
-		Timestamp: castTimestamp(runs), EventMarks: f.schedule != ""})
-	switch {
-	case cmd.Context().Err() != nil:
-		return runtimeError{errors.New("interrupted; nothing was recorded")}
-	case err != nil:
-		return runtimeError{err}
-	}
-	if err := out.commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "recorded %s to %s (%d bytes, %dx%d)\n", strings.Join(titles, ", "), f.cast, bw.n, w, h)
-	return nil
+	runs, names, err := f.runForRecording(cmd, args)
+	return nil, runs, names, err
 }
 
 // countingWriter counts the bytes written through it.
