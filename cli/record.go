@@ -63,7 +63,7 @@ func newRecordCmd() *cobra.Command {
 	addStoreFlags(fl, &f.storeFlags, false)
 	addPaceFlags(fl, &f.paceFlags, true)
 	addEventsFlag(fl, &f.outputFlags)
-	refuseFlag(cmd, "topology", "--topology spawns servers for locklab run and the interactive view; record takes --redis URL")
+	refuseFlag(cmd, "topology", "it spawns servers for locklab run and the interactive view; record takes --redis URL")
 	fl.StringVar(&f.cast, "cast", "", "write the recording to FILE (required)")
 	fl.StringVar(&f.size, "size", "120x36", "terminal size, COLSxROWS (at least 80x24)")
 	fl.StringArrayVar(&f.from, "from", nil, "record a saved event log instead of running (repeatable)")

@@ -36,7 +36,7 @@ func newServeCmd() *cobra.Command {
 	addStoreFlags(fl, &f.storeFlags, false)
 	addPaceFlags(fl, &f.paceFlags, false)
 	addEventsFlag(fl, &f.outputFlags)
-	refuseFlag(cmd, "topology", "--topology spawns servers for locklab run and the interactive view; serve takes --redis URL")
+	refuseFlag(cmd, "topology", "it spawns servers for locklab run and the interactive view; serve takes --redis URL")
 	refuseFlag(cmd, "realtime", "serve's rounds always keep real time: their workers are HTTP requests")
 	fl.Lookup("workers").Usage = fmt.Sprintf("requests (lanes) a round takes before it is full (default %d)", scenario.MaxWorkers)
 	fl.Lookup("delay").Usage = fmt.Sprintf("time between reading and writing (oversell) or checking and crediting (webhook) (default %v)", serveDelay)
