@@ -35,58 +35,15 @@ func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.
 		}
 		cycles[i] = c
 	}
-	var (
-		phase    atomic.Int32
-		counted  atomic.Int64
-		denied   atomic.Int64
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		samples  []time.Duration
-		errs     int64
-		firstErr error
-	)
+	var b burst
+	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for _, c := range cycles {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			local := make([]time.Duration, 0, 1024)
-			var failed, inARow int64
-			var first error
-			for phase.Load() != stopping && inARow < maxFailsInARow {
-				acq, err := c(ctx)
-				measured := phase.Load() == measuring
-				switch {
-				case ctx.Err() != nil:
-					return
-				case errors.Is(err, lock.ErrNotObtained):
-					// Nobody else wants the key: the lock said no by itself
-					// (Redlock's votes too slow for its validity).
-					if measured {
-						denied.Add(1)
-					}
-				case err != nil:
-					inARow++
-					failed++
-					if first == nil {
-						first = err
-					}
-				default:
-					inARow = 0
-					if measured {
-						local = append(local, acq)
-						counted.Add(1)
-					}
-				}
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			samples = append(samples, local...)
-			errs += failed
-			if firstErr == nil {
-				firstErr = first
-			}
+			b.work(ctx, c)
 		}()
 	}
 	wait := func(d time.Duration) {
@@ -99,22 +56,77 @@ func measure(ctx context.Context, w int, d, warm time.Duration, mk func(context.
 	}
 	wait(warm)
 	start := time.Now()
-	phase.Store(measuring)
+	b.phase.Store(measuring)
 	wait(d)
 	// A slow strategy under many workers may end no cycle in d: wait on
 	// until each worker has ended one on average, up to 5×d.
-	for t := d; counted.Load() < int64(w) && t < 5*d && ctx.Err() == nil; t += d / 10 {
+	for t := d; b.counted.Load() < int64(w) && t < 5*d && ctx.Err() == nil; t += d / 10 {
 		wait(d / 10)
 	}
-	phase.Store(stopping)
+	b.phase.Store(stopping)
 	elapsed := time.Since(start)
 	if err := ctx.Err(); err != nil {
 		wg.Wait()
 		return burstResult{}, err
 	}
 	wg.Wait()
-	return burstResult{cycles: int64(len(samples)), failed: errs, denied: denied.Load(), firstErr: firstErr,
-		perSec: float64(len(samples)) / elapsed.Seconds(), samples: samples}, nil
+	return burstResult{cycles: int64(len(b.samples)), failed: b.errs, denied: b.denied.Load(), firstErr: b.firstErr,
+		perSec: float64(len(b.samples)) / elapsed.Seconds(), samples: b.samples}, nil
+}
+
+// burst is what a cell's workers share while they cycle: the phase they
+// are in, the cycles and denials counted while measuring, and, once each
+// is done, its samples, its failures and the first error among them.
+type burst struct {
+	phase    atomic.Int32
+	counted  atomic.Int64
+	denied   atomic.Int64
+	mu       sync.Mutex
+	samples  []time.Duration
+	errs     int64
+	firstErr error
+}
+
+// work cycles c until the burst stops (or too many cycles in a row
+// fail), keeping the acquire latencies of the cycles that ended while
+// measuring, then adds what it kept to the burst's.
+func (b *burst) work(ctx context.Context, c cycle) {
+	local := make([]time.Duration, 0, 1024)
+	var failed, inARow int64
+	var first error
+	for b.phase.Load() != stopping && inARow < maxFailsInARow {
+		acq, err := c(ctx)
+		measured := b.phase.Load() == measuring
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, lock.ErrNotObtained):
+			// Nobody else wants the key: the lock said no by itself
+			// (Redlock's votes too slow for its validity).
+			if measured {
+				b.denied.Add(1)
+			}
+		case err != nil:
+			inARow++
+			failed++
+			if first == nil {
+				first = err
+			}
+		default:
+			inARow = 0
+			if measured {
+				local = append(local, acq)
+				b.counted.Add(1)
+			}
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.samples = append(b.samples, local...)
+	b.errs += failed
+	if b.firstErr == nil {
+		b.firstErr = first
+	}
 }
 
 // burstResult is one burst of a cell: its cycles, their acquire

@@ -19,20 +19,7 @@ const marks = "abcdefghijklmnopqrstuvwxyz0123456789"
 // strategy on the plain client (ntcharts line chart), width × height cells,
 // with its legend below.
 func (r *Report) Plot(width, height int) string {
-	var all []Series
-	for _, c := range r.Ceilings {
-		if c.Name == "redis SET" {
-			all = append(all, c)
-		}
-	}
-	if len(all) == 0 {
-		all = append(all, Series{})
-	}
-	for _, s := range r.Results {
-		if !strings.HasSuffix(s.Name, AutoPipelined) {
-			all = append(all, s)
-		}
-	}
+	all := r.plotted()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range all {
 		for _, c := range s.Cells {
@@ -85,6 +72,34 @@ func (r *Report) Plot(width, height int) string {
 	b.WriteString("cycles/s by concurrent workers (log scale; plain client)\n")
 	b.WriteString(lc.View())
 	b.WriteString("\n")
+	b.WriteString(legend(all, width))
+	return b.String()
+}
+
+// plotted are the series the plot draws: the Redis SET ceiling first (an
+// empty series in its place when there is none), then each strategy
+// through the plain client.
+func (r *Report) plotted() []Series {
+	var all []Series
+	for _, c := range r.Ceilings {
+		if c.Name == "redis SET" {
+			all = append(all, c)
+		}
+	}
+	if len(all) == 0 {
+		all = append(all, Series{})
+	}
+	for _, s := range r.Results {
+		if !strings.HasSuffix(s.Name, AutoPipelined) {
+			all = append(all, s)
+		}
+	}
+	return all
+}
+
+// legend names each plotted series beside its mark, wrapped at width.
+func legend(all []Series, width int) string {
+	var b strings.Builder
 	line := ""
 	for k, s := range all {
 		name := s.Name

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/locklab/locklab/check"
-
+	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -23,7 +25,7 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 		return usagef("run all runs every scenario with its own defaults: %s %s not apply (it takes %s; to set parameters, run one scenario: locklab run SCENARIO %s …)",
 			flagList(extra), doesOrDo(extra), flagList(dashed(runAllFlags)), extra[0])
 	}
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return err
 	}
@@ -31,15 +33,41 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	if !cmd.Flags().Changed("seed") {
 		seed = 1
 	}
-	type job struct {
-		sc       *scenario.Scenario
-		strategy string
-		sum      *check.Summary
-		err      error
+	jobs, needs := f.allJobs(cmd, urls)
+	if err := f.probe(cmd, urls); err != nil {
+		return err
 	}
-	var jobs []*job
+	out := cmd.OutOrStdout()
+	start := time.Now()
+	f.runJobs(cmd, jobs, seed, urls)
+	if cmd.Context().Err() != nil {
+		return interruptedAll(jobs)
+	}
+	failed := printVerdicts(out, jobs)
+	fmt.Fprintf(out, "\n%d runs in %v (seed %d)\n", len(jobs), time.Since(start).Round(100*time.Millisecond), seed)
+	if _, err := f.usable(cmd, needs, true); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return runtimeError{fmt.Errorf("%d of %d runs failed", failed, len(jobs))}
+	}
+	return nil
+}
+
+// allJob is one run of run all: a scenario with one of its strategies,
+// and what it came to.
+type allJob struct {
+	sc       *scenario.Scenario
+	strategy string
+	sum      *check.Summary
+	err      error
+}
+
+// allJobs are the runs of run all: every strategy of every scenario but
+// those whose server is not configured (needs names them) and the
+// multi-node ones the servers given cannot hold (a note says how many).
+func (f *runFlags) allJobs(cmd *cobra.Command, urls []string) (jobs []*allJob, needs []string) {
 	skipped, quorum := 0, 0
-	var needs []string // the strategies left out for want of their server
 	for _, sc := range scenario.Catalogue() {
 		for _, st := range sc.Strategies {
 			if scenario.NeedsServer(st, f.servers()) != "" {
@@ -56,7 +84,7 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 				skipped, quorum = skipped+1, least
 				continue
 			}
-			jobs = append(jobs, &job{sc: sc, strategy: st})
+			jobs = append(jobs, &allJob{sc: sc, strategy: st})
 		}
 	}
 	if skipped > 0 && f.topology != "" {
@@ -64,20 +92,30 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	} else if skipped > 0 {
 		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, quorum, len(urls))
 	}
-	if len(urls) > 0 {
-		// One look at the server before fifty runs: a server that cannot
-		// be used fails every run alike, so it is said once.
-		st, err := store.Open(cmd.Context(), store.Config{URLs: urls, Nodes: len(urls), Speed: f.speed, Slowmo: f.slowmo, Servers: f.servers()})
-		if err != nil {
-			return err
-		}
-		if err := st.Close(); err != nil {
-			return err
-		}
+	return jobs, needs
+}
+
+// probe takes one look at the real servers before fifty runs: a server
+// that cannot be used fails every run alike, so it is said once.
+func (f *runFlags) probe(cmd *cobra.Command, urls []string) error {
+	if len(urls) == 0 {
+		return nil
 	}
-	// The slow runs first, then the catalogue's order: the long poles do
-	// not start last.
-	queue := make(chan *job, len(jobs))
+	w := f.where(urls, &f.paceFlags)
+	cfg := w.Store(event.Params{Nodes: len(urls)})
+	cfg.PoolSize = 0 // one look: go-redis's own pool
+	st, err := w.Open(cmd.Context(), cfg)
+	if err != nil {
+		return err
+	}
+	return st.Close()
+}
+
+// runJobs runs the jobs four at a time, the slow ones first (then the
+// catalogue's order: the long poles do not start last), printing each
+// verdict as it comes unless --quiet.
+func (f *runFlags) runJobs(cmd *cobra.Command, jobs []*allJob, seed uint64, urls []string) {
+	queue := make(chan *allJob, len(jobs))
 	for _, slow := range []bool{true, false} {
 		for _, j := range jobs {
 			if slices.Contains(j.sc.Slow, j.strategy) == slow {
@@ -87,7 +125,6 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 	}
 	close(queue)
 	out := cmd.OutOrStdout()
-	start := time.Now()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for range 4 {
@@ -99,36 +136,43 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 					return // interrupted: the table is not printed
 				}
 				j.sum, j.err = f.runQuiet(cmd.Context(), j.sc, j.strategy, seed, urls)
-				if !f.quiet {
-					mu.Lock()
-					if j.err != nil {
-						fmt.Fprintf(out, "  %-13s %-20s error: %v\n", j.sc.Name, j.strategy, j.err)
-					} else {
-						fmt.Fprintf(out, "  %-13s %-20s %s\n", j.sc.Name, j.strategy, j.sum.Verdict)
-					}
-					mu.Unlock()
+				if f.quiet {
+					continue
 				}
+				mu.Lock()
+				if j.err != nil {
+					fmt.Fprintf(out, "  %-13s %-20s error: %v\n", j.sc.Name, j.strategy, j.err)
+				} else {
+					fmt.Fprintf(out, "  %-13s %-20s %s\n", j.sc.Name, j.strategy, j.sum.Verdict)
+				}
+				mu.Unlock()
 			}
 		}()
 	}
 	wg.Wait()
-	if cmd.Context().Err() != nil {
-		var left []error
-		for _, j := range jobs {
-			var le *store.LeftError
-			if errors.As(j.err, &le) {
-				left = append(left, le)
-			}
+}
+
+// interruptedAll says what an interrupted run all left behind.
+func interruptedAll(jobs []*allJob) error {
+	var left []error
+	for _, j := range jobs {
+		var le *store.LeftError
+		if errors.As(j.err, &le) {
+			left = append(left, le)
 		}
-		if len(left) > 0 {
-			return runtimeError{fmt.Errorf("interrupted; %w", errors.Join(left...))}
-		}
-		return runtimeError{fmt.Errorf("interrupted; the keys of every run that started were deleted")}
 	}
+	if len(left) > 0 {
+		return runtimeError{fmt.Errorf("interrupted; %w", errors.Join(left...))}
+	}
+	return runtimeError{fmt.Errorf("interrupted; the keys of every run that started were deleted")}
+}
+
+// printVerdicts prints the table of run all and returns how many runs
+// failed.
+func printVerdicts(out io.Writer, jobs []*allJob) (failed int) {
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tVIRTUAL TIME\tVERDICT")
-	failed := 0
 	for _, j := range jobs {
 		if j.err != nil {
 			failed++
@@ -138,28 +182,12 @@ func (f *runFlags) runAll(cmd *cobra.Command) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", j.sc.Name, j.strategy, j.sum.Duration.D().Round(time.Millisecond), j.sum.Verdict)
 	}
 	tw.Flush()
-	fmt.Fprintf(out, "\n%d runs in %v (seed %d)\n", len(jobs), time.Since(start).Round(100*time.Millisecond), seed)
-	if _, err := f.usable(cmd, needs, true); err != nil {
-		return err
-	}
-	if failed > 0 {
-		return runtimeError{fmt.Errorf("%d of %d runs failed", failed, len(jobs))}
-	}
-	return nil
+	return failed
 }
 
 // runAllFlags are the flags run all takes; the rest set one scenario's
 // parameters or outputs.
 var runAllFlags = []string{"seed", "quiet", "redis", "speed", "slowmo", "postgres", "mysql", "memcached", "etcd"}
-
-// dashed is names as flags: --name.
-func dashed(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = "--" + n
-	}
-	return out
-}
 
 // runQuiet runs one scenario with its defaults and returns its summary.
 func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy string, seed uint64, urls []string) (_ *check.Summary, err error) {
@@ -173,9 +201,13 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 	if f.topology != "" {
 		p.Nodes = store.TopologyNodes(f.topology)
 	}
-	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers(), Topology: f.topology})
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
+	r, st, err := launch.Start(ctx, f.where(urls, &f.paceFlags), cfg, nil)
 	if err != nil {
+		var oe *launch.OpenError
+		if errors.As(err, &oe) {
+			return nil, oe.Err
+		}
 		return nil, err
 	}
 	defer st.AbortOn(ctx)()
@@ -188,10 +220,6 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 			err = cerr // keys left behind: the run's error says where and how to remove them
 		}
 	}()
-	r, err := scenario.Start(ctx, st, scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime})
-	if err != nil {
-		return nil, err
-	}
 	if ended, err = awaitRun(ctx, r); err != nil {
 		return nil, err
 	}

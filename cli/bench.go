@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/bench"
+	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
@@ -34,8 +36,7 @@ type benchFlags struct {
 	need         string
 	autopipeline bool
 	json         string
-	redis        []string
-	serverFlags
+	storeFlags
 }
 
 func newBenchCmd() *cobra.Command {
@@ -76,8 +77,7 @@ func newBenchCmd() *cobra.Command {
 	fl.BoolVar(&f.autopipeline, "autopipeline", true, "also measure the Redis-key strategies through go-redis's AutoPipeline client (their ceiling: SET through it)")
 	fl.StringVar(&f.json, "json", "", "print the results as JSON (--json=FILE writes them to FILE and prints the tables)")
 	fl.Lookup("json").NoOptDefVal = "-"
-	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
-	addServerFlags(fl, &f.serverFlags)
+	addStoreFlags(fl, &f.storeFlags, false)
 	_ = cmd.RegisterFlagCompletionFunc("lock", completeBenchLocks)
 	_ = cmd.RegisterFlagCompletionFunc("need", fixedCompletions("safety\tnever two holders unnoticed, a crash frees the lock", "speed\tthe most cycles/s", "no-ttl\tno TTL to choose: a pause keeps it, a crash frees it"))
 	_ = cmd.RegisterFlagCompletionFunc("workers", fixedCompletions("1,8,32,128\tthe default", "1\tone worker: latency", "32\tmany: throughput", "1,2,4,8,16,32,64,128\tevery doubling"))
@@ -169,11 +169,14 @@ func (f *benchFlags) run(cmd *cobra.Command) error {
 		}
 	}
 	ctx := cmd.Context()
-	cfg := store.Config{URLs: urls, PoolSize: slices.Max(f.workers) + 8, Servers: f.servers()}
+	w := launch.Where{URLs: urls, Servers: f.servers()}
+	var p event.Params
 	if len(urls) == 0 {
-		cfg.Nodes = 5 // Redlock's quorum on embedded nodes
+		p.Nodes = 5 // Redlock's quorum on embedded nodes
 	}
-	st, err := store.Open(ctx, cfg)
+	cfg := w.Store(p)
+	cfg.PoolSize = slices.Max(f.workers) + 8 // every worker of the widest cell, and the ceiling's
+	st, err := w.Open(ctx, cfg)
 	if err != nil {
 		return storeError(err)
 	}

@@ -162,3 +162,14 @@ func commandNames(root *cobra.Command) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// hostScenarioCandidates are the scenarios other machines can join.
+func hostScenarioCandidates() []string {
+	var out []string
+	for _, s := range scenario.Catalogue() {
+		if scenario.Joinable(s.Name, s.Strategies[0]) == nil || scenario.Joinable(s.Name, "safe") == nil {
+			out = append(out, s.Name+"\t"+s.Title)
+		}
+	}
+	return out
+}

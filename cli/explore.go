@@ -22,8 +22,12 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// exploreFlags are explore's: what to run, the faults of every seed's
+// run, and the sweep's own. Every seed runs on the embedded store's
+// simulation, so no store or pace flags.
 type exploreFlags struct {
-	runFlags
+	scenarioFlags
+	scheduleFlags
 	seeds int
 	jobs  int
 	out   string
@@ -49,8 +53,11 @@ func newExploreCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return f.explore(cmd, args[0]) },
 	}
-	addRunFlags(cmd.Flags(), &f.runFlags)
 	fl := cmd.Flags()
+	addScenarioFlags(fl, &f.scenarioFlags)
+	for _, n := range simulationOnly {
+		refuseFlag(cmd, n, fmt.Sprintf("explore is simulation-only, every seed runs on the embedded store's deterministic simulation (run takes --%s)", n))
+	}
 	fl.IntVar(&f.seeds, "seeds", 1000, "how many seeds to run, from --seed on (default seed 1)")
 	fl.StringVar(&f.faults, "faults", "", "faults planned in every seed's run: "+schedule.SpecHelp)
 	fl.IntVar(&f.jobs, "jobs", 0, "runs at a time (default: one per core)")
@@ -59,16 +66,11 @@ func newExploreCmd() *cobra.Command {
 	return cmd
 }
 
-// simulationOnly are run's flags that explore refuses: each names a real
+// simulationOnly are run's flags that explore has not: each names a real
 // server or real time.
 var simulationOnly = []string{"redis", "topology", "slowmo", "realtime", "speed", "events", "postgres", "mysql", "memcached", "etcd", "etcd-members"}
 
 func (f *exploreFlags) explore(cmd *cobra.Command, name string) error {
-	for _, n := range simulationOnly {
-		if cmd.Flags().Changed(n) {
-			return usagef("--%s does not apply: explore is simulation-only, every seed runs on the embedded store's deterministic simulation (run takes --%s)", n, n)
-		}
-	}
 	switch {
 	case f.seeds < 1 || f.seeds > maxSeeds:
 		return usagef("--seeds must be from 1 to %d (got %d)", maxSeeds, f.seeds)
@@ -132,17 +134,14 @@ func (f *exploreFlags) config(cmd *cobra.Command, name string) (scenario.Config,
 	if err != nil {
 		return scenario.Config{}, usageError{err}
 	}
-	strategy := sc.Strategies[0]
-	if f.lock != "" {
-		if !sc.Supports(f.lock) {
-			return scenario.Config{}, usagef("--lock %q is not a strategy of %s: want one of %s", f.lock, sc.Name, sc.StrategyNames())
-		}
-		strategy = f.lock
+	strategy, err := f.strategy(sc)
+	if err != nil {
+		return scenario.Config{}, err
 	}
 	if sc.RealTime != "" || scenario.ServerOf(strategy) != string(lock.ServerRedis) {
 		return scenario.Config{}, usagef("explore is simulation-only: %s with %s keeps real time (its server, or its workers, keep their own), so its seeds do not fix its interleavings", sc.Name, strategy)
 	}
-	p, err := f.params(cmd, sc, strategy, nil)
+	p, err := f.params(cmd, sc, strategy, nil, "")
 	if err != nil {
 		return scenario.Config{}, err
 	}

@@ -3,13 +3,11 @@ package cli
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/locklab/locklab/scenario"
-	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -77,58 +75,9 @@ func note(cmd *cobra.Command, format string, a ...any) {
 	fmt.Fprintf(cmd.ErrOrStderr(), "locklab: note: "+format+"\n", a...)
 }
 
-// checkStoreFlags refuses the clock flag of the other store: --slowmo
-// stretches a real server's durations, --speed drives the embedded clock.
-func checkStoreFlags(cmd *cobra.Command, urls []string) error {
-	set := cmd.Flags().Changed
-	real := "--redis"
-	if !set("redis") {
-		real = "$LOCKLAB_REDIS_URL"
-	}
-	switch {
-	case len(urls) > 0 && set("speed"):
-		return usagef("--speed drives the embedded store's clock; a real Redis (%s) keeps its own time: use --slowmo to stretch it", real)
-	case len(urls) == 0 && set("slowmo") && !set("topology"):
-		return usagef("--slowmo stretches a real Redis's time (with --redis URL); the embedded store's clock takes --speed")
-	}
-	return nil
-}
-
-// checkTopology refuses --topology with a Redis URL, an unknown name, the
-// embedded clock's --speed, or on a command that does not spawn servers.
-func (f *runFlags) checkTopology(cmd *cobra.Command, urls []string) error {
-	if !cmd.Flags().Changed("topology") {
-		return nil
-	}
-	switch {
-	case cmd.Name() != "run" && cmd.Parent() != nil:
-		return usagef("--topology spawns servers for locklab run and the interactive view; %s takes --redis URL", cmd.Name())
-	case !store.ValidTopology(f.topology):
-		return usagef("unknown topology %q: want one of %s", f.topology, store.TopologyNames())
-	case cmd.Flags().Changed("redis"):
-		return usagef("--topology spawns its own servers; --redis names yours: give one or the other")
-	case len(urls) > 0:
-		return usagef("--topology spawns its own servers; $LOCKLAB_REDIS_URL names yours: unset it or leave out --topology")
-	case cmd.Flags().Changed("speed"):
-		return usagef("--speed drives the embedded store's clock; spawned servers keep their own time: use --slowmo to stretch it")
-	}
-	return nil
-}
-
-// redisURLs is --redis, else $LOCKLAB_REDIS_URL.
-func redisURLs(flags []string) []string {
-	if len(flags) > 0 {
-		return flags
-	}
-	if env := os.Getenv("LOCKLAB_REDIS_URL"); env != "" {
-		return []string{env}
-	}
-	return nil
-}
-
 // noteIgnored notes the parameter flags sc has no use for: --workers of a
 // scenario whose workers each play a part, --order outside deadlock.
-func (f *runFlags) noteIgnored(cmd *cobra.Command, sc *scenario.Scenario) {
+func noteIgnored(cmd *cobra.Command, sc *scenario.Scenario) {
 	set := cmd.Flags().Changed
 	if set("workers") && sc.Cast > 0 {
 		note(cmd, "--workers does not apply to %s: each of its %d workers plays a part; ignored", sc.Name, sc.Cast)
@@ -141,4 +90,44 @@ func (f *runFlags) noteIgnored(cmd *cobra.Command, sc *scenario.Scenario) {
 			note(cmd, "--%s is redlock's; %s does not use it; ignored", name, sc.Name)
 		}
 	}
+}
+
+// refuseFlag says why cmd has no --name, a flag of another command: the
+// parser refuses it as any unknown flag (exit 2), and the one line says
+// why and where it belongs instead of only "unknown flag".
+func refuseFlag(cmd *cobra.Command, name, why string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[refusedKey+name] = why
+}
+
+// refusedKey prefixes the annotations refuseFlag keeps.
+const refusedKey = "locklab-refused:"
+
+// refusedWhy is why cmd has no flag named in pflag's message msg ("unknown
+// flag: --name"), when refuseFlag said so.
+func refusedWhy(cmd *cobra.Command, msg string) (string, string, bool) {
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok {
+		return "", "", false
+	}
+	why, ok := cmd.Annotations[refusedKey+name]
+	return name, why, ok
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// dashed is names as flags: --name.
+func dashed(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "--" + n
+	}
+	return out
 }

@@ -23,8 +23,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// hostFlags are host's: the race (a few of the parameters: attendees
+// bring their workers), the shared Redis, and the room's own.
 type hostFlags struct {
-	runFlags
+	scenarioFlags
+	redis     []string
+	events    string
 	room      string
 	scenario  string
 	theme     string
@@ -56,9 +60,9 @@ func newHostCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.lock, "lock", "", "lock strategy, one of the scenario's on one Redis (oversell: "+strings.Join(scenario.JoinableStrategies("oversell"), ", ")+"; default: the scenario's first)")
-	addParamFlags(fl, &f.given, "stock", "delay", "ttl", "work", "order", "retry", "max-retries", "retry-base", "retry-cap")
-	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one)")
+	addScenarioFlags(fl, &f.scenarioFlags, "stock", "delay", "ttl", "work", "order", "retry", "max-retries", "retry-base", "retry-cap")
+	fl.Lookup("lock").Usage = "lock strategy, one of the scenario's on one Redis (oversell: " + strings.Join(scenario.JoinableStrategies("oversell"), ", ") + "; default: the scenario's first)"
+	fl.Lookup("seed").Usage = "random seed (default: a fresh one)"
 	fl.StringArrayVar(&f.redis, "redis", nil, "the shared Redis, redis://[:password@]host:port/db (default $LOCKLAB_REDIS_URL)")
 	fl.StringVar(&f.room, "room", workshop.DefaultRoom, "the room's name (several hosts can share one Redis)")
 	fl.StringVar(&f.scenario, "scenario", "oversell", "the race: "+scenario.JoinableNames())
@@ -70,14 +74,11 @@ func newHostCmd() *cobra.Command {
 	fl.StringVar(&f.results, "results", "", "on quitting, write the rounds and leaderboard to PREFIX.md and PREFIX.json (default: locklab-ROOM-DATE-TIME in this directory)")
 	addSSHFlags(fl, &f.sshFlags)
 	fl.Lookup("ssh").Usage = "also let the room take part over SSH on ADDR: ssh NAME@HOST races, watch@HOST watches (:2222 is loopback; on a wider ADDR the room code is the password)"
-	misplacedFlag(fl, "serve")
+	refuseFlag(cmd, "serve", "host takes its workers from attendees (locklab join), not from HTTP requests: "+sshToServeHint)
 	return cmd
 }
 
 func (f *hostFlags) run(cmd *cobra.Command) error {
-	if cmd.Flags().Changed("serve") {
-		return usagef("host takes its workers from attendees (locklab join), not from HTTP requests: %s", sshToServeHint)
-	}
 	if len(f.redis) > 1 {
 		return usagef("host races on one Redis: give --redis once")
 	}
@@ -99,7 +100,7 @@ func (f *hostFlags) run(cmd *cobra.Command) error {
 	if err := scenario.Joinable(sc.Name, strategy); err != nil {
 		return usageError{err}
 	}
-	p, err := f.params(cmd, sc, strategy, nil)
+	p, err := f.params(cmd, sc, strategy, nil, "")
 	if err != nil {
 		return err
 	}
@@ -334,15 +335,4 @@ func writeRound(path string, run *scenario.Run, sum *check.Summary) error {
 		return fmt.Errorf("cannot write the event log: %w", err)
 	}
 	return nil
-}
-
-// hostScenarioCandidates are the scenarios other machines can join.
-func hostScenarioCandidates() []string {
-	var out []string
-	for _, s := range scenario.Catalogue() {
-		if scenario.Joinable(s.Name, s.Strategies[0]) == nil || scenario.Joinable(s.Name, "safe") == nil {
-			out = append(out, s.Name+"\t"+s.Title)
-		}
-	}
-	return out
 }

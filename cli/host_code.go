@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/tui/sshview"
@@ -83,40 +82,4 @@ func waysIn(code string, codeLn net.Addr, sshLn net.Addr, sshPass string) []stri
 		out = append(out, fmt.Sprintf("locklab join %s@%s --name NAME", code, at))
 	}
 	return out
-}
-
-func splitListen(a net.Addr) (host, port string) {
-	host, port, _ = net.SplitHostPort(a.String())
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		if ip.To4() != nil {
-			host = "0.0.0.0"
-		} else {
-			host = ""
-		}
-	}
-	return host, port
-}
-
-// bracket puts an IPv6 address in brackets, as ssh and URLs want it.
-func bracket(a string) string {
-	if strings.Contains(a, ":") {
-		return "[" + a + "]"
-	}
-	return a
-}
-
-// parseCodeArg reads join's CODE@HOST[:PORT].
-func parseCodeArg(arg string) (code, hostport string, err error) {
-	c, host, ok := strings.Cut(arg, "@")
-	if !ok || host == "" {
-		return "", "", usagef("%q is not a room: give CODE@HOST as the host's screen shows it, e.g. K7QX2M@10.0.0.5", arg)
-	}
-	code = workshop.CleanCode(c)
-	if code == "" {
-		return "", "", usagef("%q is not a room code: the host's screen shows one of 6 letters and digits", c)
-	}
-	if _, _, err := net.SplitHostPort(host); err != nil {
-		host = net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(workshop.CodePort))
-	}
-	return code, host, nil
 }

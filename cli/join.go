@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/workshop"
 	"github.com/spf13/cobra"
 )
@@ -56,21 +55,6 @@ func newJoinCmd() *cobra.Command {
 	fl.IntVar(&f.workers, "workers", 3, fmt.Sprintf("your workers in each round, 1 to %d", workshop.MaxWorkers))
 	fl.IntVar(&f.rounds, "rounds", 0, "leave after this many rounds (default: stay until Ctrl-C)")
 	return cmd
-}
-
-// workshopURL is --redis, else $LOCKLAB_REDIS_URL: one real server.
-func workshopURL(cmd *cobra.Command, flag string) (string, error) {
-	url := flag
-	if url == "" {
-		url = os.Getenv("LOCKLAB_REDIS_URL")
-	}
-	if url == "" {
-		return "", usagef("%s needs the shared Redis: --redis redis://host:port (or $LOCKLAB_REDIS_URL)", cmd.Name())
-	}
-	if _, err := store.ParseURL(url); err != nil {
-		return "", usageError{err}
-	}
-	return url, nil
 }
 
 func (f *joinFlags) run(cmd *cobra.Command, args []string) error {
@@ -144,15 +128,4 @@ func (f *joinFlags) run(cmd *cobra.Command, args []string) error {
 		return usageError{err}
 	}
 	return workshopError(err)
-}
-
-// workshopError words a failure to reach the shared Redis for people on
-// other machines: the embedded store is no answer there.
-func workshopError(err error) error {
-	var ce *store.ConnectError
-	if errors.As(err, &ce) {
-		return runtimeError{fmt.Errorf("cannot reach the shared Redis at %s (%s): is it running, and does it listen on an address this machine reaches (bind, protected-mode, firewall)?",
-			ce.Addr, store.Scrub(ce.Err.Error(), ""))}
-	}
-	return storeError(err)
 }

@@ -160,7 +160,7 @@ func FuzzRunFlags(f *testing.F) {
 		if err := cmd.ParseFlags([]string{a, b, c, d}); err != nil {
 			return
 		}
-		p, err := fl.params(cmd, sc, "safe", nil)
+		p, err := fl.params(cmd, sc, "safe", nil, "")
 		if err != nil {
 			if _, ok := err.(usageError); !ok {
 				t.Fatalf("params error is not a usage error: %v", err)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/locklab/locklab/files"
 )
@@ -83,4 +85,36 @@ func pathUsage(flag string, err error) error {
 		return usageError{pe}
 	}
 	return usagef("--%s %s: %s", flag, pe.Path, pe.Msg)
+}
+
+// eventLogAt is the event log of a run starting (see launch.Start): the
+// file at path, created once the store is open and kept in *fh; nil when
+// path is empty.
+func eventLogAt(path string, fh **files.Output) func() (io.Writer, error) {
+	if path == "" {
+		return nil
+	}
+	return func() (io.Writer, error) {
+		o, err := createEventLog(path)
+		if err != nil {
+			return nil, err
+		}
+		*fh = o
+		return o, nil
+	}
+}
+
+// createEventLog starts the file a run's event log is written to: it
+// takes its name when closed.
+func createEventLog(path string) (*files.Output, error) {
+	return createOutput("events", path, "event log")
+}
+
+// fileFor names the output file of one strategy when several run.
+func fileFor(path, strategy string, many bool) string {
+	if path == "" || !many {
+		return path
+	}
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-" + strategy + ext
 }

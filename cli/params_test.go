@@ -49,7 +49,7 @@ func TestEveryParameterMeansTheSameInATalkFile(t *testing.T) {
 			if err := cmd.ParseFlags(args); err != nil {
 				t.Fatal(err)
 			}
-			fromFlags, err := f.params(cmd, sc, sc.Strategies[0], nil)
+			fromFlags, err := f.params(cmd, sc, sc.Strategies[0], nil, "")
 			if err != nil {
 				t.Fatalf("run %v: %v", args, err)
 			}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +11,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/event"
-
+	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/talk"
@@ -21,8 +20,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// recordFlags are record's: what to run and on which store (no spawned
+// topology), how fast, its event logs, a schedule to record, and the
+// recording's own.
 type recordFlags struct {
-	runFlags
+	scenarioFlags
+	storeFlags
+	paceFlags
+	outputFlags
+	scheduleFlags
 	cast    string
 	size    string
 	from    []string
@@ -53,8 +59,12 @@ func newRecordCmd() *cobra.Command {
 			"  locklab record --talk talks/locking-101.yaml --cast talk.cast --size 100x30",
 		RunE: func(cmd *cobra.Command, args []string) error { return f.record(cmd, args) },
 	}
-	addRunFlags(cmd.Flags(), &f.runFlags)
 	fl := cmd.Flags()
+	addScenarioFlags(fl, &f.scenarioFlags)
+	addStoreFlags(fl, &f.storeFlags, false)
+	addPaceFlags(fl, &f.paceFlags, true)
+	addEventsFlag(fl, &f.outputFlags)
+	refuseFlag(cmd, "topology", "it spawns servers for locklab run and the interactive view; record takes --redis URL")
 	fl.StringVar(&f.cast, "cast", "", "write the recording to FILE (required)")
 	fl.StringVar(&f.size, "size", "120x36", "terminal size, COLSxROWS (at least 80x24)")
 	fl.StringArrayVar(&f.from, "from", nil, "record a saved event log instead of running (repeatable)")
@@ -90,6 +100,60 @@ func parseSize(s string) (int, int, error) {
 }
 
 func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
+	if err := f.check(cmd, args); err != nil {
+		return err
+	}
+	w, h, err := parseSize(f.size)
+	if err != nil {
+		return err
+	}
+	th, err := pickTheme(f.theme)
+	if err != nil {
+		return err
+	}
+	if err := checkOutputPath("events", f.events); err != nil {
+		return err
+	}
+	// The recording streams to a file beside FILE, renamed to it once
+	// complete: a wrong path fails before anything runs, and an
+	// interrupted recording leaves nothing behind.
+	out, err := newOutputFile("cast", f.cast, "recording")
+	if err != nil {
+		return err
+	}
+	defer out.discard()
+	tk, runs, names, err := f.runs(cmd, args)
+	if err != nil {
+		return err
+	}
+	var titles []string
+	for _, l := range runs {
+		titles = append(titles, l.Header.Scenario+" · "+l.Header.Strategy)
+	}
+	if tk != nil && tk.Title != "" {
+		titles = []string{tk.Title}
+	}
+	bw := &countingWriter{w: out}
+	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
+		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
+		Timestamp: castTimestamp(runs), EventMarks: f.schedule != ""})
+	switch {
+	case cmd.Context().Err() != nil:
+		return runtimeError{errors.New("interrupted; nothing was recorded")}
+	case err != nil:
+		return runtimeError{err}
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "recorded %s to %s (%d bytes, %dx%d)\n", strings.Join(titles, ", "), f.cast, bw.n, w, h)
+	return nil
+}
+
+// check refuses flags that do not go together (with --from, --talk or
+// --schedule, most of run's do not) or out of their range, and notes the
+// presenter's flags given without presenter mode.
+func (f *recordFlags) check(cmd *cobra.Command, args []string) error {
 	switch {
 	case f.cast == "":
 		return usagef("record needs --cast FILE: where to write the recording")
@@ -129,71 +193,32 @@ func (f *recordFlags) record(cmd *cobra.Command, args []string) error {
 	if f.maxGap != 0 && !f.present {
 		note(cmd, "--max-gap is the longest stretch between two beats in presenter mode; without --present it changes nothing")
 	}
-	w, h, err := parseSize(f.size)
-	if err != nil {
-		return err
-	}
-	th, err := pickTheme(f.theme)
-	if err != nil {
-		return err
-	}
-	if err := checkOutputPath("events", f.events); err != nil {
-		return err
-	}
-	// The recording streams to a file beside FILE, renamed to it once
-	// complete: a wrong path fails before anything runs, and an
-	// interrupted recording leaves nothing behind.
-	out, err := newOutputFile("cast", f.cast, "recording")
-	if err != nil {
-		return err
-	}
-	defer out.discard()
-	var runs []*scenario.Loaded
-	var names []string
-	var tk *talk.Talk
-	if f.talk != "" {
-		if tk, runs, names, err = f.runTalk(cmd); err != nil {
-			return err
-		}
-	} else if f.schedule != "" {
-		if runs, names, err = f.runSchedule(cmd); err != nil {
-			return err
-		}
-	} else if len(f.from) > 0 && f.talk == "" {
+	return nil
+}
+
+// runs are what is recorded: a talk's scenes, a schedule's run, saved
+// logs, or fresh runs of the scenarios named; with their names.
+func (f *recordFlags) runs(cmd *cobra.Command, args []string) (*talk.Talk, []*scenario.Loaded, []string, error) {
+	switch {
+	case f.talk != "":
+		return f.runTalk(cmd)
+	case f.schedule != "":
+		runs, names, err := f.runSchedule(cmd)
+		return nil, runs, names, err
+	case len(f.from) > 0:
+		var runs []*scenario.Loaded
+		var names []string
 		for _, path := range f.from {
 			l, err := loadLogFile(cmd.Context(), path)
 			if err != nil {
-				return err
+				return nil, nil, nil, err
 			}
 			runs, names = append(runs, l), append(names, filepath.Base(path))
 		}
-	} else {
-		if runs, names, err = f.runForRecording(cmd, args); err != nil {
-			return err
-		}
+		return nil, runs, names, nil
 	}
-	var titles []string
-	for _, l := range runs {
-		titles = append(titles, l.Header.Scenario+" · "+l.Header.Strategy)
-	}
-	if tk != nil && tk.Title != "" {
-		titles = []string{tk.Title}
-	}
-	bw := &countingWriter{w: out}
-	err = tui.Record(cmd.Context(), bw, runs, names, tui.RecordOptions{Theme: th, Width: w, Height: h, Present: f.present,
-		FPS: f.fps, Hold: f.hold, MaxGap: f.maxGap, Speed: f.play, Talk: tk, Title: "locklab — " + strings.Join(titles, ", "),
-		Timestamp: castTimestamp(runs), EventMarks: f.schedule != ""})
-	switch {
-	case cmd.Context().Err() != nil:
-		return runtimeError{errors.New("interrupted; nothing was recorded")}
-	case err != nil:
-		return runtimeError{err}
-	}
-	if err := out.commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "recorded %s to %s (%d bytes, %dx%d)\n", strings.Join(titles, ", "), f.cast, bw.n, w, h)
-	return nil
+	runs, names, err := f.runForRecording(cmd, args)
+	return nil, runs, names, err
 }
 
 // countingWriter counts the bytes written through it.
@@ -208,36 +233,14 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// loadLogFile reads a saved event log, with errors for people.
-func loadLogFile(ctx context.Context, path string) (*scenario.Loaded, error) {
-	fh, err := openInput(ctx, path, "event log")
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	l, err := scenario.LoadLog(fh)
-	if ctx.Err() != nil {
-		return nil, runtimeError{errors.New("interrupted")}
-	}
-	if err != nil {
-		return nil, runtimeError{fmt.Errorf("%s: %v", path, err)}
-	}
-	return l, nil
-}
-
 // runForRecording runs each SCENARIO[:STRATEGY] on the embedded store and
 // keeps its log.
 func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*scenario.Loaded, []string, error) {
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return nil, nil, err
 	}
-	seed := f.seed
-	if !cmd.Flags().Changed("seed") {
-		var b [8]byte
-		_, _ = crand.Read(b[:])
-		seed = binary.LittleEndian.Uint64(b[:]) % 1_000_000
-	}
+	seed := seedFlag(cmd, f.seed)
 	var runs []*scenario.Loaded
 	var names []string
 	for i, arg := range args {
@@ -252,7 +255,7 @@ func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*sce
 		if !sc.Supports(strategy) {
 			return nil, nil, usagef("%q is not a strategy of %s: want one of %s", strategy, sc.Name, sc.StrategyNames())
 		}
-		p, err := f.params(cmd, sc, strategy, urls)
+		p, err := f.params(cmd, sc, strategy, urls, "")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -268,26 +271,17 @@ func (f *recordFlags) runForRecording(cmd *cobra.Command, args []string) ([]*sce
 // runKept runs one scenario and keeps its log (and writes it with --events).
 func (f *recordFlags) runKept(ctx context.Context, sc *scenario.Scenario, strategy string, p event.Params,
 	seed uint64, urls []string, i int, many bool) (*scenario.Loaded, error) {
-	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers()})
-	if err != nil {
-		return nil, storeError(err)
-	}
-	defer st.Close()
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime,
 		Faults: f.planned, Steps: f.steps}
-	if path := fileFor(f.events, strconv.Itoa(i+1), many); path != "" {
-		fh, err := createEventLog(path)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		cfg.Events = fh
+	var evFile *files.Output
+	r, st, err := launch.Start(ctx, f.where(urls, &f.paceFlags), cfg, eventLogAt(fileFor(f.events, strconv.Itoa(i+1), many), &evFile))
+	if evFile != nil {
+		defer evFile.Close()
 	}
-	r, err := scenario.Start(ctx, st, cfg)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, startError(err)
 	}
+	defer st.Close()
 	var stepErr *scenario.StepError
 	if err := r.Wait(); errors.As(err, &stepErr) {
 		return nil, runtimeError{stepErr}

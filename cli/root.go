@@ -24,11 +24,6 @@ import (
 
 const version = "0.1.0"
 
-// usageError is a mistake in how locklab was called: exit status 2.
-type usageError struct{ error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
 // quietLogger keeps go-redis from printing its own retries: locklab says
 // what went wrong in one line of its own.
 type quietLogger struct{}
@@ -74,9 +69,6 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	return 1
 }
-
-// runtimeError is a failure while doing what was asked: exit status 1.
-type runtimeError struct{ error }
 
 func isCobraUsage(err error) bool {
 	msg := err.Error()
@@ -134,6 +126,9 @@ func flagError(cmd *cobra.Command, err error) error {
 			want = flagWant(f)
 		}
 		return usagef("%s: %q is not %s", flag, m[1], want)
+	}
+	if name, why, ok := refusedWhy(cmd, msg); ok {
+		return usagef("--%s does not apply to %s: %s", name, cmd.CommandPath(), why)
 	}
 	return usagef("%s (see %s --help)", msg, cmd.CommandPath())
 }

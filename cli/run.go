@@ -2,45 +2,30 @@ package cli
 
 import (
 	"context"
-	crand "crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
-
 	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
+// runFlags are run's: what to run, where, how fast, what to keep, and
+// the schedule flags of a simulated run.
 type runFlags struct {
-	realtime   bool
-	lock       string
-	given      paramValues // the scenario parameters given as flags
-	seed       uint64
-	all        bool
-	quiet      bool
-	jsonFile   string
-	events     string
-	redis      []string
-	topology   string // --topology: servers to spawn for the run
-	slowmo     float64
-	speed      float64
-	noted      bool // the notes on flags a scenario ignores are out
-	faults     string
-	schedule   string           // --schedule: replay this file's run
-	scheduleTo string           // --schedule-out: write the run's schedule
-	planned    []scenario.Timed // the faults the run injects at their instants
-	steps      []scenario.Step  // the steps a replayed schedule chose by hand
-	serverFlags
+	scenarioFlags
+	storeFlags
+	paceFlags
+	outputFlags
+	scheduleFlags
+	all bool
 }
 
 func newRunCmd() *cobra.Command { return newRunCmdFor(&runFlags{}) }
@@ -71,53 +56,15 @@ func newRunCmdFor(f *runFlags) *cobra.Command {
 			return f.run(cmd, args[0])
 		},
 	}
-	addRunFlags(cmd.Flags(), f)
-	addScheduleFlags(cmd.Flags(), f)
 	fl := cmd.Flags()
+	addScenarioFlags(fl, &f.scenarioFlags)
+	addStoreFlags(fl, &f.storeFlags, true)
+	addPaceFlags(fl, &f.paceFlags, true)
+	addEventsFlag(fl, &f.outputFlags)
+	addReportFlags(fl, &f.outputFlags)
+	addScheduleFlags(fl, &f.scheduleFlags)
 	fl.BoolVar(&f.all, "all", false, "run every strategy of the scenario and compare")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print the summary only, not one line per attempt")
-	fl.StringVar(&f.jsonFile, "json", "", "write the results in the lab's JSON schema to FILE")
 	return cmd
-}
-
-// params applies the flags the user set over the scenario's defaults.
-func (f *runFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strategy string, urls []string) (event.Params, error) {
-	p := sc.Defaults
-	set := cmd.Flags().Changed
-	if !f.noted {
-		f.noted = true
-		f.noteIgnored(cmd, sc)
-	}
-	f.given.apply(&p, set)
-	switch {
-	case f.topology != "":
-		if n := store.TopologyNodes(f.topology); set("nodes") && f.given.nodes() != n {
-			return p, usagef("--nodes %d does not match --topology %s, which has %d node(s)", f.given.nodes(), f.topology, n)
-		}
-		p.Nodes = store.TopologyNodes(f.topology)
-		if least, _ := quorumOf(strategy); multiNode(strategy) && p.Nodes < least {
-			return p, usagef("%s needs at least %d independent Redis nodes for a quorum: use --topology %s", strategy, least, store.TopoRedlock)
-		}
-	case len(urls) > 0:
-		if n := f.given.nodes(); set("nodes") && n != len(urls) {
-			return p, usagef("--nodes %d does not match the %d --redis URL(s) given", n, len(urls))
-		}
-		p.Nodes = len(urls)
-	case set("nodes"):
-		p.Nodes = f.given.nodes()
-	case multiNode(strategy):
-		_, p.Nodes = quorumOf(strategy)
-	}
-	if least, def := quorumOf(strategy); multiNode(strategy) && p.Nodes < least {
-		if len(urls) > 0 {
-			return p, usagef("%s needs at least %d independent Redis nodes for a quorum, got %d URL(s): give --redis once per node, or leave it out for %d embedded nodes", strategy, least, len(urls), def)
-		}
-		return p, usagef("--nodes %d: %s needs at least %d nodes for a quorum (default %d)", p.Nodes, strategy, least, def)
-	}
-	if err := p.Validate(); err != nil {
-		return p, usageError{err}
-	}
-	return p, nil
 }
 
 func (f *runFlags) run(cmd *cobra.Command, name string) error {
@@ -128,7 +75,7 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return err
 	}
@@ -158,7 +105,7 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	out := cmd.OutOrStdout()
 	var results []*check.Summary
 	for _, strategy := range strategies {
-		p, err := f.params(cmd, sc, strategy, urls)
+		p, err := f.params(cmd, sc, strategy, urls, f.topology)
 		if err != nil {
 			return err
 		}
@@ -177,27 +124,16 @@ func (f *runFlags) run(cmd *cobra.Command, name string) error {
 	return nil
 }
 
-// createEventLog starts the file a run's event log is written to: it
-// takes its name when closed.
-func createEventLog(path string) (*files.Output, error) {
-	return createOutput("events", path, "event log")
-}
-
-// fileFor names the output file of one strategy when several run.
-func fileFor(path, strategy string, many bool) string {
-	if path == "" || !many {
-		return path
-	}
-	ext := filepath.Ext(path)
-	return strings.TrimSuffix(path, ext) + "-" + strategy + ext
-}
-
 func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scenario, strategy string,
 	p event.Params, seed uint64, urls []string, many bool) (*check.Summary, error) {
-	st, err := store.Open(ctx, store.Config{URLs: urls, Nodes: p.Nodes, Speed: f.speed, Slowmo: f.slowmo,
-		PoolSize: min(max(p.Workers, 10), 256), Servers: f.servers(), Topology: f.topology})
+	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime, Faults: f.planned, Steps: f.steps}
+	var evFile *files.Output
+	run, st, err := launch.Start(ctx, f.where(urls, &f.paceFlags), cfg, eventLogAt(fileFor(f.events, strategy, many), &evFile))
 	if err != nil {
-		return nil, storeError(err)
+		if evFile != nil {
+			evFile.Close()
+		}
+		return nil, startError(err)
 	}
 	defer st.AbortOn(ctx)() // Ctrl-C: a frozen server must not hold the exit
 	closed := false
@@ -206,18 +142,8 @@ func (f *runFlags) runOne(ctx context.Context, out io.Writer, sc *scenario.Scena
 			st.Close()
 		}
 	}()
-	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime, Faults: f.planned, Steps: f.steps}
-	var evFile *files.Output
-	if path := fileFor(f.events, strategy, many); path != "" {
-		if evFile, err = createEventLog(path); err != nil {
-			return nil, err
-		}
+	if evFile != nil {
 		defer evFile.Close()
-		cfg.Events = evFile
-	}
-	run, err := scenario.Start(ctx, st, cfg)
-	if err != nil {
-		return nil, usageError{err}
 	}
 	ended, runErr := awaitRun(ctx, run)
 	var stepErr *scenario.StepError
@@ -285,16 +211,6 @@ func interrupted(st *store.Store, closeErr error) error {
 	return fmt.Errorf("interrupted; the run's %d key(s) were deleted", st.Deleted())
 }
 
-// storeError is a failure to open the store: a URL that does not parse is
-// a usage error, the rest (the server's own words, with a hint) a runtime one.
-func storeError(err error) error {
-	var ue *store.URLError
-	if errors.As(err, &ue) {
-		return usageError{err}
-	}
-	return runtimeError{err}
-}
-
 func writeReport(path string, r *check.Report) error {
 	return writeOutput("json", path, "JSON results", r.WriteJSON)
 }
@@ -357,52 +273,4 @@ func printComparison(out io.Writer, results []*check.Summary) {
 		fmt.Fprintln(tw, row+"\t"+s.Verdict)
 	}
 	tw.Flush()
-}
-
-// addRunFlags registers the flags shared by run and the interactive view.
-func addRunFlags(fl *pflag.FlagSet, f *runFlags) {
-	fl.StringVar(&f.lock, "lock", "", "lock strategy (see locklab list); default: the scenario's first")
-	addParamFlags(fl, &f.given)
-	fl.Uint64Var(&f.seed, "seed", 0, "random seed (default: a fresh one, shown in the summary)")
-	fl.StringVar(&f.events, "events", "", "write the run's event log (JSON Lines) to FILE")
-	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
-	fl.StringVar(&f.topology, "topology", "", "spawn real servers for the run (redis-server on PATH): "+store.TopologyNames()+"; stopped when it ends")
-	fl.Float64Var(&f.slowmo, "slowmo", 1, "real Redis only: make every duration this many times longer")
-	fl.BoolVar(&f.realtime, "realtime", false, "embedded only: run in real time, goroutines scheduled by Go, instead of the deterministic simulation (the same seed, the same log)")
-	fl.Float64Var(&f.speed, "speed", 1, fmt.Sprintf("embedded only: virtual clock speed, %s to %s (the view opens each scenario at its own)", plain(store.MinSpeed), plain(store.MaxSpeed)))
-	addServerFlags(fl, &f.serverFlags)
-}
-
-// store returns the Redis URLs (flags, else $LOCKLAB_REDIS_URL) after
-// checking --slowmo and --speed.
-func (f *runFlags) store(cmd *cobra.Command) ([]string, error) {
-	urls := redisURLs(f.redis)
-	if err := checkFloat("slowmo", f.slowmo, minSlowmo, maxSlowmo); err != nil {
-		return nil, err
-	}
-	for _, u := range urls {
-		if _, err := store.ParseURL(u); err != nil {
-			return nil, usageError{err} // never holds the password
-		}
-	}
-	if err := checkFloat("speed", f.speed, store.MinSpeed, store.MaxSpeed); err != nil {
-		return nil, err
-	}
-	if err := checkStoreFlags(cmd, urls); err != nil {
-		return nil, err
-	}
-	if err := f.checkTopology(cmd, urls); err != nil {
-		return nil, err
-	}
-	return urls, nil
-}
-
-// seedFlag is --seed when given, else a fresh one (shown in the summary).
-func seedFlag(cmd *cobra.Command, given uint64) uint64 {
-	if cmd.Flags().Changed("seed") {
-		return given
-	}
-	var b [8]byte
-	_, _ = crand.Read(b[:])
-	return binary.LittleEndian.Uint64(b[:]) % 1_000_000
 }

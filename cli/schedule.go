@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/locklab/locklab/event"
-
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
@@ -13,15 +12,26 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// scheduleFlags fix what happens in a simulated run: faults planned at
+// instants, a schedule to replay (its steps chosen by hand among them), a
+// file to write the run's schedule to.
+type scheduleFlags struct {
+	faults     string
+	schedule   string           // --schedule: replay this file's run
+	scheduleTo string           // --schedule-out: write the run's schedule
+	planned    []scenario.Timed // the faults the run injects at their instants
+	steps      []scenario.Step  // the steps a replayed schedule chose by hand
+}
+
 // addScheduleFlags registers run's flags for planned faults and schedules.
-func addScheduleFlags(fl *pflag.FlagSet, f *runFlags) {
+func addScheduleFlags(fl *pflag.FlagSet, f *scheduleFlags) {
 	fl.StringVar(&f.faults, "faults", "", "faults planned at instants of the run's time: "+schedule.SpecHelp)
 	fl.StringVar(&f.schedule, "schedule", "", "replay the simulated run a schedule FILE describes (explore writes them), byte for byte")
 	fl.StringVar(&f.scheduleTo, "schedule-out", "", "write the simulated run's schedule (seed, parameters, faults) to FILE")
 }
 
 // plannedFaults are --faults for a run with parameters p.
-func (f *runFlags) plannedFaults(cmd *cobra.Command, p event.Params) ([]scenario.Timed, error) {
+func (f *scheduleFlags) plannedFaults(cmd *cobra.Command, p event.Params) ([]scenario.Timed, error) {
 	if !cmd.Flags().Changed("faults") {
 		return nil, nil
 	}

@@ -27,7 +27,7 @@ func (f *tuiFlags) serveTUI(cmd *cobra.Command, th *themes.Theme) error {
 			return usagef("--%s does not apply to --serve: the view of a served run is not recorded or presented", o)
 		}
 	}
-	sf := &serveFlags{runFlags: f.runFlags, scenario: f.scenario, addr: f.serve, addrFlag: "serve", rate: defaultServeRate, allow: f.allow}
+	sf := &serveFlags{scenarioFlags: f.scenarioFlags, storeFlags: f.storeFlags, paceFlags: f.paceFlags, outputFlags: f.outputFlags, scenario: f.scenario, addr: f.serve, addrFlag: "serve", rate: defaultServeRate, allow: f.allow}
 	if sf.scenario == "" {
 		sf.scenario = scenario.OutsideScenarios[0]
 	}

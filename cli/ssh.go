@@ -30,13 +30,6 @@ func addSSHFlags(fl *pflag.FlagSet, f *sshFlags) {
 	fl.StringVar(&f.hostKey, "ssh-host-key", "", "the SSH host key, generated once if missing (default: under your config directory)")
 }
 
-// misplacedFlag takes --name on fl without showing it, so that a user who
-// gives it learns where it belongs instead of reading "unknown flag".
-func misplacedFlag(fl *pflag.FlagSet, name string) {
-	fl.String(name, "", "")
-	_ = fl.MarkHidden(name)
-}
-
 // sshToServeHint is where a served race's view goes over SSH.
 const sshToServeHint = "locklab --serve ADDR --ssh ADDR serves the race over HTTP with its view here and over SSH"
 

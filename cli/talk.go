@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -95,37 +93,6 @@ func (f *talkFlags) run(cmd *cobra.Command, path string) error {
 	defer pub.Close()
 	return tui.Run(cmd.Context(), tui.Options{Theme: th, Tool: "locklab " + version, Talk: t, TalkLogs: logs,
 		Publish: pub.Send, Speed: f.speed, SpeedSet: cmd.Flags().Changed("speed")}, os.Stdin, os.Stdout)
-}
-
-// loadTalk reads a talk file and the saved runs its scenes name. A file
-// that is wrong is a usage error (exit 2), with its line.
-func loadTalk(cmd *cobra.Command, path string) (*talk.Talk, []*scenario.Loaded, error) {
-	t, err := talk.Load(path)
-	var te *talk.Error
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil, usagef("no talk file at %s (the shipped ones are in talks/)", path)
-	case errors.As(err, &te):
-		return nil, nil, usageError{te}
-	case err != nil:
-		return nil, nil, usagef("cannot read the talk file: %v", err)
-	}
-	logs := make([]*scenario.Loaded, len(t.Scenes))
-	for i, sc := range t.Scenes {
-		if sc.Log == "" {
-			continue
-		}
-		l, err := loadLogFile(cmd.Context(), sc.Log)
-		if err != nil {
-			return nil, nil, usageError{&talk.Error{File: path, Line: sc.Line, Msg: err.Error()}}
-		}
-		if l.Header.Scenario != sc.Scenario || l.Header.Strategy != sc.Strategy {
-			return nil, nil, usageError{&talk.Error{File: path, Line: sc.Line, Msg: fmt.Sprintf(
-				"log %s is a run of %s · %s, but the scene says %s · %s", sc.Log, l.Header.Scenario, l.Header.Strategy, sc.Scenario, sc.Strategy)}}
-		}
-		logs[i] = l
-	}
-	return t, logs, nil
 }
 
 // printTalk lists a checked talk's scenes.

@@ -19,7 +19,7 @@ func TestTopologyBadInputIsOneLineExit2(t *testing.T) {
 		{[]string{"run", "oversell", "--topology", "single", "--speed", "2"}, "spawned servers keep their own time"},
 		{[]string{"run", "redlock", "--topology", "sentinel"}, "use --topology redlock"},
 		{[]string{"explore", "oversell", "--lock", "naive", "--topology", "single"}, "--topology does not apply"},
-		{[]string{"record", "oversell", "--cast", filepath.Join(t.TempDir(), "x.cast"), "--topology", "single"}, "--topology spawns servers for locklab run"},
+		{[]string{"record", "oversell", "--cast", filepath.Join(t.TempDir(), "x.cast"), "--topology", "single"}, "--topology does not apply to locklab record: it spawns servers for locklab run"},
 	} {
 		code, _, stderr := cli(t, c.args...)
 		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, c.says) {

@@ -7,16 +7,18 @@ import (
 	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/scenario"
-	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui"
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 )
 
-// tuiFlags are the root command's: the run flags plus what only the
-// interactive view has.
+// tuiFlags are the root command's: what to run, where, how fast, its
+// event log, a schedule or level, and what only the interactive view has.
 type tuiFlags struct {
-	runFlags
+	scenarioFlags
+	storeFlags
+	paceFlags
+	outputFlags
+	scheduleFlags
 	scenario string
 	theme    string
 	present  bool
@@ -28,7 +30,11 @@ type tuiFlags struct {
 }
 
 func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
-	addRunFlags(cmd.Flags(), &f.runFlags)
+	fl := cmd.Flags()
+	addScenarioFlags(fl, &f.scenarioFlags)
+	addStoreFlags(fl, &f.storeFlags, true)
+	addPaceFlags(fl, &f.paceFlags, true)
+	addEventsFlag(fl, &f.outputFlags)
 	cmd.Flags().StringVar(&f.scenario, "scenario", "", "preselect a scenario; with --lock, start it at once")
 	cmd.Flags().StringVar(&f.theme, "theme", "", "dark, light, high-contrast, colour-blind or mono (NO_COLOR: mono)")
 	cmd.Flags().BoolVar(&f.present, "present", false, "presenter mode: stop at each beat with its caption (p toggles it)")
@@ -39,23 +45,6 @@ func addTUIFlags(cmd *cobra.Command, f *tuiFlags) {
 	addAllowHostFlag(cmd.Flags(), &f.allow)
 	addSSHFlags(cmd.Flags(), &f.sshFlags)
 	cmd.Flags().Lookup("ssh").Usage = "with --serve: also serve its live view over SSH on ADDR (:2222 is loopback; 0.0.0.0:2222 needs a password or keys)"
-}
-
-// interactive reports whether stdin and stdout are a terminal.
-func interactive() bool {
-	return isatty.IsTerminal(os.Stdin.Fd()) && isatty.IsTerminal(os.Stdout.Fd())
-}
-
-// pickTheme honours --theme, then NO_COLOR.
-func pickTheme(name string) (*themes.Theme, error) {
-	if name == "" && os.Getenv("NO_COLOR") != "" {
-		return themes.Mono(), nil
-	}
-	th, err := themes.ByName(name)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--theme: %w", err)}
-	}
-	return th, nil
 }
 
 // runTUI opens the interactive view.
@@ -81,7 +70,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 			return usagef("a level or a schedule fixes the run: leave out --scenario, --seed and the parameter flags")
 		}
 	}
-	urls, err := f.store(cmd)
+	urls, err := f.urls(cmd, &f.paceFlags)
 	if err != nil {
 		return err
 	}
@@ -109,7 +98,7 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 			}
 			opts.Strategy, opts.Start = f.lock, true
 		}
-		p, err := f.params(cmd, sc, opts.Strategy, urls)
+		p, err := f.params(cmd, sc, opts.Strategy, urls, f.topology)
 		if err != nil {
 			return err
 		}
@@ -124,13 +113,6 @@ func (f *tuiFlags) runTUI(cmd *cobra.Command) error {
 		return usagef("the interactive view needs a terminal; for a headless run use: locklab run %s", firstNonEmpty(opts.Scenario, "oversell"))
 	}
 	return tui.Run(cmd.Context(), opts, os.Stdin, os.Stdout)
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // paramFlagsSet lists the set flags that are a scenario's parameters.

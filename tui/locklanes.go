@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/check"
-
 	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
@@ -42,105 +41,132 @@ func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock
 		if len(out)+2 > rows {
 			break
 		}
-		spans, _ := tl.LockAt(l, k)
-		holders := make([]int32, cols)
-		forever := make([]bool, cols) // held with no TTL where the lock's keys have one
-		for c := range holders {
-			holders[c] = -1
-		}
-		// Column by column, from the spans active at each column's start
-		// and end (binary searches): the cost does not grow with the log.
-		n := sort.Search(len(spans), func(i int) bool { return spans[i].T > now })
-		var cur timeline.LockSpan
-		cur.Holder = -1
-		if n > 0 {
-			cur = spans[n-1]
-		}
-		heldIn := func(sp timeline.LockSpan, t0 time.Duration) bool {
-			// lapsed before anything said so, unless its holder's renewals go on
-			return sp.Holder != -1 && (sp.TTL <= 0 || sp.Deadline >= t0 || sp.Renewing)
-		}
-		i0 := 0
-		for c := 0; c < cols && n > 0; c++ {
-			t0, t1 := colEnd(sc, c-1), min(colEnd(sc, c), now)
-			if c == 0 {
-				t0 = 0
-			}
-			if t0 > now {
-				break
-			}
-			// The span active at the column's end, and the one at its start.
-			i1 := i0 + sort.Search(n-i0, func(i int) bool { return spans[i0+i].T > t1 })
-			if i1 == 0 {
-				continue
-			}
-			// The latest holding in the column (held and free alternate:
-			// a few steps back find it).
-			for i := i1 - 1; i >= max(i0-1, 0, i1-32); i-- {
-				if sp := spans[i]; heldIn(sp, t0) {
-					holders[c], forever[c] = sp.Holder, sp.Forever
-					break
-				}
-			}
-			i0 = i1
-		}
-		// Marks from the timeline's per-column summaries: the most telling
-		// mark of each column, whatever the number of marks.
-		markAt := make([]timeline.MarkKind, cols)
-		tl.MarkColumns(kinds, l, k, now, sc.span)
-		for c, m := range kinds {
-			for kind := timeline.MarkKind(0); m>>kind != 0; kind++ {
-				if m&(1<<kind) != 0 && markRank[kind] >= markRank[markAt[c]] {
-					markAt[c] = kind
-				}
-			}
-		}
+		holders, forever, cur := lockHolders(tl, l, k, now, sc, cols)
+		markAt := lockMarks(tl, kinds, l, k, now, sc)
 		info := th.Muted.Render("free")
 		if cur.Holder != -1 {
 			info = holderInfo(th, tl, k, l, cur, now, sc, markAt)
 		}
-		var b strings.Builder
-		b.WriteString(th.Text.Render(fmt.Sprintf("%-*s", labelW, shortLock(l.Name, labelW))) + " ")
-		for c := 0; c < cols; {
-			if markAt[c] != 0 {
-				b.WriteString(lk.mark(markSyms[markAt[c]]))
-				c++
-				continue
-			}
-			j := c
-			for j < cols && holders[j] == holders[c] && forever[j] == forever[c] && markAt[j] == 0 {
-				j++
-			}
-			switch {
-			case holders[c] == -1:
-				b.WriteString(strings.Repeat(" ", j-c))
-			case forever[c]:
-				b.WriteString(lk.syms[themes.SymHeldNoTTL].wrap(strings.Repeat(string(themes.SymHeldNoTTL.Rune()), j-c)))
-			default:
-				b.WriteString(lk.worker(int(holders[c])).wrap(strings.Repeat(string(themes.SymHeld.Rune()), j-c)))
-			}
-			c = j
-		}
-		if votes, who := tl.LastVotes(l, k); votes != nil {
-			var vb strings.Builder
-			for _, v := range votes {
-				switch v {
-				case 1:
-					vb.WriteString(th.Mark(themes.Symbol(themes.DoneOK), 0))
-				case 2:
-					vb.WriteString(th.Mark(themes.Symbol(themes.DoneFail), 0))
-				default:
-					vb.WriteString(th.Mark(themes.SymVoteNone, 0))
-				}
-			}
-			info += th.Muted.Render("  votes "+check.WorkerName(who)+" ") + vb.String()
-		}
-		out = append(out, b.String(), strings.Repeat(" ", labelW+1)+th.Muted.Render(l.Name+": ")+info)
+		lane := th.Text.Render(fmt.Sprintf("%-*s", labelW, shortLock(l.Name, labelW))) + " " + lk.lockLane(holders, forever, markAt)
+		out = append(out, lane, strings.Repeat(" ", labelW+1)+th.Muted.Render(l.Name+": ")+info+votesInfo(th, tl, l, k))
 	}
 	if hidden := len(locks) - len(out)/2; hidden > 0 && len(out) > 0 {
 		out[len(out)-1] += th.Muted.Render(fmt.Sprintf("  (+%d more locks)", hidden))
 	}
 	return out
+}
+
+// lockHolders is who holds l in each column up to now (-1: nobody), and
+// whether that holding has no TTL where the lock's keys have one; cur is
+// the holding at now.
+func lockHolders(tl *timeline.Timeline, l *timeline.Lock, k int, now time.Duration, sc scale, cols int) (holders []int32, forever []bool, cur timeline.LockSpan) {
+	spans, _ := tl.LockAt(l, k)
+	holders = make([]int32, cols)
+	forever = make([]bool, cols) // held with no TTL where the lock's keys have one
+	for c := range holders {
+		holders[c] = -1
+	}
+	// Column by column, from the spans active at each column's start
+	// and end (binary searches): the cost does not grow with the log.
+	n := sort.Search(len(spans), func(i int) bool { return spans[i].T > now })
+	cur.Holder = -1
+	if n > 0 {
+		cur = spans[n-1]
+	}
+	heldIn := func(sp timeline.LockSpan, t0 time.Duration) bool {
+		// lapsed before anything said so, unless its holder's renewals go on
+		return sp.Holder != -1 && (sp.TTL <= 0 || sp.Deadline >= t0 || sp.Renewing)
+	}
+	i0 := 0
+	for c := 0; c < cols && n > 0; c++ {
+		t0, t1 := colEnd(sc, c-1), min(colEnd(sc, c), now)
+		if c == 0 {
+			t0 = 0
+		}
+		if t0 > now {
+			break
+		}
+		// The span active at the column's end, and the one at its start.
+		i1 := i0 + sort.Search(n-i0, func(i int) bool { return spans[i0+i].T > t1 })
+		if i1 == 0 {
+			continue
+		}
+		// The latest holding in the column (held and free alternate:
+		// a few steps back find it).
+		for i := i1 - 1; i >= max(i0-1, 0, i1-32); i-- {
+			if sp := spans[i]; heldIn(sp, t0) {
+				holders[c], forever[c] = sp.Holder, sp.Forever
+				break
+			}
+		}
+		i0 = i1
+	}
+	return holders, forever, cur
+}
+
+// lockMarks is the most telling mark of each column on l, from the
+// timeline's per-column summaries (kinds, reused from lock to lock),
+// whatever the number of marks.
+func lockMarks(tl *timeline.Timeline, kinds []uint32, l *timeline.Lock, k int, now time.Duration, sc scale) []timeline.MarkKind {
+	markAt := make([]timeline.MarkKind, len(kinds))
+	tl.MarkColumns(kinds, l, k, now, sc.span)
+	for c, m := range kinds {
+		for kind := timeline.MarkKind(0); m>>kind != 0; kind++ {
+			if m&(1<<kind) != 0 && markRank[kind] >= markRank[markAt[c]] {
+				markAt[c] = kind
+			}
+		}
+	}
+	return markAt
+}
+
+// lockLane draws a lock's lane: each holding in its holder's colour (no
+// TTL in its own glyph), the marks over it, blanks where it is free.
+func (lk *look) lockLane(holders []int32, forever []bool, markAt []timeline.MarkKind) string {
+	var b strings.Builder
+	cols := len(holders)
+	for c := 0; c < cols; {
+		if markAt[c] != 0 {
+			b.WriteString(lk.mark(markSyms[markAt[c]]))
+			c++
+			continue
+		}
+		j := c
+		for j < cols && holders[j] == holders[c] && forever[j] == forever[c] && markAt[j] == 0 {
+			j++
+		}
+		switch {
+		case holders[c] == -1:
+			b.WriteString(strings.Repeat(" ", j-c))
+		case forever[c]:
+			b.WriteString(lk.syms[themes.SymHeldNoTTL].wrap(strings.Repeat(string(themes.SymHeldNoTTL.Rune()), j-c)))
+		default:
+			b.WriteString(lk.worker(int(holders[c])).wrap(strings.Repeat(string(themes.SymHeld.Rune()), j-c)))
+		}
+		c = j
+	}
+	return b.String()
+}
+
+// votesInfo is the last quorum's votes on l (for whom), empty when it
+// has none.
+func votesInfo(th *themes.Theme, tl *timeline.Timeline, l *timeline.Lock, k int) string {
+	votes, who := tl.LastVotes(l, k)
+	if votes == nil {
+		return ""
+	}
+	var vb strings.Builder
+	for _, v := range votes {
+		switch v {
+		case 1:
+			vb.WriteString(th.Mark(themes.Symbol(themes.DoneOK), 0))
+		case 2:
+			vb.WriteString(th.Mark(themes.Symbol(themes.DoneFail), 0))
+		default:
+			vb.WriteString(th.Mark(themes.SymVoteNone, 0))
+		}
+	}
+	return th.Muted.Render("  votes "+check.WorkerName(who)+" ") + vb.String()
 }
 
 // markRank decides which mark a column shows when several fall in it.

@@ -65,6 +65,41 @@ func (o RecordOptions) pace(l *scenario.Loaded) float64 {
 // longer is refused before the first frame. ctx ends it early (Ctrl-C):
 // Record then returns ctx's error, with what was recorded so far written.
 func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names []string, o RecordOptions) error {
+	o.fill()
+	if err := o.check(runs); err != nil {
+		return err
+	}
+	defer playerColours()()
+	r := &recorder{o: o, step: time.Second / time.Duration(o.FPS), th: o.Theme, scr: &screen2{}}
+	if o.Present && r.th.Name != "mono" {
+		r.th = presentTheme
+	}
+	var err error
+	r.rec, err = cast.NewWriter(out, castHeader(r.th, o.Width, o.Height, o.Title, o.Timestamp), func() time.Duration { return r.t })
+	if err != nil {
+		return err
+	}
+	for i, l := range runs {
+		if i > 0 {
+			r.scr.clear()
+		}
+		a := r.open(l, names[i])
+		if o.Talk != nil {
+			r.titleCard(a.run, i)
+		} else if len(runs) > 1 {
+			r.rec.Marker(fmt.Sprintf("run %d: %s · %s", i+1, l.Header.Scenario, l.Header.Strategy))
+		}
+		if err := r.play(ctx, a, l); err != nil {
+			r.rec.Close()
+			return err
+		}
+	}
+	r.rec.Write([]byte(fmt.Sprintf("\x1b[%d;1H\r\n\x1b[?25h", o.Height)))
+	return r.rec.Close()
+}
+
+// fill sets the options left zero to their defaults.
+func (o *RecordOptions) fill() {
 	if o.FPS <= 0 {
 		o.FPS = 10
 	}
@@ -74,11 +109,16 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 	if o.End <= 0 {
 		o.End = 3 * time.Second
 	}
-	if o.Talk != nil && len(o.Talk.Scenes) != len(runs) {
-		return fmt.Errorf("the talk has %d scenes and %d runs were given", len(o.Talk.Scenes), len(runs))
-	}
 	if o.Theme == nil {
 		o.Theme = themes.Dark()
+	}
+}
+
+// check refuses a talk whose scenes are not the runs given, and runs that
+// would make a recording longer than MaxRecording.
+func (o RecordOptions) check(runs []*scenario.Loaded) error {
+	if o.Talk != nil && len(o.Talk.Scenes) != len(runs) {
+		return fmt.Errorf("the talk has %d scenes and %d runs were given", len(o.Talk.Scenes), len(runs))
 	}
 	if d := recordingLength(runs, o); d > MaxRecording {
 		pace := fmt.Sprintf("at playback speed %g", o.Speed)
@@ -88,87 +128,91 @@ func Record(ctx context.Context, out io.Writer, runs []*scenario.Loaded, names [
 		return fmt.Errorf("the recording would last %v %s; a recording lasts at most %v: raise the speed or record a shorter run",
 			d.Round(time.Second), pace, MaxRecording)
 	}
-	defer playerColours()()
-	step := time.Second / time.Duration(o.FPS)
-	var t time.Duration
-	th := o.Theme
-	if o.Present && th.Name != "mono" {
-		th = presentTheme
+	return nil
+}
+
+// recorder is a recording being made: its frames' clock t advances a
+// step a frame, whatever the wall clock does.
+type recorder struct {
+	o    RecordOptions
+	rec  *cast.Writer
+	scr  *screen2
+	th   *themes.Theme // the title cards'
+	step time.Duration
+	t    time.Duration
+}
+
+// open sets up the view of one run as a recording plays it: no status,
+// no hints, a frame a step, markers into the recording.
+func (r *recorder) open(l *scenario.Loaded, name string) *App {
+	a := New(Options{Theme: r.o.Theme, Replay: l, Name: name, Speed: r.o.pace(l), Present: r.o.Present})
+	a.recording = true
+	a.Update(tea.WindowSizeMsg{Width: r.o.Width, Height: r.o.Height})
+	v := a.run
+	v.speed = r.o.pace(l)
+	v.frameStep = r.step
+	v.mark = r.rec.Marker
+	v.eventMarks = r.o.EventMarks
+	v.status = ""
+	v.noHints = true
+	return a
+}
+
+// titleCard shows scene i's title card for Hold, and gives the view the
+// scene's beats.
+func (r *recorder) titleCard(v *runView, i int) {
+	sc := &r.o.Talk.Scenes[i]
+	v.scene, v.pr.extras = sc, sceneExtras(sc)
+	r.rec.Marker(fmt.Sprintf("scene %d: %s", i+1, sc.Title))
+	card := backdrop(r.th, cardView(r.th, r.o.Talk, i, r.o.Width, r.o.Height, ""), r.o.Width)
+	for end := r.t + r.o.Hold; r.t < end; r.t += r.step {
+		r.rec.Write(r.scr.frame(card))
 	}
-	rec, err := cast.NewWriter(out, castHeader(th, o.Width, o.Height, o.Title, o.Timestamp), func() time.Duration { return t })
-	if err != nil {
-		return err
+	r.scr.clear()
+}
+
+// play records a's run frame by frame to its end (and End beyond it),
+// holding each presenter's stop for Hold.
+func (r *recorder) play(ctx context.Context, a *App, l *scenario.Loaded) error {
+	v := a.run
+	epoch := time.Unix(0, 0).Add(r.t) // the frames' own clock
+	a.Update(frameMsg(epoch.Add(r.t)))
+	if r.o.Present {
+		v.presentNext()
+		v.fitGap(r.o.pace(l), r.o.MaxGap)
+	} else {
+		v.togglePause()
 	}
-	scr := &screen2{}
-	for i, l := range runs {
-		a := New(Options{Theme: o.Theme, Replay: l, Name: names[i], Speed: o.pace(l), Present: o.Present})
-		a.recording = true
-		a.Update(tea.WindowSizeMsg{Width: o.Width, Height: o.Height})
-		v := a.run
-		v.speed = o.pace(l)
-		v.frameStep = step
-		v.mark = rec.Marker
-		v.eventMarks = o.EventMarks
-		v.status = ""
-		v.noHints = true
-		if i > 0 {
-			scr.clear()
+	var stoppedAt, endAt time.Duration = -1, -1
+	for frame := 0; ; frame++ {
+		if frame%64 == 0 && ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if o.Talk != nil {
-			sc := &o.Talk.Scenes[i]
-			v.scene, v.pr.extras = sc, sceneExtras(sc)
-			rec.Marker(fmt.Sprintf("scene %d: %s", i+1, sc.Title))
-			card := backdrop(th, cardView(th, o.Talk, i, o.Width, o.Height, ""), o.Width)
-			for end := t + o.Hold; t < end; t += step {
-				rec.Write(scr.frame(card))
-			}
-			scr.clear()
-		} else if len(runs) > 1 {
-			rec.Marker(fmt.Sprintf("run %d: %s · %s", i+1, l.Header.Scenario, l.Header.Strategy))
+		if r.t > MaxRecording {
+			return fmt.Errorf("the recording passed %v, the most a recording lasts: record a shorter run", MaxRecording)
 		}
-		epoch := time.Unix(0, 0).Add(t) // the frames' own clock
-		a.Update(frameMsg(epoch.Add(t)))
-		if o.Present {
-			v.presentNext()
-			v.fitGap(o.pace(l), o.MaxGap)
-		} else {
-			v.togglePause()
+		a.Update(frameMsg(epoch.Add(r.t)))
+		r.rec.Write(r.scr.frame(a.View()))
+		r.t += r.step
+		switch {
+		case v.pr.on && v.pr.waiting:
+			if stoppedAt < 0 {
+				stoppedAt = r.t
+			} else if r.t-stoppedAt >= r.o.Hold {
+				stoppedAt = -1
+				v.presentNext()
+				v.fitGap(r.o.pace(l), r.o.MaxGap)
+			}
+			continue
+		case v.cursor >= v.tl.N-1:
+			if endAt < 0 {
+				endAt = r.t
+			}
 		}
-		var stoppedAt, endAt time.Duration = -1, -1
-		for frame := 0; ; frame++ {
-			if frame%64 == 0 && ctx.Err() != nil {
-				rec.Close()
-				return ctx.Err()
-			}
-			if t > MaxRecording {
-				rec.Close()
-				return fmt.Errorf("the recording passed %v, the most a recording lasts: record a shorter run", MaxRecording)
-			}
-			a.Update(frameMsg(epoch.Add(t)))
-			rec.Write(scr.frame(a.View()))
-			t += step
-			switch {
-			case v.pr.on && v.pr.waiting:
-				if stoppedAt < 0 {
-					stoppedAt = t
-				} else if t-stoppedAt >= o.Hold {
-					stoppedAt = -1
-					v.presentNext()
-					v.fitGap(o.pace(l), o.MaxGap)
-				}
-				continue
-			case v.cursor >= v.tl.N-1:
-				if endAt < 0 {
-					endAt = t
-				}
-			}
-			if endAt >= 0 && t-endAt >= o.End {
-				break
-			}
+		if endAt >= 0 && r.t-endAt >= r.o.End {
+			return nil
 		}
 	}
-	rec.Write([]byte(fmt.Sprintf("\x1b[%d;1H\r\n\x1b[?25h", o.Height)))
-	return rec.Close()
 }
 
 // fitGap sets the speed the view plays on at, from a beat: pace, or, when

@@ -48,6 +48,19 @@ func (v *runView) View(th *themes.Theme, w, h int) string {
 	return view
 }
 
+// redlockKeysNote says what Redlock's keys, named by letter, are; empty
+// when there are none.
+func (v *runView) redlockKeysNote(th *themes.Theme) string {
+	if len(v.tl.Locks) == 0 {
+		return ""
+	}
+	var names []string
+	for _, l := range v.tl.Locks {
+		names = append(names, strings.TrimPrefix(l.Name, "lock:"))
+	}
+	return th.Muted.Render(fmt.Sprintf("%s: one Redlock key per part of the story, each on all %d nodes", strings.Join(names, " "), len(v.tl.NodesAt(v.tl.N-1))))
+}
+
 func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) string {
 	if v.pr.on {
 		return v.renderPresent(th, k, now, w, h)
@@ -62,13 +75,8 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	lockRows := min(2*len(v.tl.Locks), 8)
 	nodes := v.s.header.Scenario == "redlock" && slices.Contains(panelsOf(v.s.header, v.tl), panelNodes)
 	var lockNote string
-	if nodes && len(v.tl.Locks) > 0 {
-		// Redlock's keys are named by letter: say what they are.
-		var names []string
-		for _, l := range v.tl.Locks {
-			names = append(names, strings.TrimPrefix(l.Name, "lock:"))
-		}
-		lockNote = th.Muted.Render(fmt.Sprintf("%s: one Redlock key per part of the story, each on all %d nodes", strings.Join(names, " "), len(v.tl.NodesAt(v.tl.N-1))))
+	if nodes {
+		lockNote = v.redlockKeysNote(th)
 	}
 	lockH := 0
 	if lockRows > 0 {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/files"
+	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/levels"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
@@ -53,14 +55,7 @@ const replicaLag = 250 * time.Millisecond
 
 // startSession opens a store and starts a run on it.
 func startSession(opts *Options, spec runSpec) (*session, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	st, err := store.Open(ctx, store.Config{URLs: opts.URLs, Nodes: spec.Params.Nodes, Speed: spec.Speed,
-		Slowmo: opts.Slowmo, PoolSize: min(max(spec.Params.Workers, 10), 256), ReplicaLag: replicaLag, Servers: opts.Servers, Topology: opts.Topology})
-	if err != nil {
-		return nil, err // the server's words and a hint, never a password
-	}
-	s := &session{spec: spec, store: st, kind: st.Kind()}
+	s := &session{spec: spec}
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
 		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: !spec.Manual, Faults: spec.Faults, Steps: spec.Steps, Branchable: true}
 	if spec.Manual {
@@ -71,21 +66,26 @@ func startSession(opts *Options, spec runSpec) (*session, error) {
 		s.man = newManual(lanes, spec.From, spec.Level)
 		cfg.Steer = s.man.steer
 	}
+	var events func() (io.Writer, error)
 	if opts.Events != "" {
-		f, err := files.Create(opts.Events)
-		if err != nil {
-			st.Close()
-			return nil, fmt.Errorf("cannot write the event log: %w", err)
+		events = func() (io.Writer, error) {
+			f, err := files.Create(opts.Events)
+			if err != nil {
+				return nil, fmt.Errorf("cannot write the event log: %w", err)
+			}
+			s.events = f
+			return f, nil
 		}
-		s.events = f
-		cfg.Events = f
 	}
-	s.run, err = scenario.Start(context.Background(), st, cfg)
+	where := launch.Where{URLs: opts.URLs, Servers: opts.Servers, Topology: opts.Topology, Speed: spec.Speed,
+		Slowmo: opts.Slowmo, ReplicaLag: replicaLag, OpenWithin: 3 * time.Second}
+	run, st, err := launch.Start(context.Background(), where, cfg, events)
 	if err != nil {
-		s.stop()
-		return nil, err
+		s.stop()        // the scheduler's and the event log's, if they were made
+		return nil, err // the server's words and a hint, never a password
 	}
-	s.header, s.log = s.run.Header, s.run.Log
+	s.run, s.store, s.kind = run, st, st.Kind()
+	s.header, s.log = run.Header, run.Log
 	return s, nil
 }
 
