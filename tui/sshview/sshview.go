@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/charmbracelet/ssh"
@@ -56,6 +57,7 @@ type Server struct {
 	ln          net.Listener
 	guard       *guard
 	sessions    sessions
+	draw        chan struct{} // tokens to update and draw a view (see gated)
 }
 
 // DefaultHostKey is the host key's path under the user's config directory.
@@ -75,7 +77,8 @@ func Listen(cfg Config, stage *tui.Stage) (*Server, error) {
 	if err := os.MkdirAll(filepath.Dir(cfg.HostKey), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot keep the SSH host key: %w", err)
 	}
-	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}, participate: cfg.Participate}
+	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}, participate: cfg.Participate,
+		draw: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
 	opts := []ssh.Option{
 		wish.WithHostKeyPath(cfg.HostKey),
 		wish.WithMiddleware(

@@ -17,6 +17,11 @@ import (
 // participants: ssh watch@HOST.
 const WatchUser = "watch"
 
+// remotePace is the time between a view's frames over SSH: ten a second
+// is smooth on a terminal across a network, and a room of a hundred views
+// costs a third of what the host's own pace would.
+const remotePace = 100 * time.Millisecond
+
 // resizeEvery spaces the resizes a view redraws for: a client may send a
 // thousand a second, a terminal is dragged at a frame's pace at most.
 const resizeEvery = 50 * time.Millisecond
@@ -37,16 +42,20 @@ func (s *Server) viewMiddleware(stage *tui.Stage, th *themes.Theme) wish.Middlew
 			s.guard.view(gc, +1)
 			defer s.guard.view(gc, -1)
 			w := sz.latest(pty.Window)
-			var model tea.Model = tui.NewHostView(stage, nil, th, w.Width, w.Height)
+			view := tui.NewHostView(stage, nil, th, w.Width, w.Height)
+			var model paced = view
+			var part *tui.Participation
 			if s.participate != nil && sess.User() != WatchUser {
-				part, err := s.participate(sess.Context(), sess.User())
+				var err error
+				part, err = s.participate(sess.Context(), sess.User())
 				if err != nil {
 					wish.Fatalln(sess, untrusted.Line(err.Error()))
 					return
 				}
 				model = tui.NewParticipantView(stage, part, th, w.Width, w.Height)
 			}
-			p := tea.NewProgram(model, append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
+			model.Pace(remotePace)
+			p := tea.NewProgram(gated{model, s.draw}, append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
 			ctx, cancel := context.WithCancel(sess.Context())
 			resized := make(chan struct{})
 			go func() { defer close(resized); sz.follow(ctx, p) }()
@@ -54,9 +63,48 @@ func (s *Server) viewMiddleware(stage *tui.Stage, th *themes.Theme) wish.Middlew
 			p.Kill() // restores the viewer's terminal if the view failed
 			cancel()
 			<-resized
+			if part != nil && part.Left != nil {
+				select {
+				case <-part.Done:
+					if err := part.Left(); err != nil { // the room let them go: say why
+						wish.Println(sess, untrusted.Line("you are no longer in the room: "+err.Error()))
+					}
+				default:
+				}
+			}
 			next(sess)
 		}
 	}
+}
+
+// paced is a view whose frames can be spaced.
+type paced interface {
+	tea.Model
+	Pace(time.Duration)
+}
+
+// gated is a view that updates and draws only with one of the server's
+// draw tokens: all views together take at most as many cores as there are
+// tokens, however many connect, and the rest of the host (its own screen,
+// the round's fold, the participants' workers) keeps the others. Under
+// load each view's frames come less often; none waits for another's
+// client to read.
+type gated struct {
+	tea.Model
+	draw chan struct{}
+}
+
+func (g gated) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	g.draw <- struct{}{}
+	m, cmd := g.Model.Update(msg)
+	<-g.draw
+	return gated{m, g.draw}, cmd
+}
+
+func (g gated) View() string {
+	g.draw <- struct{}{}
+	defer func() { <-g.draw }()
+	return g.Model.View()
 }
 
 // follow sends p the session's window sizes, at most one per resizeEvery,
