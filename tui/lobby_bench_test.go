@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
 )
 
@@ -25,6 +28,39 @@ func BenchmarkLobbyView130(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		v.Update(frameMsg(time.Now()))
+		_ = v.View()
+	}
+}
+
+// BenchmarkRoomView390 is one frame of an SSH participant's view (80×24)
+// of a finished round of 390 lanes, replaying: the frame's fold and View.
+//
+//	go test ./tui -run '^$' -bench RoomView390
+func BenchmarkRoomView390(b *testing.B) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, store.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	def, _ := scenario.Lookup("oversell")
+	p := def.Defaults
+	p.Workers, p.Stock = 390, 100
+	run, err := scenario.Start(ctx, st, scenario.Config{Scenario: "oversell", Strategy: "none", Params: p, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := run.Wait(); err != nil {
+		b.Fatal(err)
+	}
+	stage := NewStage("bench", "")
+	stage.SetRound(run)
+	v := NewHostView(stage, nil, themes.Dark(), 80, 24)
+	t := time.Now()
+	b.ResetTimer()
+	for range b.N {
+		t = t.Add(100 * time.Millisecond)
+		v.Update(frameMsg(t))
 		_ = v.View()
 	}
 }

@@ -2,6 +2,7 @@ package sshview
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -55,10 +56,13 @@ func (s *Server) viewMiddleware(stage *tui.Stage, th *themes.Theme) wish.Middlew
 				model = tui.NewParticipantView(stage, part, th, w.Width, w.Height)
 			}
 			model.Pace(remotePace)
-			p := tea.NewProgram(gated{model, s.draw}, append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
+			life := &pulse{}
+			life.beat.Store(time.Now().UnixNano())
+			p := tea.NewProgram(gated{model, s.draw, life}, append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
 			ctx, cancel := context.WithCancel(sess.Context())
 			resized := make(chan struct{})
 			go func() { defer close(resized); sz.follow(ctx, p) }()
+			go watch(ctx, p, life, gc)
 			_, _ = p.Run()
 			p.Kill() // restores the viewer's terminal if the view failed
 			cancel()
@@ -92,19 +96,65 @@ type paced interface {
 type gated struct {
 	tea.Model
 	draw chan struct{}
+	life *pulse
+}
+
+// pulse is a view's life: when it last went into or out of its Update or
+// View, and whether it is in one now (waiting for a token or drawing).
+type pulse struct {
+	beat atomic.Int64 // Unix ns
+	in   atomic.Int32
+}
+
+func (p *pulse) enter() { p.in.Add(1); p.beat.Store(time.Now().UnixNano()) }
+func (p *pulse) leave() { p.beat.Store(time.Now().UnixNano()); p.in.Add(-1) }
+
+// stalled reports whether the view has been out of its Update and View
+// for longer than d: its loop is held elsewhere, writing to a client that
+// does not read. A view waiting for a draw token is slow, not stalled.
+func (p *pulse) stalled(d time.Duration) bool {
+	return p.in.Load() == 0 && time.Since(time.Unix(0, p.beat.Load())) > d
 }
 
 func (g gated) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	g.life.enter()
+	defer g.life.leave()
 	g.draw <- struct{}{}
 	m, cmd := g.Model.Update(msg)
 	<-g.draw
-	return gated{m, g.draw}, cmd
+	return gated{m, g.draw, g.life}, cmd
 }
 
 func (g gated) View() string {
+	g.life.enter()
+	defer g.life.leave()
 	g.draw <- struct{}{}
 	defer func() { <-g.draw }()
 	return g.Model.View()
+}
+
+// stalledAfter is how long a view may take no message before its client
+// is dropped: a client that does not read what it is sent blocks its own
+// view's writes, and only its own, until then.
+const stalledAfter = 15 * time.Second
+
+// watch closes the connection of a view that has stalled (see
+// stalledAfter), until ctx ends.
+func watch(ctx context.Context, p *tea.Program, life *pulse, gc *guardedConn) {
+	check := time.NewTicker(time.Second)
+	defer check.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-check.C:
+		}
+		if life.stalled(stalledAfter) {
+			_ = gc.Close() // its writes fail, its view ends
+			p.Kill()
+			return
+		}
+	}
 }
 
 // follow sends p the session's window sizes, at most one per resizeEvery,
