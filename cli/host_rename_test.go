@@ -70,10 +70,11 @@ func TestRenameOverSSH(t *testing.T) {
 	press("n")
 	eventually(t, "the name field", func() bool { return out.has("your name:") })
 	for _, c := range []struct{ typed, said string }{
-		{"bob", `the name "bob" is taken in this room`},
-		{"", "a name needs at least one letter or digit"},
-		{strings.Repeat("a", 33), "that name has 33 characters: at most 32"},
-		{"al ice", `"al ice": use letters, digits`},
+		{"bob", `"bob" is taken in this room · esc keeps alice`},
+		{"", "a name needs a letter or digit"},
+		{strings.Repeat("a", 33), "33 characters: at most 32"},
+		{"al ice", `"al ice": only letters, digits, - and _`},
+		{"-al", `"-al": start with a letter or digit`},
 	} {
 		press("\x15" + c.typed) // ctrl+u empties the field
 		press("\r")

@@ -12,6 +12,11 @@ import (
 	"github.com/locklab/locklab/workshop"
 )
 
+// sshParticipantPoll is how often a participant over SSH looks for a new
+// round: a round starts a countdown after it opens, and a hundred of them
+// in the host's process each asking ten times a second is the host's load.
+const sshParticipantPoll = 250 * time.Millisecond
+
 // sshParticipantWorkers is how many workers a participant over SSH races
 // with, as join's default.
 const sshParticipantWorkers = 3
@@ -65,7 +70,7 @@ func seat(ctx context.Context, url, room, name string) (*tui.Participation, erro
 		defer close(done)
 		defer func() { left = <-errs; errs <- left }()
 		errs <- workshop.Join(ctx, workshop.JoinConfig{URL: url, Room: room, Name: name, Workers: sshParticipantWorkers,
-			Tool: "locklab " + version + " (ssh)", Out: said, Fire: fire, Rename: renames})
+			Tool: "locklab " + version + " (ssh)", Out: said, Fire: fire, Rename: renames, Poll: sshParticipantPoll})
 	}()
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()

@@ -93,7 +93,7 @@ func (v *ParticipantView) was(name string) bool {
 func (v *ParticipantView) nameLine(th *themes.Theme) string {
 	switch {
 	case v.name.open && v.name.said != "":
-		return th.Alarm.Render(v.name.said) + th.Muted.Render(" · enter tries again · esc keeps "+v.p.Name)
+		return th.Alarm.Render(v.name.said) + th.Muted.Render(" · esc keeps "+v.p.Name)
 	case v.name.open:
 		return th.Accent.Render("your name: ") + v.name.input.View() + th.Muted.Render(" · enter takes it · esc keeps "+v.p.Name)
 	case v.name.waiting:

@@ -33,6 +33,8 @@ type JoinConfig struct {
 	// Rename, if set, takes requests for a new name; each is answered
 	// between rounds (a request during a round waits for its end).
 	Rename <-chan RenameRequest
+	// Poll is how often the joiner looks for a new round (default 100ms).
+	Poll time.Duration
 }
 
 // DefaultFireWait is how long a round waits for a participant to fire
@@ -101,6 +103,12 @@ func (e *NameTakenError) Error() string {
 	return fmt.Sprintf("the name %q is taken in room %q: choose another --name", e.Name, e.Room)
 }
 
+// markEvery is how often a joiner that waits to be fired tells the host
+// that nothing earlier is to come: at the pace the host reads the stream,
+// not at the pace of events, so a room of a hundred waiting does not fill
+// the stream with watermarks.
+const markEvery = readBlock
+
 // unanswered is how long a joiner keeps asking a Redis that does not
 // answer (a busy machine, a network's hiccup) before it leaves.
 const unanswered = 30 * time.Second
@@ -116,7 +124,11 @@ type joiner struct {
 func (j *joiner) loop(ctx context.Context) error {
 	rc := j.room.Client()
 	last, rounds, said := "", 0, ""
-	t := time.NewTicker(pollEvery)
+	poll := j.cfg.Poll
+	if poll <= 0 {
+		poll = pollEvery
+	}
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	var failing time.Time // since when the room's Redis does not answer
 	for {
@@ -360,7 +372,7 @@ drain: // a key pressed before the round does not fire it
 		}
 	}
 	deadline := time.After(wait)
-	tick := time.NewTicker(flushEvery)
+	tick := time.NewTicker(markEvery)
 	defer tick.Stop()
 	for {
 		if err := f.send(ctx, nil, j.clk.Now(), false); err != nil {

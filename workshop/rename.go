@@ -109,11 +109,13 @@ func (p *presence) move(ctx context.Context, to string) (bool, error) {
 func CheckNewName(name string) error {
 	switch n := utf8.RuneCountInString(name); {
 	case n == 0:
-		return errors.New("a name needs at least one letter or digit")
+		return errors.New("a name needs a letter or digit")
 	case n > MaxName:
-		return fmt.Errorf("that name has %d characters: at most %d", n, MaxName)
+		return fmt.Errorf("%d characters: at most %d", n, MaxName)
+	case name[0] == '-' || name[0] == '_':
+		return fmt.Errorf("%q: start with a letter or digit", untrusted.Line(name))
 	case !nameRE.MatchString(name):
-		return fmt.Errorf("%q: use letters, digits, '-' or '_', starting with a letter or digit", untrusted.Line(name))
+		return fmt.Errorf("%q: only letters, digits, - and _", untrusted.Line(name))
 	}
 	return nil
 }
@@ -132,7 +134,7 @@ func (j *joiner) rename(ctx context.Context, to string) error {
 		return fmt.Errorf("the room's Redis did not take the new name: %w", err)
 	}
 	if !ok {
-		return fmt.Errorf("the name %q is taken in this room: choose another", to)
+		return fmt.Errorf("%q is taken in this room", to)
 	}
 	j.cfg.Name = to
 	fmt.Fprintf(j.cfg.Out, "%s is now %s in room %q\n", from, to, j.cfg.Room)

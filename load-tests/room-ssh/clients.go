@@ -84,8 +84,8 @@ func (s *screen) Write(p []byte) (int, error) {
 			s.seen[w] = now
 		}
 	}
-	if len(buf) > 512 {
-		buf = buf[len(buf)-512:]
+	if len(buf) > 4096 {
+		buf = buf[len(buf)-4096:]
 	}
 	s.tail = append(s.tail[:0], buf...)
 	return len(p), nil
@@ -107,6 +107,13 @@ func (s *screen) at(text string) (time.Time, bool) {
 	defer s.mu.Unlock()
 	t, ok := s.seen[text]
 	return t, ok
+}
+
+// ending is the end of what came, without its escape sequences.
+func (s *screen) ending() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansiRE.ReplaceAllString(string(s.tail), "")
 }
 
 func (s *screen) counts() (int64, int) {

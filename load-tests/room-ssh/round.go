@@ -90,6 +90,12 @@ func (r *room) round(url string) error {
 		close(stop)
 		if l := since(t0, fast, opened); len(l.missed) > 0 {
 			r.hostTail()
+			for _, c := range fast {
+				if _, ok := c.at(opened); !ok {
+					fmt.Printf("%s's screen, last bytes:\n%s\n", c.name, c.ending())
+					break
+				}
+			}
 			if r.o.dump {
 				_ = r.host.Process.Signal(syscall.SIGQUIT)
 				return fmt.Errorf("%d SSH participants never saw round %d open: the host's goroutines are in host.err", len(l.missed), n)

@@ -45,6 +45,9 @@ type Config struct {
 	// MaxSessions bounds the sessions of one connection, MaxViewers the
 	// sessions of all.
 	MaxSessions, MaxViewers int
+	// StallAfter is how long a view may be held up by a client that does
+	// not read before its connection is closed; zero means DefaultStallAfter.
+	StallAfter time.Duration
 }
 
 // Open reports whether cfg admits anyone who reaches the address.
@@ -58,6 +61,7 @@ type Server struct {
 	guard       *guard
 	sessions    sessions
 	draw        chan struct{} // tokens to update and draw a view (see gated)
+	stallAfter  time.Duration
 }
 
 // DefaultHostKey is the host key's path under the user's config directory.
@@ -78,7 +82,10 @@ func Listen(cfg Config, stage *tui.Stage) (*Server, error) {
 		return nil, fmt.Errorf("cannot keep the SSH host key: %w", err)
 	}
 	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}, participate: cfg.Participate,
-		draw: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1))}
+		draw: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)), stallAfter: cfg.StallAfter}
+	if s.stallAfter <= 0 {
+		s.stallAfter = DefaultStallAfter
+	}
 	opts := []ssh.Option{
 		wish.WithHostKeyPath(cfg.HostKey),
 		wish.WithMiddleware(

@@ -58,11 +58,17 @@ func (s *Server) viewMiddleware(stage *tui.Stage, th *themes.Theme) wish.Middlew
 			model.Pace(remotePace)
 			life := &pulse{}
 			life.beat.Store(time.Now().UnixNano())
-			p := tea.NewProgram(gated{model, s.draw, life}, append([]tea.ProgramOption{tea.WithAltScreen()}, bm.MakeOptions(sess)...)...)
+			p := tea.NewProgram(gated{model, s.draw, life}, append([]tea.ProgramOption{tea.WithAltScreen(),
+				tea.WithFPS(int(time.Second / remotePace))}, bm.MakeOptions(sess)...)...)
 			ctx, cancel := context.WithCancel(sess.Context())
 			resized := make(chan struct{})
 			go func() { defer close(resized); sz.follow(ctx, p) }()
-			go watch(ctx, p, life, gc)
+			go watch(ctx, p, life, s.stallAfter, func() {
+				_ = gc.Close()
+				if !pty.IsZero() {
+					_ = pty.Close() // the view's write waits on the pty: it fails, and the view ends
+				}
+			})
 			_, _ = p.Run()
 			p.Kill() // restores the viewer's terminal if the view failed
 			cancel()
@@ -120,8 +126,8 @@ func (g gated) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	g.life.enter()
 	defer g.life.leave()
 	g.draw <- struct{}{}
+	defer func() { <-g.draw }() // given back even if the view fails: the others draw on
 	m, cmd := g.Model.Update(msg)
-	<-g.draw
 	return gated{m, g.draw, g.life}, cmd
 }
 
@@ -133,14 +139,14 @@ func (g gated) View() string {
 	return g.Model.View()
 }
 
-// stalledAfter is how long a view may take no message before its client
+// DefaultStallAfter is how long a view may be held up before its client
 // is dropped: a client that does not read what it is sent blocks its own
 // view's writes, and only its own, until then.
-const stalledAfter = 15 * time.Second
+const DefaultStallAfter = 15 * time.Second
 
-// watch closes the connection of a view that has stalled (see
-// stalledAfter), until ctx ends.
-func watch(ctx context.Context, p *tea.Program, life *pulse, gc *guardedConn) {
+// watch drops the client of a view that has stalled for after (see
+// DefaultStallAfter), until ctx ends.
+func watch(ctx context.Context, p *tea.Program, life *pulse, after time.Duration, drop func()) {
 	check := time.NewTicker(time.Second)
 	defer check.Stop()
 	for {
@@ -149,8 +155,8 @@ func watch(ctx context.Context, p *tea.Program, life *pulse, gc *guardedConn) {
 			return
 		case <-check.C:
 		}
-		if life.stalled(stalledAfter) {
-			_ = gc.Close() // its writes fail, its view ends
+		if life.stalled(after) {
+			drop()
 			p.Kill()
 			return
 		}
