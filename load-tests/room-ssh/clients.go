@@ -116,12 +116,6 @@ func (s *screen) ending() string {
 	return ansiRE.ReplaceAllString(string(s.tail), "")
 }
 
-func (s *screen) counts() (int64, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.bytes, s.frames
-}
-
 // sshClient is one participant over SSH: a real client with a terminal of
 // its own, reading what the host draws; a slow one stops reading for a
 // while, as a stalled terminal would.

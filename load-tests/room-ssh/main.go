@@ -21,7 +21,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -413,12 +412,4 @@ func (r *room) slowDown() {
 	for i := 0; i < r.o.slow && i < len(r.ssh); i++ {
 		r.ssh[len(r.ssh)-1-i].pause <- r.o.slowFor
 	}
-}
-
-func names(ss []*screen) string {
-	var out []string
-	for _, s := range ss {
-		out = append(out, s.name)
-	}
-	return strings.Join(out, " ")
 }
