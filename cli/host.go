@@ -179,7 +179,7 @@ func (f *hostFlags) hostRoom(cmd *cobra.Command, h *workshop.Host, url, code str
 	stage.WaysIn = waysIn(code, codeAt, sshAddr, sshPass)
 	stage.Hint = stage.WaysIn[len(stage.WaysIn)-1]
 	viewErr := tui.RunHost(ctx, stage, hostWorkshop{h, stage}, th, os.Stdin, os.Stdout)
-	return errors.Join(viewErr, f.writeResults(cmd.OutOrStdout(), stage.Runs()))
+	return errors.Join(viewErr, f.writeResults(cmd.OutOrStdout(), stage.Runs(), h.Renames()))
 }
 
 // lead is how far ahead of its opening a round starts: --countdown, or
@@ -196,8 +196,8 @@ func (f *hostFlags) lead(cmd *cobra.Command) (time.Duration, error) {
 
 // writeResults prints the finished rounds and the leaderboard, and keeps
 // them in PREFIX.md and PREFIX.json; a round still racing is left out.
-func (f *hostFlags) writeResults(out io.Writer, runs []*scenario.Run) error {
-	res := workshop.Collect(f.room, runs)
+func (f *hostFlags) writeResults(out io.Writer, runs []*scenario.Run, renames []workshop.Rename) error {
+	res := workshop.Collect(f.room, runs, renames)
 	if left := len(runs) - len(res.Rounds); left > 0 {
 		fmt.Fprintf(out, "%d round(s) still racing when the room ended: left out of the results\n", left)
 	}
@@ -232,6 +232,7 @@ type hostWorkshop struct {
 
 func (w hostWorkshop) Lobby(ctx context.Context) ([]tui.Attendee, error) {
 	l, err := w.h.Lobby(ctx)
+	w.stage.SetRenames(w.h.Renames())
 	out := make([]tui.Attendee, len(l))
 	for i, a := range l {
 		out[i] = tui.Attendee{Name: a.Name, Workers: a.Workers}

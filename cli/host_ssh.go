@@ -12,6 +12,11 @@ import (
 	"github.com/locklab/locklab/workshop"
 )
 
+// sshParticipantPoll is how often a participant over SSH looks for a new
+// round: a round starts a countdown after it opens, and a hundred of them
+// in the host's process each asking ten times a second is the host's load.
+const sshParticipantPoll = 250 * time.Millisecond
+
 // sshParticipantWorkers is how many workers a participant over SSH races
 // with, as join's default.
 const sshParticipantWorkers = 3
@@ -59,10 +64,13 @@ func seat(ctx context.Context, url, room, name string) (*tui.Participation, erro
 	said := &tui.Said{}
 	done := make(chan struct{})
 	errs := make(chan error, 1)
+	renames := make(chan workshop.RenameRequest)
+	var left error // why the joiner ended, once done is closed
 	go func() {
 		defer close(done)
+		defer func() { left = <-errs; errs <- left }()
 		errs <- workshop.Join(ctx, workshop.JoinConfig{URL: url, Room: room, Name: name, Workers: sshParticipantWorkers,
-			Tool: "locklab " + version + " (ssh)", Out: said, Fire: fire})
+			Tool: "locklab " + version + " (ssh)", Out: said, Fire: fire, Rename: renames, Poll: sshParticipantPoll})
 	}()
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
@@ -76,5 +84,28 @@ func seat(ctx context.Context, url, room, name string) (*tui.Participation, erro
 		case <-t.C:
 		}
 	}
-	return &tui.Participation{Name: name, Fire: fire, Said: said, Done: done}, nil
+	return &tui.Participation{Name: name, Fire: fire, Said: said, Done: done, Rename: renamer(renames, done),
+		Left: func() error { <-done; return left }}, nil
+}
+
+// renamer asks the joiner for a new name and waits for its answer.
+func renamer(renames chan<- workshop.RenameRequest, done <-chan struct{}) func(context.Context, string) error {
+	return func(ctx context.Context, name string) error {
+		reply := make(chan error, 1)
+		select {
+		case renames <- workshop.RenameRequest{Name: name, Reply: reply}:
+		case <-done:
+			return errors.New("you are no longer in the room")
+		case <-ctx.Done():
+			return errors.New("the room did not answer in time: try again")
+		}
+		select {
+		case err := <-reply:
+			return err
+		case <-done:
+			return errors.New("you are no longer in the room")
+		case <-ctx.Done():
+			return errors.New("the room did not answer in time: try again")
+		}
+	}
 }

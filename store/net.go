@@ -59,6 +59,12 @@ type keyState struct {
 	read     bool      // the run has read its TTL: a lesson about it is told
 	noTTL    time.Time // first seen without a TTL (lock keys)
 	nettedAt time.Time // when the net was set or renewed; zero: not netted
+	// itsOwn: a sweep read a TTL the net did not set. Sweeps leave the key
+	// until a write of this run's touches it again: whoever else writes
+	// it nets it, and a room of a hundred processes sweeping each other's
+	// keys four times a second would keep its Redis busy with nothing
+	// else.
+	itsOwn bool
 }
 
 // safetyNet is one real node's safety net and heartbeat.
@@ -151,8 +157,10 @@ func (t *safetyNet) sweep(ctx context.Context) {
 	}
 	t.mu.Lock()
 	names := make([]string, 0, len(t.keys))
-	for k := range t.keys {
-		names = append(names, k)
+	for k, st := range t.keys {
+		if !st.itsOwn {
+			names = append(names, k)
+		}
 	}
 	t.mu.Unlock()
 	if len(names) == 0 {
@@ -209,6 +217,7 @@ func (t *safetyNet) sweep(ctx context.Context) {
 		}
 		if st.nettedAt.Equal(seen) { // else a write netted the key since: newer
 			st.nettedAt = nettedAt
+			st.itsOwn = d > 0 && seen.IsZero() && nettedAt.IsZero()
 		}
 		t.mu.Unlock()
 	}
@@ -279,6 +288,9 @@ func (t *safetyNet) toNet(args []any) []string {
 		}
 		if ttlRead {
 			st.read = true
+		}
+		if write || lock {
+			st.itsOwn = false // it may have lost its TTL
 		}
 		if write && !st.lock {
 			keys = append(keys, k)

@@ -48,7 +48,9 @@ type HostView struct {
 	standings bool     // the leaderboard is shown instead of the scoreboard
 	asking    bool     // the host pressed q: y quits
 	menu      steerMenu
-	reserve   int // rows under the view kept for a participant's lines
+	reserve   int           // rows under the view kept for a participant's lines
+	pace      time.Duration // between frames; 0: frameEvery
+	entries   lobbyEntries  // the lobby's lines, drawn once per lobby
 }
 
 type hostKeys struct {
@@ -104,7 +106,18 @@ type openedMsg struct {
 }
 
 // Init starts the frame tick.
-func (v *HostView) Init() tea.Cmd { return frame() }
+func (v *HostView) Init() tea.Cmd { return v.frame() }
+
+// Pace sets the time between frames: a view over the network (one of
+// many) needs fewer than the host's own.
+func (v *HostView) Pace(d time.Duration) { v.pace = d }
+
+func (v *HostView) frame() tea.Cmd {
+	if v.pace <= 0 {
+		return frame()
+	}
+	return tea.Tick(v.pace, func(t time.Time) tea.Msg { return frameMsg(t) })
+}
 
 // Update handles frames, the lobby, new rounds and keys.
 func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -113,7 +126,7 @@ func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		v.w, v.h = msg.Width, msg.Height
 		v.help.Width = msg.Width
 	case frameMsg:
-		return v, tea.Batch(frame(), v.onFrame(time.Time(msg)))
+		return v, tea.Batch(v.frame(), v.onFrame(time.Time(msg)))
 	case lobbyMsg:
 		v.stage.setLobby(msg.l, msg.err)
 	case openedMsg:
@@ -332,35 +345,92 @@ func helpEntries(th *themes.Theme, h helpMap) []string {
 	return out
 }
 
-// lobbyView is the screen before the first round.
+// lobbyView is the screen before the first round. The attendees flow
+// in columns into the rows the rest leaves, and those that do not fit are
+// counted: the count, what the next round races and the ways in stay on
+// screen however full the room.
 func (v *HostView) lobbyView(th *themes.Theme) []string {
 	out := []string{th.Title.Render(fit("locklab host — "+v.stage.Title, v.w)), ""}
 	lobby, err := v.stage.Lobby()
 	if err != "" {
 		out = append(out, th.Alarm.Render(err), "")
 	}
-	if len(lobby) == 0 {
-		out = append(out, th.Muted.Render("nobody here yet"))
-	}
 	total := 0
 	for _, a := range lobby {
 		total += a.Workers
-		out = append(out, fmt.Sprintf("  %s %s", th.Accent.Render(a.Name), th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers))))
 	}
-	out = append(out, "", th.Text.Render(fmt.Sprintf("%d attendee(s), %d worker(s)", len(lobby), total)), "")
+	tail := []string{"", th.Text.Render(fmt.Sprintf("%d attendee(s), %d worker(s)", len(lobby), total)), ""}
 	if v.menu.open {
-		out = append(out, v.menuLines(th)...)
+		tail = append(tail, v.menuLines(th)...)
 	} else if n := v.stage.Next(); n != "" {
-		out = append(out, th.Accent.Render(fit(n, v.w)))
+		tail = append(tail, th.Accent.Render(fit(n, v.w)))
 	}
-	out = append(out, "")
-	out = append(out, v.waysIn(th)...)
+	tail = append(tail, "")
+	tail = append(tail, v.waysIn(th)...)
 	if v.ws != nil {
-		out = append(out, th.Text.Render("enter opens a round: everyone's workers start at the same instant"))
+		tail = append(tail, th.Text.Render("enter opens a round: everyone's workers start at the same instant"))
 	} else {
-		out = append(out, th.Muted.Render("waiting for the host to open a round"))
+		tail = append(tail, th.Muted.Render("waiting for the host to open a round"))
 	}
-	return out
+	if len(lobby) == 0 {
+		out = append(out, th.Muted.Render("nobody here yet"))
+	}
+	out = append(out, v.attendeeRows(th, lobby, v.h-v.reserve-1-len(out)-len(tail))...)
+	return append(out, tail...)
+}
+
+// attendeeRows lists the lobby in at most rows rows (at least one), in
+// columns; a participant's own entry comes first; the attendees that do
+// not fit are counted on the last row.
+func (v *HostView) attendeeRows(th *themes.Theme, lobby []Attendee, rows int) []string {
+	if len(lobby) == 0 {
+		return nil
+	}
+	rows = max(rows, 1)
+	c := &v.entries
+	entries := c.of(th, lobby, v.me)
+	if c.lines != nil && c.w == v.w && c.rows == rows {
+		return c.lines
+	}
+	lines := flow(entries, v.w-2)
+	if len(lines) > rows {
+		cols := (len(entries) + len(lines) - 1) / len(lines)
+		shown := max((rows-1)*cols, 0)
+		lines = append(flow(entries[:shown], v.w-2), th.Muted.Render(fmt.Sprintf("… and %d more", len(entries)-shown)))
+	}
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	c.lines, c.w, c.rows = lines, v.w, rows
+	return lines
+}
+
+// lobbyEntries are a lobby's entries as drawn, kept until the lobby (a
+// new list every poll) or the theme changes: a room of a hundred draws
+// them once per poll, not once per frame and viewer.
+type lobbyEntries struct {
+	lobby   []Attendee
+	th      *themes.Theme
+	entries []string
+	lines   []string // laid out in w columns and rows rows
+	w, rows int
+}
+
+func (c *lobbyEntries) of(th *themes.Theme, lobby []Attendee, me string) []string {
+	if c.th == th && len(c.lobby) == len(lobby) && len(lobby) > 0 && &c.lobby[0] == &lobby[0] {
+		return c.entries
+	}
+	entries := make([]string, 0, len(lobby))
+	for _, a := range lobby {
+		e := th.Accent.Render(a.Name) + " " + th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers))
+		if me != "" && a.Name == me {
+			entries = slices.Insert(entries, 0, th.Accent.Render(ownMark)+e)
+			continue
+		}
+		entries = append(entries, e)
+	}
+	*c = lobbyEntries{lobby: lobby, th: th, entries: entries}
+	return entries
 }
 
 // waysIn shows the room code in big type, when it fits beside what the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/locklab/locklab/check"
 
@@ -42,6 +43,12 @@ type Participation struct {
 	Fire chan<- struct{}
 	Said *Said
 	Done <-chan struct{}
+	// Rename asks the room for a new name; it answers between rounds, nil
+	// or why not in one line.
+	Rename func(ctx context.Context, name string) error
+	// Left, once Done is closed, is why the participant is no longer in
+	// the room (nil: they left).
+	Left func() error
 }
 
 // Participate seats a participant named name (as a client gave it) in the
@@ -102,6 +109,8 @@ type ParticipantView struct {
 	fire   key.Binding
 	rank   string // the last finished round's line for this participant
 	ranked int    // the stage's round it is of
+	rename key.Binding
+	name   nameEditor
 }
 
 // NewParticipantView returns p's view of stage.
@@ -109,8 +118,11 @@ func NewParticipantView(stage *Stage, p *Participation, th *themes.Theme, w, h i
 	v := NewHostView(stage, nil, th, w, h)
 	v.me = p.Name
 	return &ParticipantView{host: v, p: p, keys: rate.NewLimiter(keysPerSecond, keyBurst),
-		fire: bind([]string{" ", "f"}, "space", "fire your workers")}
+		fire: bind([]string{" ", "f"}, "space", "fire your workers"), rename: bind([]string{"n"}, "n", "your name")}
 }
+
+// Pace sets the time between frames.
+func (v *ParticipantView) Pace(d time.Duration) { v.host.Pace(d) }
 
 // Init starts the frame tick.
 func (v *ParticipantView) Init() tea.Cmd { return v.host.Init() }
@@ -119,10 +131,18 @@ func (v *ParticipantView) Init() tea.Cmd { return v.host.Init() }
 func (v *ParticipantView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
-		if msg.String() == "ctrl+c" || msg.String() == "q" {
+		if msg.String() == "ctrl+c" || msg.String() == "q" && !v.name.open {
 			return v, tea.Quit
 		}
 		if !v.keys.Allow() {
+			return v, nil
+		}
+		if v.name.open {
+			return v, v.nameKey(msg)
+		}
+		v.name.said = ""
+		if key.Matches(msg, v.rename) && v.p.Rename != nil && !v.name.waiting {
+			v.editName()
 			return v, nil
 		}
 		if key.Matches(msg, v.fire) {
@@ -132,6 +152,9 @@ func (v *ParticipantView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return v, nil
 		}
+	case renamedMsg:
+		v.renamed(msg)
+		return v, nil
 	case frameMsg:
 		select {
 		case <-v.p.Done:
@@ -170,7 +193,7 @@ func (v *ParticipantView) ranking() {
 	})
 	v.rank = fmt.Sprintf("round %d: you were not in it (you join the next)", n)
 	for i, s := range scores {
-		if s.Name == v.p.Name {
+		if v.was(s.Name) {
 			v.rank = fmt.Sprintf("round %d: %s %d, denied %d, violations %d · rank %d of %d · %s", n,
 				scenario.ScoreTerm(run.Header.Scenario), s.Did, s.Denials, s.Violations, i+1, len(scores), run.Summary().Verdict)
 		}
@@ -185,6 +208,9 @@ func (v *ParticipantView) View() string {
 		return backdrop(th, tooSmall(th, h.w, h.h), h.w)
 	}
 	own := []string{th.Accent.Render(fit(ownMark+" "+v.p.Name+" · "+v.status(), h.w)), fit(v.footer(th), h.w)}
+	if l := v.nameLine(th); l != "" {
+		own[1] = fit(l, h.w)
+	}
 	h.reserve = len(own) - 1 // the room's footer (the host's keys) gives way too
 	body := strings.Split(h.view(th), "\n")
 	body = append(body[:len(body)-1], own...)
@@ -205,5 +231,5 @@ func (v *ParticipantView) status() string {
 func (v *ParticipantView) footer(th *themes.Theme) string {
 	entry := func(k, d string) string { return th.Key.Render(k) + " " + th.KeyDesc.Render(d) }
 	sep := th.Muted.Render(" • ")
-	return entry("space", "fire your workers") + sep + entry("←/→", "seek") + sep + entry("t", "theme") + sep + entry("q", "leave")
+	return entry("space", "fire your workers") + sep + entry("n", "your name") + sep + entry("←/→", "seek") + sep + entry("t", "theme") + sep + entry("q", "leave")
 }

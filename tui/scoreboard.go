@@ -75,7 +75,7 @@ func truncName(s string, n int) string {
 // scoreboard's place.
 func (v *HostView) leaderboard(th *themes.Theme) []string {
 	runs := v.stage.Runs()
-	st := workshop.Leaderboard(runs)
+	st := workshop.Leaderboard(runs, v.stage.Renames())
 	n := 0
 	for _, r := range runs {
 		select {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/untrusted"
+	"github.com/locklab/locklab/workshop"
 )
 
 // Attendee is one machine in the host's lobby.
@@ -50,6 +51,21 @@ type Stage struct {
 	round int
 	lobby []Attendee
 	err   string
+	names []workshop.Rename
+}
+
+// Renames are the participants' name changes the room has seen.
+func (s *Stage) Renames() []workshop.Rename {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.names
+}
+
+// SetRenames says which name changes the room has seen.
+func (s *Stage) SetRenames(r []workshop.Rename) {
+	s.mu.Lock()
+	s.names = r
+	s.mu.Unlock()
 }
 
 // NewStage returns an empty stage.

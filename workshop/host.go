@@ -41,13 +41,17 @@ type Host struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu     sync.Mutex
-	n      int
-	round  *Round
-	run    *scenario.Run
-	rstore *store.Store
-	coll   *collector
-	gone   map[string]bool // attendees of the current round who left
+	lobbyMu sync.Mutex
+
+	mu      sync.Mutex
+	n       int
+	round   *Round
+	run     *scenario.Run
+	rstore  *store.Store
+	coll    *collector
+	gone    map[string]bool   // attendees of the current round who left
+	byKey   map[string]string // the last name each attendee's key was listed under
+	renames []Rename
 }
 
 // OpenHost connects to the room's Redis and takes the room; it fails when
@@ -117,36 +121,79 @@ func (h *Host) Config() HostConfig { return h.cfg }
 // public key its presence carries. A name no joiner could have (whoever
 // can write to the Redis can write one) is not listed.
 func (h *Host) Lobby(ctx context.Context) ([]Attendee, error) {
+	h.lobbyMu.Lock() // one reading at a time: a rename is seen in the order it happened
+	defer h.lobbyMu.Unlock()
 	rc := h.room.Client()
 	all, err := rc.HGetAll(ctx, h.room.Key("lobby")).Result()
 	if err != nil {
 		return nil, err
 	}
+	names := make([]string, 0, len(all))
+	for name := range all {
+		if nameRE.MatchString(name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	// One round trip for everyone's presence: a room of a hundred is
+	// read as fast as a room of one.
+	keys := make([]string, len(names))
+	for i, n := range names {
+		keys[i] = h.room.Key("seen:" + n)
+	}
+	seen, err := rc.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, err
+	}
 	var out []Attendee
-	for name, w := range all {
-		if !nameRE.MatchString(name) {
+	var left []string
+	for i, name := range names {
+		key, ok := seen[i].(string)
+		if !ok {
+			left = append(left, name)
 			continue
-		}
-		key, err := rc.Get(ctx, h.room.Key("seen:"+name)).Result()
-		if errors.Is(err, redis.Nil) {
-			rc.HDel(ctx, h.room.Key("lobby"), name)
-			continue
-		}
-		if err != nil {
-			return nil, err
 		}
 		if _, err := parseKey(key); err != nil {
 			continue // not a joiner of this locklab's: it could not sign
 		}
 		var workers int
-		fmt.Sscan(w, &workers)
+		fmt.Sscan(all[name], &workers)
 		out = append(out, Attendee{Name: name, Workers: min(max(workers, 1), MaxWorkers), Key: key})
+	}
+	if len(left) > 0 {
+		rc.HDel(ctx, h.room.Key("lobby"), left...)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	if len(out) > MaxAttendees {
 		out = out[:MaxAttendees]
 	}
+	h.noteNames(out)
 	return out, nil
+}
+
+// noteNames records the attendees listed under another name than before:
+// one presence key is one joiner, whatever it is called.
+func (h *Host) noteNames(lobby []Attendee) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byKey == nil {
+		h.byKey = map[string]string{}
+	}
+	for _, a := range lobby {
+		if was, ok := h.byKey[a.Key]; ok && was != a.Name {
+			h.renames = append(h.renames, Rename{From: was, To: a.Name, Before: h.n + 1})
+		}
+		h.byKey[a.Key] = a.Name
+	}
+}
+
+// Renames are the name changes seen so far, in order.
+func (h *Host) Renames() []Rename {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.renames)
 }
 
 // ErrEmpty: a round needs at least one attendee.

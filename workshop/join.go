@@ -32,6 +32,11 @@ type JoinConfig struct {
 	// meanwhile the host is told that nothing earlier is to come.
 	Fire     <-chan struct{}
 	FireWait time.Duration // default DefaultFireWait
+	// Rename, if set, takes requests for a new name; each is answered
+	// between rounds (a request during a round waits for its end).
+	Rename <-chan RenameRequest
+	// Poll is how often the joiner looks for a new round (default 100ms).
+	Poll time.Duration
 }
 
 // DefaultFireWait is how long a round waits for a participant to fire
@@ -49,7 +54,7 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
-	err := join(ctx, cfg)
+	err := join(ctx, &cfg)
 	if ctx.Err() != nil {
 		var taken *NameTakenError
 		if errors.As(err, &taken) {
@@ -61,53 +66,32 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 	return err
 }
 
-func join(ctx context.Context, cfg JoinConfig) error {
+func join(ctx context.Context, cfg *JoinConfig) error {
 	room, err := store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
 	if err != nil {
 		return err
 	}
 	defer room.Close()
 	rc := room.Client()
-	seen := room.Key("seen:" + cfg.Name)
 	key, err := newKey()
 	if err != nil {
 		return err
 	}
 	// The presence key carries the public key the host derives this
 	// attendee's batch keys from (see auth.go).
-	token := keyText(key)
-	ok, err := rc.SetNX(ctx, seen, token, presentTTL).Result()
+	p := &presence{rc: rc, room: room, token: keyText(key), workers: cfg.Workers}
+	ok, err := p.claim(ctx, cfg.Name)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return &NameTakenError{Name: cfg.Name, Room: cfg.Room}
 	}
-	defer func() {
-		c, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		rc.HDel(c, room.Key("lobby"), cfg.Name)
-		rc.Del(c, seen)
-	}()
-	if err := rc.HSet(ctx, room.Key("lobby"), cfg.Name, cfg.Workers).Err(); err != nil {
-		return err
-	}
+	defer p.leave()
 	pctx, stopPresence := context.WithCancel(ctx)
 	defer stopPresence()
-	go func() {
-		t := time.NewTicker(renewEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-pctx.Done():
-				return
-			case <-t.C:
-				rc.Set(pctx, seen, token, presentTTL)
-				rc.HSet(pctx, room.Key("lobby"), cfg.Name, cfg.Workers)
-			}
-		}
-	}()
-	j := &joiner{cfg: cfg, room: room, key: key, clk: ServerClock{Skew: cfg.Skew, Miss: cfg.Miss}}
+	go p.renew(pctx)
+	j := &joiner{cfg: cfg, room: room, key: key, p: p, clk: ServerClock{Skew: cfg.Skew, Miss: cfg.Miss}}
 	if err := j.clk.Sync(ctx, rc); err != nil {
 		return err
 	}
@@ -121,8 +105,19 @@ func (e *NameTakenError) Error() string {
 	return fmt.Sprintf("the name %q is taken in room %q: choose another --name", e.Name, e.Room)
 }
 
+// markEvery is how often a joiner that waits to be fired tells the host
+// that nothing earlier is to come: at the pace the host reads the stream,
+// not at the pace of events, so a room of a hundred waiting does not fill
+// the stream with watermarks.
+const markEvery = readBlock
+
+// unanswered is how long a joiner keeps asking a Redis that does not
+// answer (a busy machine, a network's hiccup) before it leaves.
+const unanswered = 30 * time.Second
+
 type joiner struct {
-	cfg  JoinConfig
+	cfg  *JoinConfig
+	p    *presence
 	room *store.Store
 	key  *ecdh.PrivateKey
 	clk  ServerClock
@@ -131,16 +126,38 @@ type joiner struct {
 func (j *joiner) loop(ctx context.Context) error {
 	rc := j.room.Client()
 	last, rounds, said := "", 0, ""
-	t := time.NewTicker(pollEvery)
+	poll := j.cfg.Poll
+	if poll <= 0 {
+		poll = pollEvery
+	}
+	t := time.NewTicker(poll)
 	defer t.Stop()
+	var failing time.Time // since when the room's Redis does not answer
 	for {
 		r, state, err := readRound(ctx, rc, j.room.Key("round"))
-		if err != nil {
-			return err
+		var hosted int64
+		if err == nil {
+			hosted, err = rc.Exists(ctx, j.room.Key("host")).Result()
 		}
-		hosted, err := rc.Exists(ctx, j.room.Key("host")).Result()
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil
+		case err != nil && failing.IsZero():
+			failing = time.Now()
+			fmt.Fprintf(j.cfg.Out, "the room's Redis does not answer (%v): trying again for %v\n", err, unanswered)
+		case err != nil && time.Since(failing) > unanswered:
 			return err
+		case err == nil && !failing.IsZero():
+			failing, said = time.Time{}, ""
+			fmt.Fprintln(j.cfg.Out, "the room's Redis answers again")
+		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			continue
 		}
 		switch {
 		case hosted == 0 && said != "nohost":
@@ -153,7 +170,7 @@ func (j *joiner) loop(ctx context.Context) error {
 		if r != nil && r.id() != last && state == "racing" {
 			if j.clk.Until(r.Start) < 0 {
 				last = r.id() // it began before we saw it: wait for the next
-			} else if a, in := r.attendee(j.cfg.Name); in && a.Key != keyText(j.key) {
+			} else if a, in := j.seat(r); in && a.Key != keyText(j.key) {
 				last = r.id()
 				fmt.Fprintf(j.cfg.Out, "round %d: the host read another key under the name %s — someone wrote over this machine's presence in the Redis; its batches would be refused, so it sits this round out\n", r.N, a.Name)
 			} else if in {
@@ -170,9 +187,25 @@ func (j *joiner) loop(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case req := <-j.cfg.Rename:
+			req.Reply <- j.rename(ctx, req.Name)
 		case <-t.C:
 		}
 	}
+}
+
+// seat is this joiner's place in round r: under its name, or under the
+// name it had when the round opened (it renamed itself since).
+func (j *joiner) seat(r *Round) (Attendee, bool) {
+	if a, in := r.attendee(j.cfg.Name); in {
+		return a, true
+	}
+	for _, a := range r.Attendees {
+		if a.Key == keyText(j.key) {
+			return a, true
+		}
+	}
+	return Attendee{}, false
 }
 
 // race runs this machine's workers in round r and streams their events.
@@ -341,7 +374,7 @@ drain: // a key pressed before the round does not fire it
 		}
 	}
 	deadline := time.After(wait)
-	tick := time.NewTicker(flushEvery)
+	tick := time.NewTicker(markEvery)
 	defer tick.Stop()
 	for {
 		if err := f.send(ctx, nil, j.clk.Now(), false); err != nil {

@@ -29,27 +29,50 @@ type Standing struct {
 func finished(runs []*scenario.Run) []*scenario.Run {
 	var out []*scenario.Run
 	for _, r := range runs {
-		select {
-		case <-r.Done():
+		if isFinished(r) {
 			out = append(out, r)
-		default:
 		}
 	}
 	return out
 }
 
+func isFinished(r *scenario.Run) bool {
+	select {
+	case <-r.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// Renamed is the latest name of whoever raced as name in round n.
+func Renamed(name string, n int, renames []Rename) string {
+	for _, r := range renames {
+		if r.Before > n && r.From == name {
+			name = r.To
+		}
+	}
+	return name
+}
+
 // Leaderboard sums the finished rounds' scoreboards: most done first, then
-// fewest violations, then fewest denials, then by name.
-func Leaderboard(runs []*scenario.Run) []Standing {
+// fewest violations, then fewest denials, then by name. runs are the
+// room's rounds in order (round 1 first); a participant who renamed
+// themselves is one line, under their latest name.
+func Leaderboard(runs []*scenario.Run, renames []Rename) []Standing {
 	idx := map[string]int{}
 	var out []Standing
-	for _, r := range finished(runs) {
+	for n, r := range runs {
+		if !isFinished(r) {
+			continue
+		}
 		for _, s := range scenario.Scores(r.Header, r.Log.Events()) {
-			i, ok := idx[s.Name]
+			name := Renamed(s.Name, n+1, renames)
+			i, ok := idx[name]
 			if !ok {
 				i = len(out)
-				idx[s.Name] = i
-				out = append(out, Standing{Name: s.Name})
+				idx[name] = i
+				out = append(out, Standing{Name: name})
 			}
 			st := &out[i]
 			st.Rounds++
@@ -90,11 +113,14 @@ type Results struct {
 	Room        string        `json:"room"`
 	Rounds      []roundResult `json:"rounds"`
 	Leaderboard []Standing    `json:"leaderboard"`
+	// Renames are the participants' name changes: each round's figures
+	// are under the name raced with, the leaderboard's under the latest.
+	Renames []Rename `json:"renames"`
 }
 
 // Collect gathers the finished rounds' results.
-func Collect(room string, runs []*scenario.Run) *Results {
-	res := &Results{Room: room, Leaderboard: Leaderboard(runs)}
+func Collect(room string, runs []*scenario.Run, renames []Rename) *Results {
+	res := &Results{Room: room, Leaderboard: Leaderboard(runs, renames), Renames: renames}
 	for i, r := range finished(runs) {
 		sum := r.Summary()
 		evs := r.Log.Events()
@@ -115,6 +141,9 @@ func (r *Results) Markdown() string {
 	b.WriteString("| # | participant | rounds | done | denied | violations |\n|---|---|---|---|---|---|\n")
 	for i, s := range r.Leaderboard {
 		fmt.Fprintf(&b, "| %d | %s | %d | %d | %d | %d |\n", i+1, s.Name, s.Rounds, s.Did, s.Denials, s.Violations)
+	}
+	for _, n := range r.Renames {
+		fmt.Fprintf(&b, "\n%s is %s from round %d on.\n", n.From, n.To, n.Before)
 	}
 	for _, rr := range r.Rounds {
 		fmt.Fprintf(&b, "\n## Round %d: %s with %s, retry %s\n\n%s\n\n", rr.N, rr.Scenario, rr.Strategy, rr.Params.Retry, rr.Verdict)

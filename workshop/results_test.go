@@ -61,7 +61,7 @@ func TestStrategyBetweenRoundsAndResults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	board := Leaderboard(runs)
+	board := Leaderboard(runs, nil)
 	var sum [3]int
 	for _, r := range runs {
 		for _, s := range scenario.Scores(r.Header, r.Log.Events()) {
@@ -81,7 +81,7 @@ func TestStrategyBetweenRoundsAndResults(t *testing.T) {
 	if board[0].Did < board[1].Did {
 		t.Errorf("leaderboard out of order: %+v", board)
 	}
-	res := Collect("steer", runs)
+	res := Collect("steer", runs, nil)
 	prefix := filepath.Join(t.TempDir(), "room")
 	md, js, err := res.Write(prefix)
 	if err != nil {
@@ -111,6 +111,28 @@ func TestStrategyBetweenRoundsAndResults(t *testing.T) {
 		if r.Strategy != runs[i].Header.Strategy || len(r.Events) != runs[i].Log.Len() || len(r.Participants) != 2 {
 			t.Errorf("round %d in the JSON: %s, %d events, %d participants; want %s, %d, 2", i+1, r.Strategy, len(r.Events), len(r.Participants),
 				runs[i].Header.Strategy, runs[i].Log.Len())
+		}
+	}
+}
+
+// TestRenamedFollowsTheChangesAfterARound: a participant's rounds before
+// a change of name count under the new one, through every later change;
+// a name given up and taken by someone else later stays theirs.
+func TestRenamedFollowsTheChangesAfterARound(t *testing.T) {
+	renames := []Rename{{From: "alice", To: "al", Before: 2}, {From: "al", To: "alix", Before: 3}}
+	for _, c := range []struct {
+		name string
+		n    int
+		want string
+	}{
+		{"alice", 1, "alix"}, // raced as alice in round 1, alix since round 3
+		{"al", 2, "alix"},
+		{"alix", 3, "alix"},
+		{"alice", 2, "alice"}, // a newcomer who took the name after it was given up
+		{"bob", 1, "bob"},
+	} {
+		if got := Renamed(c.name, c.n, renames); got != c.want {
+			t.Errorf("%s in round %d: %s, want %s", c.name, c.n, got, c.want)
 		}
 	}
 }

@@ -44,7 +44,7 @@ const (
 	// has seen it before it begins.
 	DefaultLead = 1500 * time.Millisecond
 	// MaxAttendees bounds a room; MaxWorkers an attendee's workers.
-	MaxAttendees = 64
+	MaxAttendees = 256
 	MaxWorkers   = 20
 )
 

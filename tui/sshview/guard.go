@@ -17,7 +17,7 @@ const (
 	DefaultLoginGrace  = 30 * time.Second
 	DefaultMaxStartups = 100
 	DefaultMaxSessions = 10
-	DefaultMaxViewers  = 100
+	DefaultMaxViewers  = 200
 )
 
 // guard bounds what anyone who reaches the port can hold. A connection is

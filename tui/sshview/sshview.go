@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/charmbracelet/ssh"
@@ -44,6 +45,9 @@ type Config struct {
 	// MaxSessions bounds the sessions of one connection, MaxViewers the
 	// sessions of all.
 	MaxSessions, MaxViewers int
+	// StallAfter is how long a view may be held up by a client that does
+	// not read before its connection is closed; zero means DefaultStallAfter.
+	StallAfter time.Duration
 }
 
 // Open reports whether cfg admits anyone who reaches the address.
@@ -56,6 +60,8 @@ type Server struct {
 	ln          net.Listener
 	guard       *guard
 	sessions    sessions
+	draw        chan struct{} // tokens to update and draw a view (see gated)
+	stallAfter  time.Duration
 }
 
 // DefaultHostKey is the host key's path under the user's config directory.
@@ -75,7 +81,11 @@ func Listen(cfg Config, stage *tui.Stage) (*Server, error) {
 	if err := os.MkdirAll(filepath.Dir(cfg.HostKey), 0o700); err != nil {
 		return nil, fmt.Errorf("cannot keep the SSH host key: %w", err)
 	}
-	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}, participate: cfg.Participate}
+	s := &Server{guard: newGuard(cfg), sessions: sessions{by: map[string]*sizes{}}, participate: cfg.Participate,
+		draw: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)), stallAfter: cfg.StallAfter}
+	if s.stallAfter <= 0 {
+		s.stallAfter = DefaultStallAfter
+	}
 	opts := []ssh.Option{
 		wish.WithHostKeyPath(cfg.HostKey),
 		wish.WithMiddleware(
