@@ -52,77 +52,7 @@ func (d *Decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 			return false, false, errSlowPath
 		}
 		d.space()
-		switch string(key) {
-		case "seq":
-			e.Seq, ok = d.int()
-		case "t":
-			var us int64
-			us, ok = d.int()
-			e.T, hasT = durationOf(us), ok
-		case "call":
-			var us int64
-			us, ok = d.int()
-			e.Call, e.Has = durationOf(us), e.Has|HasCall
-		case "outcome":
-			var o []byte
-			o, ok = d.plainBytes()
-			switch string(o) {
-			case "failed":
-				e.Outcome = OutcomeFailed
-			case "indeterminate":
-				e.Outcome = OutcomeIndeterminate
-			}
-		case "worker":
-			var w int64
-			w, ok = d.intIn(32)
-			e.Worker, hasWorker = int32(w), ok
-		case "kind":
-			var k []byte
-			k, ok = d.plainBytes()
-			e.Kind = kindByName[string(k)]
-		case "res":
-			e.Res, ok = d.str()
-		case "token":
-			e.Token, ok = d.str()
-		case "code":
-			e.Code, ok = d.str()
-		case "msg":
-			e.Msg, ok = d.str()
-		case "fence":
-			e.Fence, ok = d.int()
-			e.Has |= HasFence
-		case "stock":
-			e.Stock, ok = d.int()
-			e.Has |= HasStock
-		case "ttl_ms":
-			e.TTL, ok = d.millis()
-			e.Has |= HasTTL
-		case "delay_ms":
-			e.Delay, ok = d.millis()
-			e.Has |= HasDelay
-		case "node":
-			var n int64
-			n, ok = d.intIn(16)
-			e.Node, e.Has = int16(n), e.Has|HasNode
-		case "peer":
-			var n int64
-			n, ok = d.intIn(32)
-			e.Peer, e.Has = int32(n), e.Has|HasPeer
-		case "attempt":
-			var n int64
-			n, ok = d.intIn(32)
-			e.Attempt, e.Has = int32(n), e.Has|HasAttempt
-		case "ok":
-			e.OK, ok = d.bool()
-			e.Has |= HasOK
-		case "summary":
-			return false, false, errSlowPath
-		default:
-			if knownKey(string(key)) { // encoding/json matches keys regardless of case
-				return false, false, errSlowPath
-			}
-			ok = d.skipScalar()
-		}
+		ok = d.field(key, e, &hasT, &hasWorker)
 		if !ok {
 			return false, false, errSlowPath
 		}
@@ -134,6 +64,83 @@ func (d *Decoder) event(e *Event) (hasT, hasWorker bool, err error) {
 			return false, false, errSlowPath
 		}
 	}
+}
+
+// field reads the value of key into e; false sends the line to the slow
+// path (a value it does not read, a key only encoding/json matches).
+func (d *Decoder) field(key []byte, e *Event, hasT, hasWorker *bool) (ok bool) {
+	switch string(key) {
+	case "seq":
+		e.Seq, ok = d.int()
+	case "t":
+		var us int64
+		us, ok = d.int()
+		e.T, *hasT = durationOf(us), ok
+	case "call":
+		var us int64
+		us, ok = d.int()
+		e.Call, e.Has = durationOf(us), e.Has|HasCall
+	case "outcome":
+		var o []byte
+		o, ok = d.plainBytes()
+		switch string(o) {
+		case "failed":
+			e.Outcome = OutcomeFailed
+		case "indeterminate":
+			e.Outcome = OutcomeIndeterminate
+		}
+	case "worker":
+		var w int64
+		w, ok = d.intIn(32)
+		e.Worker, *hasWorker = int32(w), ok
+	case "kind":
+		var k []byte
+		k, ok = d.plainBytes()
+		e.Kind = kindByName[string(k)]
+	case "res":
+		e.Res, ok = d.str()
+	case "token":
+		e.Token, ok = d.str()
+	case "code":
+		e.Code, ok = d.str()
+	case "msg":
+		e.Msg, ok = d.str()
+	case "fence":
+		e.Fence, ok = d.int()
+		e.Has |= HasFence
+	case "stock":
+		e.Stock, ok = d.int()
+		e.Has |= HasStock
+	case "ttl_ms":
+		e.TTL, ok = d.millis()
+		e.Has |= HasTTL
+	case "delay_ms":
+		e.Delay, ok = d.millis()
+		e.Has |= HasDelay
+	case "node":
+		var n int64
+		n, ok = d.intIn(16)
+		e.Node, e.Has = int16(n), e.Has|HasNode
+	case "peer":
+		var n int64
+		n, ok = d.intIn(32)
+		e.Peer, e.Has = int32(n), e.Has|HasPeer
+	case "attempt":
+		var n int64
+		n, ok = d.intIn(32)
+		e.Attempt, e.Has = int32(n), e.Has|HasAttempt
+	case "ok":
+		e.OK, ok = d.bool()
+		e.Has |= HasOK
+	case "summary": // the end record
+		return false
+	default:
+		if knownKey(string(key)) { // encoding/json matches keys regardless of case
+			return false
+		}
+		ok = d.skipScalar()
+	}
+	return ok
 }
 
 var knownKeys = []string{"seq", "t", "call", "outcome", "worker", "kind", "res", "token", "code", "msg", "fence", "stock",

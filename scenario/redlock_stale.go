@@ -75,36 +75,40 @@ func (r *redlockRun) stale(ctx context.Context, part int, a, b *Worker) {
 	})
 	_, _ = await(ctx, held)
 	env.Clock().Sleep(ctx, r.ttl/4)
-	func() {
-		ctx := b.ctx
-		l, err := locker(b, r.poll).Acquire(ctx, st.Key("lock:"+res), r.ttl)
-		if err != nil {
-			written <- false
-			b.Fail(ctx, err, "lock not obtained")
-			return
-		}
-		b.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
-		v, err := r.read(b, res)
-		landed := false
-		if err == nil {
-			landed, err = r.write(b, res, l.Fence, v+1)
-		}
-		written <- landed
-		if err == nil {
-			err = b.Sleep(ctx, r.work)
-		}
-		b.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
-		releaseQuietly(ctx, l)
-		switch {
-		case err != nil:
-			b.Fail(ctx, err, "")
-		case landed:
-			b.Done(true, "", "")
-		default:
-			b.Done(false, check.FailLock, fmt.Sprintf("its write with fence %d was rejected", l.Fence))
-		}
-	}()
+	r.newHolder(b, locker(b, r.poll), res, written)
 	g.Wait(ctx)
+}
+
+// newHolder is b's turn in a stale part: it takes the lock a's pause let
+// lapse, writes the record, and says on written whether its write landed.
+func (r *redlockRun) newHolder(b *Worker, lk lock.Locker, res string, written chan<- bool) {
+	ctx := b.ctx
+	l, err := lk.Acquire(ctx, r.env.Store.Key("lock:"+res), r.ttl)
+	if err != nil {
+		written <- false
+		b.Fail(ctx, err, "lock not obtained")
+		return
+	}
+	b.Emit(event.Event{Kind: event.KindWorkStart, Res: res})
+	v, err := r.read(b, res)
+	landed := false
+	if err == nil {
+		landed, err = r.write(b, res, l.Fence, v+1)
+	}
+	written <- landed
+	if err == nil {
+		err = b.Sleep(ctx, r.work)
+	}
+	b.Emit(event.Event{Kind: event.KindWorkEnd, Res: res})
+	releaseQuietly(ctx, l)
+	switch {
+	case err != nil:
+		b.Fail(ctx, err, "")
+	case landed:
+		b.Done(true, "", "")
+	default:
+		b.Done(false, check.FailLock, fmt.Sprintf("its write with fence %d was rejected", l.Fence))
+	}
 }
 
 // read gets the record res.

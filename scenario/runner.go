@@ -118,17 +118,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if err := checkServers(st, cfg.Strategy); err != nil {
 		return nil, err
 	}
-	h := event.Header{Format: event.Format, Version: event.Version, Scenario: sc.Name, Strategy: cfg.Strategy,
-		Params: cfg.Params, Seed: cfg.Seed, Store: st.Describe(), Tool: cfg.Tool,
-		StartedAt: time.Now().UTC().Truncate(time.Second), Lanes: make([]string, cfg.Params.Workers)}
-	if st.Clock().Fixed() && st.Clock().Slowmo() != 1 {
-		h.Slowmo = st.Clock().Slowmo()
-	}
-	for i := range h.Lanes {
-		h.Lanes[i] = check.WorkerName(int32(i))
-	}
-	copy(h.Lanes, mode.lanes)
-	h.Traits, h.KeyTraits = lockTraits(sc, cfg.Strategy)
+	h := sc.header(st, cfg, mode)
 	rt, why := simulation(st, sc, cfg, mode)
 	h.Time = why
 	if rt == nil && (len(cfg.Steps) > 0 || cfg.Steer != nil) {
@@ -165,6 +155,31 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 		// election waits by design for the lease before it to lapse.
 		r.lag = newLagWatch(cfg.Params.TTL.D(), st.Kind() == store.Embedded && ServerOf(cfg.Strategy) == "redis", st.Clock().Speed)
 	}
+	r.launch(ctx, sc, env, cfg, cancel)
+	return r, nil
+}
+
+// header is the header of a run of sc by cfg on st: what the run is, its
+// lanes and its locks' traits.
+func (sc *Scenario) header(st *store.Store, cfg Config, mode runMode) event.Header {
+	h := event.Header{Format: event.Format, Version: event.Version, Scenario: sc.Name, Strategy: cfg.Strategy,
+		Params: cfg.Params, Seed: cfg.Seed, Store: st.Describe(), Tool: cfg.Tool,
+		StartedAt: time.Now().UTC().Truncate(time.Second), Lanes: make([]string, cfg.Params.Workers)}
+	if st.Clock().Fixed() && st.Clock().Slowmo() != 1 {
+		h.Slowmo = st.Clock().Slowmo()
+	}
+	for i := range h.Lanes {
+		h.Lanes[i] = check.WorkerName(int32(i))
+	}
+	copy(h.Lanes, mode.lanes)
+	h.Traits, h.KeyTraits = lockTraits(sc, cfg.Strategy)
+	return h
+}
+
+// launch starts the run: its faults at their times and its main, on the
+// simulation's scheduler when it has one.
+func (r *Run) launch(ctx context.Context, sc *Scenario, env *Env, cfg Config, cancel context.CancelFunc) {
+	rt, st := r.rt, r.store
 	r.planned = slices.Clone(cfg.Faults)
 	if rt != nil {
 		rt.OnStuck(func(err error) {
@@ -183,7 +198,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 			rt.AfterFunc(f.At, func() { r.scheduled(f) })
 		}
 		rt.Start(ctx, "main", func(ctx context.Context) { r.main(ctx, sc, env) })
-		return r, nil
+		return
 	}
 	for _, f := range cfg.Faults {
 		go func() {
@@ -193,7 +208,6 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 		}()
 	}
 	go r.main(ctx, sc, env)
-	return r, nil
 }
 
 func (r *Run) main(ctx context.Context, sc *Scenario, env *Env) {

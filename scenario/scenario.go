@@ -1,8 +1,8 @@
-// Package scenario is locklab's engine: the catalogue of scenarios, the
-// runner whose workers race on Redis as goroutines, the event model and its
-// in-memory log, the JSONL recorder and reader, the safety checker and the
-// summary. It holds no terminal code: its one picture is the summary's
-// results box (Summary.Box), plain text that the CLI prints.
+// Package scenario is locklab's engine: the catalogue of scenarios, their
+// runs and narration, the runner whose workers race on the store as
+// goroutines (or as a simulation's actors), and the faults injected into a
+// run. What a run emits goes to an event.Log; what it amounts to is
+// check's, said in the scenario's own words. It holds no terminal code.
 package scenario
 
 import (
