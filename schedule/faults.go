@@ -60,7 +60,7 @@ func workerFault(k scenario.FaultKind) bool {
 const maxInstant = 24 * time.Hour
 
 // SpecHelp says how --faults is written.
-const SpecHelp = "KIND:TARGET@AT[+FOR], comma-separated, e.g. pause:w00@10ms+600ms,node-pause:n1@2ms (kinds: crash, pause, node-stop, node-restart, node-pause, clock-jump, failover; TARGET wNN or nN; node-stop and node-pause toggle)"
+const SpecHelp = "KIND:TARGET@AT[+FOR], comma-separated, e.g. pause:w00@10ms+600ms,node-pause:n1@2ms,latency=50ms~10ms:w01-n0@5ms+1s (kinds: crash, pause, node-stop, node-restart, node-pause, clock-jump, failover; TARGET wNN or nN; node-stop and node-pause toggle; " + NetHelp + ")"
 
 // ParseFaults reads a --faults spec: KIND:TARGET@AT[+FOR], comma-separated.
 // A pause without +FOR lasts 1.5×TTL, a clock jump the TTL.
@@ -99,6 +99,12 @@ func parseOne(item string, p scenario.Params) (scenario.Timed, error) {
 		return bad("no instant: want KIND:TARGET@AT, e.g. pause:w00@10ms")
 	}
 	name, target, _ := strings.Cut(what, ":")
+	if x, lift, ok, err := netKind(name); ok {
+		if err != nil {
+			return bad(err.Error())
+		}
+		return parseNet(item, x, lift, target, when, p)
+	}
 	i := -1
 	for j, k := range kinds {
 		if k.name == name {
@@ -106,7 +112,7 @@ func parseOne(item string, p scenario.Params) (scenario.Timed, error) {
 		}
 	}
 	if i < 0 {
-		return bad("unknown kind: want one of " + KindNames())
+		return bad("unknown kind: want one of " + KindNames() + ", or a network fault (" + NetKindNames() + ")")
 	}
 	k := kinds[i]
 	t.Kind = k.kind
@@ -165,6 +171,14 @@ func index(s, prefix string, limit int) (int, bool) {
 func Spec(faults []scenario.Timed) string {
 	var out []string
 	for _, f := range faults {
+		if f.Kind == scenario.FaultNet {
+			s := netName(f.Fault) + ":" + netTargetName(f.Fault) + "@" + f.At.String()
+			if f.D > 0 {
+				s += "+" + f.D.String()
+			}
+			out = append(out, s)
+			continue
+		}
 		s := KindName(f.Kind) + ":"
 		if workerFault(f.Kind) {
 			s += scenario.WorkerName(f.Worker)
