@@ -33,6 +33,7 @@ type runFlags struct {
 	speed      float64
 	noted      bool // the notes on flags a scenario ignores are out
 	faults     string
+	fault      []string         // --fault, one each
 	schedule   string           // --schedule: replay this file's run
 	scheduleTo string           // --schedule-out: write the run's schedule
 	planned    []scenario.Timed // the faults the run injects at their instants

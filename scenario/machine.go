@@ -23,6 +23,9 @@ type lagWatch struct {
 
 	mu   sync.Mutex
 	told bool
+	// netted: a network fault was put on a link, so a late answer is the
+	// fault's doing, not the machine's.
+	netted bool
 }
 
 // newLagWatch watches a real-time run with lock TTL ttl; a step late by a
@@ -37,7 +40,7 @@ func (l *lagWatch) answer(e *Event, now time.Duration) (Event, bool) {
 		return Event{}, false
 	}
 	took := now - e.Call
-	if took < l.limit {
+	if took < l.limit || l.networked() {
 		return Event{}, false
 	}
 	return l.tell(fmt.Sprintf("%s's %s took %s to come back from the embedded server, which answers in microseconds",

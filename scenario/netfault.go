@@ -63,6 +63,7 @@ func (r *Run) injectNet(f Fault) (string, error) {
 	if worker < 0 {
 		worker = store.AllWorkers
 	}
+	r.lag.network()
 	var ids []int
 	for n := first; n <= last; n++ {
 		id, err := e.Store.AddToxic(worker, n, f.Net)
@@ -205,4 +206,20 @@ func (r *Run) liftMatching(f Fault) (string, error) {
 		r.liftNet(id)
 	}
 	return fmt.Sprintf("%s lifted from %s", f.Net.Kind, Link(w, max(f.Node, 0))), nil
+}
+
+// network notes that a network fault was put on a link.
+func (l *lagWatch) network() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.netted = true
+	l.mu.Unlock()
+}
+
+func (l *lagWatch) networked() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.netted
 }

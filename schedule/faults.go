@@ -112,7 +112,7 @@ func parseOne(item string, p scenario.Params) (scenario.Timed, error) {
 		}
 	}
 	if i < 0 {
-		return bad("unknown kind: want one of " + KindNames() + ", or a network fault (" + NetKindNames() + ")")
+		return bad("unknown kind: want one of " + KindNames() + ", or a network fault such as latency=50ms")
 	}
 	k := kinds[i]
 	t.Kind = k.kind

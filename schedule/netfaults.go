@@ -54,6 +54,9 @@ func netKind(name string) (t store.Toxic, lift, ok bool, err error) {
 // netArg reads a network fault's =ARG into t.
 func netArg(t *store.Toxic, arg string, has bool) error {
 	var err error
+	if !has && t.Kind != store.ToxicPartition {
+		return nil // Check says what the kind needs, if anything
+	}
 	switch t.Kind {
 	case store.ToxicPartition:
 		if has {
@@ -69,9 +72,7 @@ func netArg(t *store.Toxic, arg string, has bool) error {
 	case store.ToxicLimitData:
 		t.Bytes, err = byteCount(arg)
 	case store.ToxicTimeout, store.ToxicReset, store.ToxicSlowClose:
-		if has {
-			t.D, err = netDuration(arg)
-		}
+		t.D, err = netDuration(arg)
 	}
 	return err
 }

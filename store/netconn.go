@@ -73,7 +73,6 @@ func (n *Node) link(w int32) *redis.Client {
 		}
 		return &faultyConn{Conn: c, links: links, worker: w, node: node, real: n.clock.Real, done: make(chan struct{})}, nil
 	}
-	o.PoolSize = 4 // a worker sends a command at a time, and its renewals
 	c := redis.NewClient(&o)
 	c.AddHook(gateHook{})
 	if n.embedded {

@@ -46,8 +46,9 @@ type Scene struct {
 	Strategy string
 	Params   scenario.Params
 	Seed     uint64
-	Notes    string // for the scene's title card
-	Log      string // a saved event log to play instead of running (resolved path)
+	Faults   []scenario.Timed // planned at instants of the scene's run (--faults' spec)
+	Notes    string           // for the scene's title card
+	Log      string           // a saved event log to play instead of running (resolved path)
 	Beats    []Beat
 }
 
