@@ -186,6 +186,10 @@ func (s *Summary) serverVerdict() bool {
 // faultWords puts first in the detail the fault that took a node away, when
 // one did: the server failed the run because the run's own fault stopped it.
 func (s *Summary) faultWords() {
+	if len(s.netFaults) > 0 {
+		s.Detail = fmt.Sprintf("Network faults were put on the workers' links (%s): the operations they broke are theirs. %s",
+			strings.Join(s.netFaults, "; "), s.Detail)
+	}
 	if len(s.nodesDown) > 0 {
 		s.Detail = fmt.Sprintf("A fault took the run's data away (%s), so the workers could not reach Redis. %s",
 			strings.Join(s.nodesDown, "; "), s.Detail)

@@ -119,6 +119,8 @@ type Summary struct {
 	Notes [][2]string `json:"notes,omitempty"`
 	// nodesDown are what the faults that took a node away said.
 	nodesDown []string
+	// netFaults are the first network faults put on links.
+	netFaults []string
 	// takesLock: by its header's traits, the run takes a lock that keeps
 	// the others out somewhere (not none, not optimistic concurrency).
 	takesLock bool
@@ -223,6 +225,9 @@ func (z *Summarizer) Add(ev event.Event) {
 	case event.KindBeat:
 		if e.Code == BeatMachine && s.Machine == "" {
 			s.Machine = e.Msg
+		}
+		if e.Code == event.CodeNetOn && len(s.netFaults) < 4 {
+			s.netFaults = append(s.netFaults, e.Msg)
 		}
 	case event.KindNodeDown:
 		s.nodesDown = append(s.nodesDown, e.Msg)

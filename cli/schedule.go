@@ -1,13 +1,17 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/schedule"
+	"github.com/locklab/locklab/untrusted"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -17,6 +21,7 @@ import (
 // file to write the run's schedule to.
 type scheduleFlags struct {
 	faults     string
+	fault      []string         // --fault, one each
 	schedule   string           // --schedule: replay this file's run
 	scheduleTo string           // --schedule-out: write the run's schedule
 	planned    []scenario.Timed // the faults the run injects at their instants
@@ -26,19 +31,34 @@ type scheduleFlags struct {
 // addScheduleFlags registers run's flags for planned faults and schedules.
 func addScheduleFlags(fl *pflag.FlagSet, f *scheduleFlags) {
 	fl.StringVar(&f.faults, "faults", "", "faults planned at instants of the run's time: "+schedule.SpecHelp)
+	fl.StringArrayVar(&f.fault, "fault", nil, "one planned fault, as --faults writes each (repeatable), e.g. --fault latency.down=80ms~20ms:w01-n0@10ms+1s")
 	fl.StringVar(&f.schedule, "schedule", "", "replay the simulated run a schedule FILE describes (explore writes them), byte for byte")
 	fl.StringVar(&f.scheduleTo, "schedule-out", "", "write the simulated run's schedule (seed, parameters, faults) to FILE")
 }
 
 // plannedFaults are --faults for a run with parameters p.
 func (f *scheduleFlags) plannedFaults(cmd *cobra.Command, p event.Params) ([]scenario.Timed, error) {
-	if !cmd.Flags().Changed("faults") {
+	if !cmd.Flags().Changed("faults") && !cmd.Flags().Changed("fault") {
 		return nil, nil
 	}
-	faults, err := schedule.ParseFaults(f.faults, p)
-	if err != nil {
-		return nil, usagef("--faults: %v", err)
+	var faults []scenario.Timed
+	if cmd.Flags().Changed("faults") {
+		var err error
+		if faults, err = schedule.ParseFaults(f.faults, p); err != nil {
+			return nil, usagef("--faults: %v", err)
+		}
 	}
+	for _, one := range f.fault {
+		if strings.Contains(one, ",") {
+			return nil, usagef("--fault %q: one fault each (--faults takes a comma-separated list)", untrusted.Line(one))
+		}
+		more, err := schedule.ParseFaults(one, p)
+		if err != nil {
+			return nil, usagef("--fault: %v", err)
+		}
+		faults = append(faults, more...)
+	}
+	slices.SortStableFunc(faults, func(a, b scenario.Timed) int { return cmp.Compare(a.At, b.At) })
 	return faults, nil
 }
 

@@ -27,6 +27,7 @@ const (
 	FaultNodePause                    // pause the node, or resume it
 	FaultClockJump                    // the node's clock jumps forward
 	FaultFailover                     // the node's replica, which missed the last writes, takes over
+	FaultNet                          // a network fault on a worker's link to a node (Net); D: how long it lasts
 )
 
 // Fault says what to inject, and where.
@@ -35,6 +36,10 @@ type Fault struct {
 	Worker int32
 	Node   int
 	D      time.Duration // pause or jump; 0: 1.5×TTL for a pause, the TTL for a jump
+	// Net is a network fault's kind and settings; Worker −1 aims it at
+	// every worker, Node −1 at every node.
+	Net  store.Toxic
+	Lift bool // a network fault: end those of Net's kind on the links named
 }
 
 // Timed is a fault planned for an instant of the run's time.
@@ -98,6 +103,8 @@ func (r *Run) inject(f Fault) (string, error) {
 	e := r.env
 	d := f.D
 	switch f.Kind {
+	case FaultNet:
+		return r.injectNet(f)
 	case FaultCrash, FaultPause:
 		w := e.lookup(f.Worker)
 		switch {

@@ -22,6 +22,9 @@ type lagWatch struct {
 
 	mu   sync.Mutex
 	told bool
+	// netted: a network fault was put on a link, so a late answer is the
+	// fault's doing, not the machine's.
+	netted bool
 }
 
 // newLagWatch watches a real-time run with lock TTL ttl; a step late by a
@@ -36,7 +39,7 @@ func (l *lagWatch) answer(e *event.Event, now time.Duration) (event.Event, bool)
 		return event.Event{}, false
 	}
 	took := now - e.Call
-	if took < l.limit {
+	if took < l.limit || l.networked() {
 		return event.Event{}, false
 	}
 	return l.tell(fmt.Sprintf("%s's %s took %s to come back from the embedded server, which answers in microseconds",

@@ -77,6 +77,7 @@ type Run struct {
 	// landed.
 	pressed   []Timed
 	pressedMu sync.Mutex
+	nets      netFaults // the network faults in force
 }
 
 // Start validates cfg and starts the run on st. The caller owns st and
@@ -181,6 +182,7 @@ func (sc *Scenario) header(st *store.Store, cfg Config, mode runMode) event.Head
 func (r *Run) launch(ctx context.Context, sc *Scenario, env *Env, cfg Config, cancel context.CancelFunc) {
 	rt, st := r.rt, r.store
 	r.planned = slices.Clone(cfg.Faults)
+	st.SeedLinks(cfg.Seed)
 	if rt != nil {
 		rt.OnStuck(func(err error) {
 			r.stuck.Store(&err)
@@ -447,7 +449,7 @@ func (e *Env) worker(i int32) *Worker {
 	// A paused worker stops at its next command to the store, whoever in
 	// it sends one (its lock's votes and renewals too), as a stopped
 	// process does.
-	w.ctx, w.cancel = e.Clock().WithCancelCause(clock.WithGate(e.ctx, w.hold))
+	w.ctx, w.cancel = e.Clock().WithCancelCause(clock.WithGate(store.WithWorker(e.ctx, i), w.hold))
 	e.mu.Lock()
 	if int(i) < len(e.workers) {
 		e.workers[i] = w

@@ -13,9 +13,13 @@ import (
 )
 
 // lockServers are the run's servers as the lock strategies see them.
-func (e *Env) lockServers() lock.Servers {
+func (e *Env) lockServers() lock.Servers { return e.lockServersOf(-1) }
+
+// lockServersOf are the servers as worker w's locks see them: on a node a
+// network fault has reached in real time, through w's own links.
+func (e *Env) lockServersOf(w int32) lock.Servers {
 	st := e.Store
-	return lock.Servers{Redis: lock.Clients(st.Clients()), Dir: st.Dir,
+	return lock.Servers{Redis: lock.Clients(st.ClientsFor(w)), Dir: st.Dir,
 		Conn:    func(k lock.Server) (any, error) { return st.Server(string(k)) },
 		Cleanup: st.AtClose}
 }

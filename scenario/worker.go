@@ -72,7 +72,7 @@ func (e *Env) waitOn(ctx context.Context, name string) (int32, string) {
 // NewLock gives w a lock of the named strategy (crash: the naive crash
 // point), observed as w's events and paused with w.
 func (e *Env) NewLock(w *Worker, strategy string, retry lock.Retry, crash func(string) bool) (lock.Locker, error) {
-	return lock.NewOn(strategy, e.lockServers(), w.lockOptions(retry), crash)
+	return lock.NewOn(strategy, e.lockServersOf(w.ID), w.lockOptions(retry), crash)
 }
 
 // lockOptions are the options of w's locks: its clock, its events, its

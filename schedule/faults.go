@@ -63,7 +63,7 @@ func workerFault(k scenario.FaultKind) bool {
 const maxInstant = 24 * time.Hour
 
 // SpecHelp says how --faults is written.
-const SpecHelp = "KIND:TARGET@AT[+FOR], comma-separated, e.g. pause:w00@10ms+600ms,node-pause:n1@2ms (kinds: crash, pause, node-stop, node-restart, node-pause, clock-jump, failover; TARGET wNN or nN; node-stop and node-pause toggle)"
+const SpecHelp = "KIND:TARGET@AT[+FOR], comma-separated, e.g. pause:w00@10ms+600ms,node-pause:n1@2ms,latency=50ms~10ms:w01-n0@5ms+1s (kinds: crash, pause, node-stop, node-restart, node-pause, clock-jump, failover; TARGET wNN or nN; node-stop and node-pause toggle; " + NetHelp + ")"
 
 // ParseFaults reads a --faults spec: KIND:TARGET@AT[+FOR], comma-separated.
 // A pause without +FOR lasts 1.5×TTL, a clock jump the TTL.
@@ -102,6 +102,12 @@ func parseOne(item string, p event.Params) (scenario.Timed, error) {
 		return bad("no instant: want KIND:TARGET@AT, e.g. pause:w00@10ms")
 	}
 	name, target, _ := strings.Cut(what, ":")
+	if x, lift, ok, err := netKind(name); ok {
+		if err != nil {
+			return bad(err.Error())
+		}
+		return parseNet(item, x, lift, target, when, p)
+	}
 	i := -1
 	for j, k := range kinds {
 		if k.name == name {
@@ -109,7 +115,7 @@ func parseOne(item string, p event.Params) (scenario.Timed, error) {
 		}
 	}
 	if i < 0 {
-		return bad("unknown kind: want one of " + KindNames())
+		return bad("unknown kind: want one of " + KindNames() + ", or a network fault such as latency=50ms")
 	}
 	k := kinds[i]
 	t.Kind = k.kind
@@ -168,6 +174,14 @@ func index(s, prefix string, limit int) (int, bool) {
 func Spec(faults []scenario.Timed) string {
 	var out []string
 	for _, f := range faults {
+		if f.Kind == scenario.FaultNet {
+			s := netName(f.Fault) + ":" + netTargetName(f.Fault) + "@" + f.At.String()
+			if f.D > 0 {
+				s += "+" + f.D.String()
+			}
+			out = append(out, s)
+			continue
+		}
 		s := KindName(f.Kind) + ":"
 		if workerFault(f.Kind) {
 			s += check.WorkerName(f.Worker)

@@ -125,9 +125,18 @@ func (s *Schedule) Write(w io.Writer) error {
 	}
 	for _, f := range s.Faults {
 		l := faultLine{At: f.At.String(), Fault: KindName(f.Kind)}
-		if workerFault(f.Kind) {
+		switch {
+		case f.Kind == scenario.FaultNet:
+			l.Fault = netName(f.Fault)
+			if f.Worker >= 0 {
+				l.Worker = check.WorkerName(f.Worker)
+			}
+			if f.Node >= 0 {
+				l.Node = &f.Node
+			}
+		case workerFault(f.Kind):
 			l.Worker = check.WorkerName(f.Worker)
-		} else {
+		default:
 			l.Node = &f.Node
 		}
 		if f.D > 0 {
@@ -242,6 +251,8 @@ func readFault(line []byte, p event.Params) (scenario.Timed, error) {
 	}
 	spec := l.Fault + ":"
 	switch {
+	case l.Worker != "" && l.Node != nil:
+		spec += fmt.Sprintf("%s-n%d", l.Worker, *l.Node)
 	case l.Worker != "":
 		spec += l.Worker
 	case l.Node != nil:

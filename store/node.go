@@ -45,8 +45,13 @@ type Node struct {
 
 	topo *topology // the spawned servers this node is one of; nil otherwise
 
-	rt  *sim.Runtime // set when the run is simulated
-	lua *luaRunner   // runs the simulated run's scripts; mu guards it
+	rt *sim.Runtime // set when the run is simulated
+
+	links  *netTable // the run's network faults
+	linkMu sync.Mutex
+	linked map[int32]*redis.Client // real time, armed: each worker's own client, its connections faulty links
+	armed  bool                    // the routing hook is on Client
+	lua    *luaRunner              // runs the simulated run's scripts; mu guards it
 }
 
 // epoch is the embedded servers' wall time at virtual zero: a fixed instant,
@@ -214,6 +219,7 @@ func (n *Node) Embedded() bool { return n.embedded }
 
 func (n *Node) close() error {
 	var err error
+	n.closeLinks()
 	if n.Client != nil {
 		err = n.Client.Close()
 	}

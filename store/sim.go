@@ -75,6 +75,9 @@ func (n *Node) simulate(ctx context.Context, do func(context.Context) error, cmd
 	if rt.Steered() {
 		what = n.describe(cmds, n.many)
 	}
+	if tx := n.toxicsOn(ctx); len(tx) > 0 {
+		return n.simulateFaulty(ctx, do, tx, what, cmds)
+	}
 	if err := rt.Trip(ctx, rt.Latency()+rt.Latency(), what); err != nil {
 		return fail(ctx, err, cmds)
 	}

@@ -80,6 +80,8 @@ type Store struct {
 	extra  extras
 	topo   *topology // the servers the run spawned, if any
 
+	netFaults *netTable // the network faults in force
+
 	life     sync.Mutex // Close and abort
 	closed   bool
 	aborted  bool
@@ -100,7 +102,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		id = cfg.RunID
 	}
-	s := &Store{runID: id, prefix: "locklab:" + id + ":", guest: cfg.Guest}
+	s := &Store{runID: id, prefix: "locklab:" + id + ":", guest: cfg.Guest, netFaults: newNetTable()}
 	if s.owner, err = newOwner(id, cfg.Guest); err != nil {
 		return nil, err
 	}
@@ -119,6 +121,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if err == nil {
 		err = s.openServers(ctx, cfg.Servers, cfg.PoolSize)
+	}
+	for _, n := range s.nodes {
+		n.links = s.netFaults
 	}
 	if err != nil {
 		s.Close()

@@ -11,14 +11,15 @@ import (
 
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/schedule"
 	"go.yaml.in/yaml/v3"
 )
 
-var sceneKeys = []string{"scenario", "strategy", "title", "seed", "params", "notes", "log", "beats"}
+var sceneKeys = []string{"scenario", "strategy", "title", "seed", "params", "faults", "notes", "log", "beats"}
 
 func (p *parser) scene(n *yaml.Node) (Scene, error) {
 	s := Scene{Line: n.Line, Seed: 1}
-	var params, beats, strat *yaml.Node
+	var params, beats, strat, faults *yaml.Node
 	err := p.mapping(n, "a scene", sceneKeys, func(key string, _, v *yaml.Node) error {
 		var err error
 		switch key {
@@ -47,6 +48,8 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 			s.Seed = u
 		case "params":
 			params = v
+		case "faults":
+			faults = v
 		case "beats":
 			beats = v
 		}
@@ -82,6 +85,14 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 			at = params
 		}
 		return s, p.errf(at, "%v", err)
+	}
+	if faults != nil {
+		if faults.Kind != yaml.ScalarNode || len(faults.Value) > 4096 {
+			return s, p.errf(faults, "faults must be one line as --faults takes it: %s", schedule.SpecHelp)
+		}
+		if s.Faults, err = schedule.ParseFaults(faults.Value, s.Params); err != nil {
+			return s, p.errf(faults, "faults: %v", err)
+		}
 	}
 	if beats != nil {
 		if s.Beats, err = p.beats(beats, sc.BeatIDs(s.Strategy, s.Params)); err != nil {

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/scenario"
 
 	"github.com/locklab/locklab/files"
 	"github.com/locklab/locklab/untrusted"
@@ -47,8 +48,9 @@ type Scene struct {
 	Strategy string
 	Params   event.Params
 	Seed     uint64
-	Notes    string // for the scene's title card
-	Log      string // a saved event log to play instead of running (resolved path)
+	Faults   []scenario.Timed // planned at instants of the scene's run (--faults' spec)
+	Notes    string           // for the scene's title card
+	Log      string           // a saved event log to play instead of running (resolved path)
 	Beats    []Beat
 }
 

@@ -25,6 +25,7 @@ const (
 	SymNodeClock                                    // a node whose clock was moved
 	SymFailover                                     // a replica promoted in a node's place
 	SymVoteNone                                     // a node has not answered yet
+	SymNetFault                                     // a network fault on a worker's link to a node
 	SymbolCount
 )
 
@@ -93,6 +94,7 @@ var Table = [SymbolCount]Glyph{
 	SymNodeClock:       {'±', RoleWarn, InNodes, "clock moved"},
 	SymFailover:        {'⇄', RoleWarn, InNodes, "failed over"},
 	SymVoteNone:        {'-', RoleMuted, InLocks, "no vote yet"},
+	SymNetFault:        {'≈', RoleWarn, InNodes, "network fault"},
 }
 
 // Rune is s's glyph.

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/untrusted"
 )
@@ -19,6 +20,7 @@ type faultKeys struct {
 	Crash, Pause, NextWorker, PrevWorker               key.Binding
 	Stop, Restart, NodePause, Jump, Failover, NextNode key.Binding
 	Close                                              key.Binding
+	net                                                netKeys
 }
 
 func defaultFaultKeys() faultKeys {
@@ -34,6 +36,7 @@ func defaultFaultKeys() faultKeys {
 		Failover:   bind([]string{"o"}, "o", "fail over node"),
 		NextNode:   bind([]string{"n"}, "n", "next node"),
 		Close:      bind([]string{"esc", "f"}, "esc", "close faults"),
+		net:        defaultNetKeys(),
 	}
 }
 
@@ -43,7 +46,8 @@ type faultMenu struct {
 	keys   faultKeys
 	worker int32
 	node   int
-	resume bool // opening the menu paused the world: closing it lets it go on
+	resume bool      // opening the menu paused the world: closing it lets it go on
+	dir    store.Dir // the way the next network fault acts; 0: both
 }
 
 // openFaults opens the fault menu aimed at the worker that holds a lock
@@ -121,6 +125,9 @@ func (v *runView) handleFaultKey(msg tea.KeyMsg) {
 			inject = &scenario.Fault{Kind: m.kind, Worker: f.worker, Node: f.node}
 		}
 	}
+	if v.handleNetKey(msg) {
+		return
+	}
 	switch {
 	case inject != nil:
 	case key.Matches(msg, k.Close):
@@ -160,7 +167,7 @@ func (v *runView) handleFaultKey(msg tea.KeyMsg) {
 func (v *runView) faultHelp() helpMap {
 	k := v.faults.keys
 	all := []key.Binding{k.Crash, k.Pause, k.NextWorker, k.PrevWorker, k.Stop, k.NodePause, k.Restart, k.Jump, k.Failover, k.NextNode, k.Close}
-	return helpMap{short: []key.Binding{k.Close}, full: [][]key.Binding{all[:4], all[4:9], all[9:]}}
+	return helpMap{short: []key.Binding{k.Close}, full: [][]key.Binding{all[:4], all[4:9], all[9:], k.net.list()}}
 }
 
 // faultPanel is the open fault menu: what each key would hit and what it
@@ -188,6 +195,7 @@ func (v *runView) faultPanel(th *themes.Theme, w int) []string {
 		{"o", "fail over " + n, fmt.Sprintf("its replica (%v behind) takes over", replicaLag)},
 		{"n", "next node", v.nodeNote(f.node)},
 	}
+	rows = append(rows, v.netRows()...)
 	title := "faults — the run stands still while this menu is open"
 	switch {
 	case v.recorded():

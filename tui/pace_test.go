@@ -243,10 +243,10 @@ func TestFaultMenuIsModal(t *testing.T) {
 	scr.waitFor(t, "menu", func(b []byte) bool { return bytes.Contains(b, []byte("stands still")) })
 	clk := app.run.s.clock()
 	frozen := clk.Now()
-	for _, k := range []string{"s", "n", "s", "n", "x"} {
+	for _, k := range []string{"s", "n", "s", "n", "y"} {
 		tm.Send(keyRunes(k))
 	}
-	scr.waitFor(t, "wrong key", func(b []byte) bool { return bytes.Contains(b, []byte(`"x" is not a fault key`)) })
+	scr.waitFor(t, "wrong key", func(b []byte) bool { return bytes.Contains(b, []byte(`"y" is not a fault key`)) })
 	if clk.Now() != frozen {
 		t.Fatal("the world went on while the fault menu was open")
 	}

@@ -67,8 +67,8 @@ func panelsOf(h event.Header, tl *timeline.Timeline) []panel {
 			ps = append([]panel{panelStock}, ps...)
 		}
 	}
-	if strings.HasPrefix(h.Store, "spawned ") && !slices.Contains(ps, panelNodes) {
-		ps = append([]panel{panelNodes}, ps...) // the servers the run started
+	if (strings.HasPrefix(h.Store, "spawned ") || len(tl.Nets) > 0) && !slices.Contains(ps, panelNodes) {
+		ps = append([]panel{panelNodes}, ps...) // the servers the run started, the links' faults
 	}
 	if sc, err := scenario.Lookup(h.Scenario); err == nil && !sc.Retries(h.Strategy, h.Params) {
 		ps = slices.DeleteFunc(slices.Clone(ps), func(p panel) bool { return p == panelRetries })
@@ -84,7 +84,7 @@ func panelHeight(p panel, tl *timeline.Timeline, bodyH int) int {
 	case panelWaits:
 		return max(5, bodyH/4)
 	case panelNodes:
-		h := max(len(tl.NodesAt(tl.N-1)), 1) + 3
+		h := max(len(tl.NodesAt(tl.N-1)), 1) + 3 + tl.NetPeak()
 		if s := len(tl.ServersAt(tl.N - 1)); bodyH >= 2*(h+s) {
 			h += s // the spawned servers, where there is room for them
 		}
@@ -286,12 +286,18 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 			}
 		}
 		row := th.Mark(sym, 0) + " " + th.Text.Render(fmt.Sprintf("node %d", n.Index)) + th.Muted.Render(" · ") + th.Style(sym, 0).Render(state)
-		if h := n.HolderAt(now); h >= 0 {
+		switch h := n.HolderAt(now); {
+		case h >= 0:
 			row += th.Muted.Render(" · held by ") + th.Worker(int(h)).Render(check.WorkerName(h)) + th.Muted.Render(" ("+strings.TrimPrefix(n.Lock, "lock:")+")")
-		} else {
+		case tl.Voted() || len(tl.Nets) == 0:
 			row += th.Muted.Render(" · free")
 		}
 		out = append(out, row)
+		for _, nf := range tl.NetsAt(k) {
+			if nf.Node == n.Index {
+				out = append(out, "  "+th.Mark(themes.SymNetFault, 0)+" "+th.Style(themes.SymNetFault, 0).Render(nf.Line))
+			}
+		}
 	}
 	return append(append(out, legendLine(th, themes.InNodes)), servers...)
 }

@@ -74,6 +74,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 	bodyH := h - 1 - len(verdict) - logN - 1 - v.schedRows()
 	lockRows := min(2*len(v.tl.Locks), 8)
 	nodes := v.s.header.Scenario == "redlock" && slices.Contains(panelsOf(v.s.header, v.tl), panelNodes)
+	netted := len(v.tl.NetsAt(k)) > 0 // network faults in force: the node rows show them
 	var lockNote string
 	if nodes {
 		lockNote = v.redlockKeysNote(th)
@@ -104,7 +105,7 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 		body = joinH(left, v.rightColumn(th, k, now, rightW, bodyH))
 	} else {
 		var nodeBox string
-		if nodes {
+		if nodes || netted {
 			// Small screens: the nodes say more than the per-key lanes.
 			rows := nodeRows(th, v.tl, k, now, w-2)
 			nodeBox = box(th, "nodes", rows, w, len(rows)+2)

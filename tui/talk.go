@@ -104,7 +104,7 @@ func (a *App) startScene() tea.Cmd {
 		speed = openingSpeed(sc.Scenario, sc.Strategy, sc.Params)
 	}
 	a.run = nil
-	return a.start(runSpec{Scenario: sc.Scenario, Strategy: sc.Strategy, Params: sc.Params, Seed: sc.Seed, Speed: speed}, nil)
+	return a.start(runSpec{Scenario: sc.Scenario, Strategy: sc.Strategy, Params: sc.Params, Seed: sc.Seed, Speed: speed, Faults: sc.Faults}, nil)
 }
 
 // onSceneRun marks the run on screen as the talk's current scene.

@@ -99,6 +99,7 @@ func (tl *Timeline) foldNode(seq int64, e *event.Event) {
 		}
 		n.Offset += d
 	case event.KindVote:
+		tl.voted = true
 		if !e.OK {
 			return
 		}
@@ -191,3 +192,7 @@ func (tl *Timeline) ServersAt(k int) []ServerLine {
 	}
 	return out
 }
+
+// Voted reports whether any node has voted: only then does a node hold a
+// lock of its own to show.
+func (tl *Timeline) Voted() bool { return tl.voted }

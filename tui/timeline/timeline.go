@@ -235,6 +235,10 @@ type Timeline struct {
 	nodes []Node // each node's latest
 	// Servers are the announcements of the servers a run spawned.
 	Servers []ServerLine
+	// Nets are the network faults the log put on links, in log order.
+	Nets    []NetLine
+	netPeak int
+	voted   bool // a node voted (Redlock's nodes hold locks of their own)
 
 	// Strategy is the run's lock strategy, by name (what its lock is
 	// comes from the traits: SetTraits).
@@ -311,6 +315,7 @@ func (tl *Timeline) Fold(e event.Event) {
 	tl.lapse(seq, e.T)
 	tl.foldNode(seq, &e)
 	tl.foldServer(seq, &e)
+	tl.foldNet(seq, &e)
 	tl.foldEffect(seq, &e)
 	drawAt := e.T
 	w := tl.worker(e.Worker)

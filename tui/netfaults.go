@@ -1,0 +1,127 @@
+package tui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/untrusted"
+)
+
+// netKeys put network faults on the aimed worker's link to the aimed node
+// (the fault menu's tab and n), or lift the one of that kind in force.
+type netKeys struct {
+	Latency, Bandwidth, BlackHole, Reset, SlowClose, Limit, Partition, Dir key.Binding
+}
+
+func defaultNetKeys() netKeys {
+	return netKeys{
+		Latency:   bind([]string{"l"}, "l", "latency"),
+		Bandwidth: bind([]string{"b"}, "b", "bandwidth"),
+		BlackHole: bind([]string{"h"}, "h", "black hole"),
+		Reset:     bind([]string{"x"}, "x", "reset peer"),
+		SlowClose: bind([]string{"k"}, "k", "slow close"),
+		Limit:     bind([]string{"d"}, "d", "limit data"),
+		Partition: bind([]string{"i"}, "i", "partition"),
+		Dir:       bind([]string{"u"}, "u", "direction"),
+	}
+}
+
+func (k netKeys) list() []key.Binding {
+	return []key.Binding{k.Latency, k.Bandwidth, k.BlackHole, k.Reset, k.SlowClose, k.Limit, k.Partition, k.Dir}
+}
+
+// netToxic is the fault a network key puts on a link, sized to the run's
+// TTL so that it tells: latency a quarter of it, give or take a tenth.
+func (v *runView) netToxic(kind store.ToxicKind) store.Toxic {
+	ttl := v.s.header.Params.TTL.D()
+	dir := v.faults.dir
+	if dir == 0 {
+		dir = store.Both
+	}
+	t := store.Toxic{Kind: kind, Dir: dir}
+	switch kind {
+	case store.ToxicLatency:
+		t.D, t.Jitter = ttl/4, ttl/10
+	case store.ToxicBandwidth:
+		t.Rate = 1 << 10
+	case store.ToxicSlowClose:
+		t.D = ttl / 2
+	case store.ToxicLimitData:
+		t.Bytes = 64
+	case store.ToxicPartition:
+		t.Dir = store.Both
+	}
+	return t
+}
+
+// handleNetKey handles a network key of the open fault menu.
+func (v *runView) handleNetKey(msg tea.KeyMsg) bool {
+	k, f := v.faults.keys.net, &v.faults
+	if key.Matches(msg, k.Dir) {
+		f.dir = map[store.Dir]store.Dir{0: store.Up, store.Both: store.Up, store.Up: store.Down, store.Down: store.Both}[f.dir]
+		v.status = "network faults act " + map[store.Dir]string{store.Up: "on requests only (up)", store.Down: "on replies only (down)", store.Both: "both ways"}[f.dir]
+		return true
+	}
+	var kind store.ToxicKind
+	for _, m := range []struct {
+		b key.Binding
+		k store.ToxicKind
+	}{
+		{k.Latency, store.ToxicLatency}, {k.Bandwidth, store.ToxicBandwidth}, {k.BlackHole, store.ToxicTimeout},
+		{k.Reset, store.ToxicReset}, {k.SlowClose, store.ToxicSlowClose}, {k.Limit, store.ToxicLimitData},
+		{k.Partition, store.ToxicPartition},
+	} {
+		if key.Matches(msg, m.b) {
+			kind = m.k
+		}
+	}
+	if kind == 0 {
+		return false
+	}
+	if v.recorded() {
+		v.status = "the run has ended: nothing left to break — esc closes the menu"
+		return true
+	}
+	what, err := v.s.run.ToggleNet(f.worker, f.node, v.netToxic(kind))
+	switch {
+	case err != nil:
+		v.status = "fault not injected: " + untrusted.Line(err.Error())
+	case f.resume:
+		v.status = what + " — esc lets the run go on"
+	default:
+		v.status = what
+	}
+	return true
+}
+
+// netRows are the fault menu's network rows, aimed at the worker and node
+// the menu aims at.
+func (v *runView) netRows() [][3]string {
+	f := v.faults
+	link := scenario.Link(f.worker, f.node)
+	desc := func(kind store.ToxicKind) string { return v.netToxic(kind).String() }
+	return [][3]string{
+		{"l", "latency", fmt.Sprintf("%s on %s (again: lift)", desc(store.ToxicLatency), link)},
+		{"b", "bandwidth", desc(store.ToxicBandwidth) + ": a slow link"},
+		{"h", "black hole", "requests or replies vanish; the client waits for its timeout"},
+		{"x", "reset peer", "the connection is reset (RST): a reply lost is an unknown outcome"},
+		{"k", "slow close", desc(store.ToxicSlowClose) + ": a closed connection is seen late"},
+		{"d", "limit data", desc(store.ToxicLimitData) + ": the connection closes past it"},
+		{"i", "partition", fmt.Sprintf("%s cut off: dials refused, connections reset", link)},
+		{"u", "direction", "network faults act " + v.dirWord()},
+	}
+}
+
+func (v *runView) dirWord() string {
+	switch v.faults.dir {
+	case store.Up:
+		return "on requests (up)"
+	case store.Down:
+		return "on replies (down)"
+	}
+	return "both ways"
+}
