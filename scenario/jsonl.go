@@ -205,9 +205,10 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	return rec, err
 }
 
-// readLog reads an event log: header is called once the header is read,
-// add with each event.
-func readLog(r io.Reader, rec *Recording, header func(), add func(Event)) error {
+// decodeLog reads an event log: header is called once the header is read,
+// add with each event, both on decodeLog's goroutine (readLog hands them
+// to another).
+func decodeLog(r io.Reader, rec *Recording, header func(), add func(Event)) error {
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
 	dec := decoder{strs: map[string]string{}}
 	events := 0

@@ -60,13 +60,16 @@ func StreamLog(r io.Reader) (*Loading, error) {
 		rd := NewRederiver()
 		var verdict *Event
 		started := false
-		err := readLog(r, rec, func() {
+		// Not readLog: its batches would keep the view waiting for
+		// events already read.
+		err := decodeLog(r, rec, func() {
 			ld.Header, started = rec.Header, true
 			rd.Checker.Names = rec.Header.Lanes
 			ready <- true
 		}, func(e Event) {
 			if e.Kind == KindBeat && e.Code == BeatVerdict {
-				verdict = &e
+				v := e // a copy of its own: e itself stays off the heap
+				verdict = &v
 				return
 			}
 			rd.Add(e, ld.Log.Append)
@@ -102,7 +105,8 @@ func SummarizeLog(r io.Reader) (Header, *Summary, error) {
 	var verdict *Event
 	err := readLog(r, rec, func() { z = NewSummarizer(rec.Header) }, func(e Event) {
 		if e.Kind == KindBeat && e.Code == BeatVerdict {
-			verdict = &e // last, as LoadLog places it
+			v := e       // a copy of its own: e itself stays off the heap
+			verdict = &v // last, as LoadLog places it
 			return
 		}
 		z.Add(e)

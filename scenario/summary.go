@@ -182,7 +182,8 @@ func NewSummarizer(h Header) *Summarizer {
 func (z *Summarizer) Add(ev Event) {
 	z.fold.Add(ev)
 	if z.notes != nil {
-		z.notes.add(&ev)
+		n := ev // the notes' copy: ev itself stays off the heap
+		z.notes.add(&n)
 	}
 	s, e := z.s, &ev
 	if e.T > s.Duration.D() {
