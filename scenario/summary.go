@@ -87,6 +87,7 @@ type Summary struct {
 	// run up (its first such step).
 	Machine         string `json:"machine,omitempty"`
 	retry           string // the run's retry policy, for the advice
+	retryPol        retryOf
 	UnansweredError string `json:"indeterminate_error,omitempty"`
 	// UnansweredKinds names the unanswered operations by kind.
 	UnansweredKinds string `json:"indeterminate_kinds,omitempty"`
@@ -164,6 +165,7 @@ type Summarizer struct {
 // NewSummarizer returns a summarizer for a run with header h.
 func NewSummarizer(h Header) *Summarizer {
 	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry,
+		retryPol:  retryOf{h.Params.RetryPolicy()},
 		takesLock: takesLock(&h)}, fold: NewTallyFold()}
 	z.fold.Checker().Names = h.Lanes
 	n := h.Params.Workers
@@ -394,7 +396,7 @@ func (s *Summary) undersoldDetail() string {
 	if s.retry != "" && s.retry != "none" {
 		fix = "allow more retries (--max-retries)"
 	}
-	return fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix)
+	return fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix) + s.retryBudget()
 }
 
 // Box renders the summary as the lab's results box; its borders line up
