@@ -50,10 +50,11 @@ func ReadRecording(r io.Reader) (*Recording, error) {
 	return rec, err
 }
 
-// ReadLog reads an event log into rec (its header and end record, not its
-// events): header is called once the header is read, add with each event.
+// DecodeLog reads an event log into rec (its header and end record, not
+// its events): header is called once the header is read, add with each
+// event, both on DecodeLog's goroutine (ReadLog hands them to another).
 // Its errors are ReadRecording's.
-func ReadLog(r io.Reader, rec *Recording, header func(), add func(event.Event)) error {
+func DecodeLog(r io.Reader, rec *Recording, header func(), add func(event.Event)) error {
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
 	dec := event.NewDecoder()
 	events := 0

@@ -97,6 +97,7 @@ type Summary struct {
 	// run up (its first such step).
 	Machine         string `json:"machine,omitempty"`
 	retry           string // the run's retry policy, for the advice
+	retryPol        retryOf
 	UnansweredError string `json:"indeterminate_error,omitempty"`
 	// UnansweredKinds names the unanswered operations by kind.
 	UnansweredKinds string `json:"indeterminate_kinds,omitempty"`
@@ -198,6 +199,7 @@ type Summarizer struct {
 // scenario's words are w.
 func NewSummarizerWith(h event.Header, w Words) *Summarizer {
 	z := &Summarizer{s: &Summary{Scenario: h.Scenario, Strategy: h.Strategy, Workers: h.Params.Workers, retry: h.Params.Retry,
+		retryPol:  retryOf{h.Params.RetryPolicy()},
 		takesLock: takesLock(&h), words: w}, fold: NewTallyFold(), notes: w.Notes}
 	z.fold.Checker().Names = h.Lanes
 	n := h.Params.Workers
@@ -213,7 +215,8 @@ func NewSummarizerWith(h event.Header, w Words) *Summarizer {
 func (z *Summarizer) Add(ev event.Event) {
 	z.fold.Add(ev)
 	if z.notes != nil {
-		z.notes.Add(&ev)
+		n := ev // the notes' copy: ev itself stays off the heap
+		z.notes.Add(&n)
 	}
 	s, e := z.s, &ev
 	if e.T > s.Duration.D() {
@@ -431,7 +434,7 @@ func (s *Summary) undersoldDetail() string {
 	if s.retry != "" && s.retry != "none" {
 		fix = "allow more retries (--max-retries)"
 	}
-	return fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix)
+	return fmt.Sprintf("No oversell, but %d worker(s) gave up on a busy lock while stock was left: %s.", s.FailedLock, fix) + s.retryBudget()
 }
 
 // Box renders the summary as the lab's results box; its borders line up

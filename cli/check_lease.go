@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/locklab/locklab/check"
@@ -148,10 +149,14 @@ func (b *leaseBuilder) event(e event.Event) {
 	b.prevT[e.Worker], b.lastT = ret, max(b.lastT, ret)
 	key := e.Res
 	if e.Has&event.HasNode != 0 {
-		key = fmt.Sprintf("%s@node%d", e.Res, e.Node)
+		key = e.Res + "@node" + strconv.Itoa(int(e.Node))
 	}
 	ttl := e.TTL.Microseconds()
-	attempt := fmt.Sprintf("%d@%s", e.Worker, e.Res)
+	var attempt string
+	switch e.Kind { // only these need it: most events of a long log are not
+	case event.KindAttempt, event.KindAcquired, event.KindVote, event.KindDenied, event.KindError:
+		attempt = attemptKey(e.Worker, e.Res)
+	}
 	switch e.Kind {
 	case event.KindAttempt:
 		if !b.quorum[e.Res] {
@@ -208,6 +213,9 @@ func (b *leaseBuilder) event(e event.Event) {
 	}
 }
 
+// attemptKey names a worker's attempt on a lock key: "3@lock:stock".
+func attemptKey(worker int32, res string) string { return strconv.Itoa(int(worker)) + "@" + res }
+
 // undo adds, after a Redlock quorum denied (or failed), the quiet release
 // of the worker's partial votes on every node: between its start and the
 // denial's return.
@@ -215,7 +223,7 @@ func (b *leaseBuilder) undo(e event.Event, call, ret int64) {
 	if !b.quorum[e.Res] || e.Has&event.HasNode != 0 {
 		return
 	}
-	tok := b.votes[fmt.Sprintf("%d@%s", e.Worker, e.Res)]
+	tok := b.votes[attemptKey(e.Worker, e.Res)]
 	if tok == "" {
 		return
 	}

@@ -250,6 +250,16 @@ func (d *Decoder) int() (int64, bool) {
 	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
 		return 0, false
 	}
+	if d.i-digits <= 18 { // fits in an int64 whatever its digits: no overflow to check
+		var n int64
+		for _, c := range d.b[digits:d.i] {
+			n = n*10 + int64(c-'0')
+		}
+		if start != digits {
+			n = -n
+		}
+		return n, true
+	}
 	n, err := strconv.ParseInt(string(d.b[start:d.i]), 10, 64)
 	return n, err == nil
 }

@@ -134,3 +134,41 @@ func (b *Backoff) rand(lo, hi time.Duration) time.Duration {
 	}
 	return lo + time.Duration(b.rng.Int64N(int64(hi-lo)))
 }
+
+// MeanWait is the mean of the delays of the first n retries under r: how
+// long, on average, an acquire that is denied every time keeps trying.
+// Decorrelated jitter's is taken along its mean path.
+func (r Retry) MeanWait(n int) time.Duration {
+	if r.Base <= 0 {
+		r.Base = defaultRetryBase
+	}
+	if r.Cap < r.Base {
+		r.Cap = max(r.Base, defaultRetryCap)
+	}
+	var sum time.Duration
+	prev := r.Base
+	for i := 1; i <= n; i++ {
+		exp := r.Cap
+		if i <= 40 {
+			if e := r.Base << (i - 1); e > 0 && e < r.Cap {
+				exp = e
+			}
+		}
+		switch r.Policy {
+		case RetryFixed:
+			sum += r.Base
+		case RetryExponential:
+			sum += exp
+		case RetryFullJitter:
+			sum += exp / 2
+		case RetryEqualJitter:
+			sum += exp * 3 / 4
+		case RetryDecorrelated:
+			prev = min(r.Cap, (r.Base+prev*3)/2)
+			sum += prev
+		default:
+			return 0
+		}
+	}
+	return sum
+}

@@ -65,13 +65,16 @@ func StreamLog(r io.Reader) (*Loading, error) {
 		rd := check.NewRederiver()
 		var verdict *event.Event
 		started := false
-		err := check.ReadLog(r, rec, func() {
+		// Not ReadLog: its batches would keep the view waiting for
+		// events already read.
+		err := check.DecodeLog(r, rec, func() {
 			ld.Header, started = WithTraits(rec.Header), true
 			rd.Checker.Names = rec.Header.Lanes
 			ready <- true
 		}, func(e event.Event) {
 			if e.Kind == event.KindBeat && e.Code == BeatVerdict {
-				verdict = &e
+				v := e // a copy of its own: e itself stays off the heap
+				verdict = &v
 				return
 			}
 			rd.Add(e, ld.Log.Append)
@@ -107,7 +110,8 @@ func SummarizeLog(r io.Reader) (event.Header, *check.Summary, error) {
 	var verdict *event.Event
 	err := check.ReadLog(r, rec, func() { z = NewSummarizer(rec.Header) }, func(e event.Event) {
 		if e.Kind == event.KindBeat && e.Code == BeatVerdict {
-			verdict = &e // last, as LoadLog places it
+			v := e       // a copy of its own: e itself stays off the heap
+			verdict = &v // last, as LoadLog places it
 			return
 		}
 		z.Add(e)
