@@ -124,6 +124,7 @@ func TestEveryListedFlagIsTaken(t *testing.T) {
 		"json":                {"--json", filepath.Join(dir, "r.json")},
 		"schedule-out":        {"--schedule-out", filepath.Join(dir, "s.json")},
 		"faults":              {"--faults", "pause:w00@1ms+5ms"},
+		"fault":               {"--fault", "latency=5ms:w00@1ms+5ms"},
 		"schedule":            {"--schedule", "manual", "--lock", "safe"},
 		"ssh-password":        {"--ssh-password", "pw", "--ssh", "127.0.0.1:0"},
 		"ssh-authorized-keys": {"--ssh-authorized-keys", filepath.Join(dir, "keys"), "--ssh", "127.0.0.1:0"},
