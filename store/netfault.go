@@ -215,15 +215,6 @@ func (t *netTable) on(worker int32, node int) ([]Toxic, <-chan struct{}) {
 	return out, t.changed
 }
 
-// touches reports whether any toxic ever reached worker's link to node.
-func (t *netTable) touches(worker int32, node int) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.ContainsFunc(t.toxics, func(x *netToxic) bool {
-		return x.node == node && (x.worker == AllWorkers || x.worker == worker)
-	})
-}
-
 // spend counts n bytes against worker's limit-data toxics on node in
 // direction d: it reports whether the limit is passed (the connection
 // closes; the next one starts afresh).
