@@ -180,7 +180,7 @@ func TestRunAllIsAVerdictTable(t *testing.T) {
 	}
 	code, out, stderr := cli(t, "run", "all", "-q", "--speed", "10")
 	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
 	}
 	for _, sc := range scenario.Catalogue() {
 		if !strings.Contains(out, sc.Name) {
