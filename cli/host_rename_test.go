@@ -30,7 +30,7 @@ func TestRenameOverSSH(t *testing.T) {
 	p := def.Defaults
 	p.Stock = 2
 	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: srv.URL, Room: "names", Scenario: "oversell", Strategy: "safe", Params: p,
-		Seed: 1, Lead: 300 * time.Millisecond})
+		Seed: 1, Lead: 2 * time.Second}) // a joiner that sees a round after its start sits it out
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestRenameOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	stage.SetRound(run)
-	eventually(t, "the call to fire", func() bool { return out.has("fire your 3 worker(s) now") && bob.has("fire your 3 worker(s) now") })
+	eventually(t, "the call to fire", func() bool { return out.has("fire your 3 worker(s) now") && bob.has("fire your 3 worker(s) now") }, out, bob)
 	press(" ")
 	if _, err := bobIn.Write([]byte(" ")); err != nil {
 		t.Fatal(err)

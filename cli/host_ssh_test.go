@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -40,12 +41,24 @@ func (s *term) has(text string) bool {
 	return strings.Contains(s.buf.String(), text)
 }
 
-// eventually waits until cond holds; minutes are a hang, not a budget.
-func eventually(t *testing.T, what string, cond func() bool) {
+// tail is the end of what the session printed, its escapes shown.
+func (s *term) tail() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.buf.Bytes()
+	return fmt.Sprintf("%q", b[max(0, len(b)-800):])
+}
+
+// eventually waits until cond holds; minutes are a hang, not a budget. A
+// failure shows the end of each screen given.
+func eventually(t *testing.T, what string, cond func() bool, screens ...*term) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
 		if time.Now().After(deadline) {
+			for _, s := range screens {
+				t.Logf("the screen ends with %s", s.tail())
+			}
 			t.Fatalf("never: %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -94,7 +107,7 @@ func TestJoinOverSSH(t *testing.T) {
 	p := def.Defaults
 	p.Stock = 2
 	h, err := workshop.OpenHost(ctx, workshop.HostConfig{URL: srv.URL, Room: "ssh", Scenario: "oversell", Strategy: "safe", Params: p,
-		Seed: 1, Lead: 300 * time.Millisecond})
+		Seed: 1, Lead: 2 * time.Second}) // a joiner that sees a round after its start sits it out
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +165,7 @@ func TestJoinOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	stage.SetRound(run)
-	eventually(t, "the call to fire", func() bool { return out.has("fire your 3 worker(s) now") })
+	eventually(t, "the call to fire", func() bool { return out.has("fire your 3 worker(s) now") }, out)
 	for _, w := range []io.Writer{in, bobIn} {
 		// A flood of keys: one fires, the rest are dropped or do nothing.
 		if _, err := w.Write(bytes.Repeat([]byte(" "), 500)); err != nil {

@@ -170,6 +170,7 @@ func (j *joiner) loop(ctx context.Context) error {
 		if r != nil && r.id() != last && state == "racing" {
 			if j.clk.Until(r.Start) < 0 {
 				last = r.id() // it began before we saw it: wait for the next
+				fmt.Fprintf(j.cfg.Out, "round %d began before this machine saw it: %s races in the next one\n", r.N, j.cfg.Name)
 			} else if a, in := j.seat(r); in && a.Key != keyText(j.key) {
 				last = r.id()
 				fmt.Fprintf(j.cfg.Out, "round %d: the host read another key under the name %s — someone wrote over this machine's presence in the Redis; its batches would be refused, so it sits this round out\n", r.N, a.Name)
