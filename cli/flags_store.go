@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 
+	_ "github.com/locklab/locklab/store/etcdembed" // etcd's lessons need nothing installed
+
 	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/locklab/locklab/store/etcdembed"
+
 	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )

@@ -29,8 +29,8 @@ type Etcd struct {
 	Prefix string // locklab/<run-id>/
 	Addr   string // the endpoints, never a password
 	// Cluster is the run's embedded cluster; nil on a user's etcd.
-	Cluster     *EtcdCluster
-	stopCluster func(*EtcdCluster) error
+	Cluster     EtcdCluster
+	stopCluster func(EtcdCluster) error
 
 	mu     sync.Mutex
 	leases map[clientv3.LeaseID]bool

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/locklab/locklab/store/etcdembed"
+
 	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
@@ -48,8 +50,11 @@ func TestEtcdEnvNamesTheServer(t *testing.T) {
 	if got := (store.Servers{}).FromEnv().Etcd; got != "http://localhost:2379" {
 		t.Fatalf("FromEnv: %q", got)
 	}
-	if !(store.Servers{}).Has(store.ServerEtcd) || store.Needs(store.ServerEtcd) != "" {
+	if !(store.Servers{}).Has(store.ServerEtcd) {
 		t.Fatal("etcd needs nothing configured: it is embedded otherwise")
+	}
+	if n := store.Needs(store.ServerEtcd); n != "--etcd URL or "+store.ServerEnv.Etcd {
+		t.Fatalf("without embedded members, etcd needs %q", n)
 	}
 }
 

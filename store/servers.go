@@ -59,6 +59,8 @@ func (s Servers) Has(kind string) bool {
 		return s.MySQL != ""
 	case ServerMemcached:
 		return s.Memcached != ""
+	case ServerEtcd: // or members of its own, when this program embeds etcd
+		return s.Etcd != "" || startEmbedded != nil
 	}
 	return true
 }
@@ -73,6 +75,8 @@ func Needs(kind string) string {
 		return "--mysql URL or " + ServerEnv.MySQL
 	case ServerMemcached:
 		return "--memcached ADDR or " + ServerEnv.Memcached
+	case ServerEtcd:
+		return "--etcd URL or " + ServerEnv.Etcd
 	}
 	return ""
 }
@@ -257,8 +261,11 @@ func (s *Store) Etcd() (*Etcd, error) {
 	if s.extra.etcd != nil {
 		return s.extra.etcd, nil
 	}
+	if startEmbedded == nil {
+		return nil, &NotConfiguredError{Kind: ServerEtcd}
+	}
 	n := max(s.extra.cfg.EtcdMembers, 1)
-	start, stop := StartEtcd, (*EtcdCluster).Close
+	start, stop := StartEtcd, EtcdCluster.Close
 	if n == 1 {
 		start, stop = useSharedEtcd, leaveSharedEtcd
 	}

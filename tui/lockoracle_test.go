@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/locklab/locklab/store/etcdembed"
+
 	"github.com/locklab/locklab/event"
 
 	"github.com/charmbracelet/x/ansi"

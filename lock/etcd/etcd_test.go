@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/locklab/locklab/store/etcdembed"
+
 	"github.com/locklab/locklab/lock"
 	_ "github.com/locklab/locklab/lock/all" // registers etcd
 	"github.com/locklab/locklab/lock/etcd"
@@ -19,7 +21,7 @@ import (
 
 // startEtcd starts n embedded members for the test and opens a store on
 // them; both end with the test.
-func startEtcd(t *testing.T, n int) (*store.EtcdCluster, *store.Store, *store.Etcd) {
+func startEtcd(t *testing.T, n int) (store.EtcdCluster, *store.Store, *store.Etcd) {
 	t.Helper()
 	c, err := store.StartEtcd(n)
 	if err != nil {

@@ -1,4 +1,9 @@
-package store
+// Package etcdembed runs real etcd members in this process, with etcd's
+// own embed package, for a run that asks for etcd without a server of its
+// own. It registers itself with package store when imported: a program
+// that offers etcd's lessons with nothing installed imports it (the CLI
+// does), and one that does not pays nothing for etcd's server.
+package etcdembed
 
 import (
 	"errors"
@@ -11,14 +16,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/store"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 )
 
-// EtcdCluster is a cluster of real etcd members run in this process by
-// etcd's own embed package: each with its data in a temp directory and its
-// client and peer URLs on free loopback ports.
-type EtcdCluster struct {
+func init() { store.RegisterEmbeddedEtcd(func(n int) (store.EtcdCluster, error) { return Start(n) }) }
+
+// Cluster is a cluster of real etcd members run in this process by etcd's
+// own embed package: each with its data in a temp directory and its client
+// and peer URLs on free loopback ports.
+type Cluster struct {
 	dir     string
 	mu      sync.Mutex
 	members []*embed.Etcd // nil once stopped
@@ -28,12 +36,12 @@ type EtcdCluster struct {
 // etcdReady bounds how long members take to elect a leader.
 const etcdReady = 20 * time.Second
 
-// StartEtcd starts n embedded etcd members forming one cluster, and waits
+// Start starts n embedded etcd members forming one cluster, and waits
 // until they serve. Close stops them and removes their data.
-func StartEtcd(n int) (*EtcdCluster, error) {
+func Start(n int) (*Cluster, error) {
 	var last error
 	for range 3 { // a free port can be taken between finding and binding it
-		c, err := startEtcd(n)
+		c, err := start(n)
 		if err == nil {
 			return c, nil
 		}
@@ -42,13 +50,13 @@ func StartEtcd(n int) (*EtcdCluster, error) {
 	return nil, last
 }
 
-func startEtcd(n int) (*EtcdCluster, error) {
+func start(n int) (*Cluster, error) {
 	n = max(n, 1)
 	dir, err := os.MkdirTemp("", "locklab-etcd-")
 	if err != nil {
 		return nil, fmt.Errorf("store: etcd data directory: %w", err)
 	}
-	c := &EtcdCluster{dir: dir}
+	c := &Cluster{dir: dir}
 	ports, err := freePorts(2 * n)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -96,7 +104,7 @@ func startEtcd(n int) (*EtcdCluster, error) {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("store: start embedded etcd: %s", firstLine(err.Error()))
+		return nil, fmt.Errorf("store: start embedded etcd: %s", firstLine(err))
 	}
 	deadline := time.After(etcdReady)
 	for i, m := range c.members {
@@ -134,17 +142,17 @@ func freePorts(n int) ([]int, error) {
 }
 
 // URL is the cluster's client URLs, comma-separated: what --etcd takes.
-func (c *EtcdCluster) URL() string { return strings.Join(c.urls, ",") }
+func (c *Cluster) URL() string { return strings.Join(c.urls, ",") }
 
 // Endpoints are the members' client URLs.
-func (c *EtcdCluster) Endpoints() []string { return append([]string(nil), c.urls...) }
+func (c *Cluster) Endpoints() []string { return append([]string(nil), c.urls...) }
 
 // Members is how many members the cluster was started with.
-func (c *EtcdCluster) Members() int { return len(c.urls) }
+func (c *Cluster) Members() int { return len(c.urls) }
 
 // Leader is the index of the member that leads, -1 when none does (or
 // it was stopped).
-func (c *EtcdCluster) Leader() int {
+func (c *Cluster) Leader() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, m := range c.members {
@@ -157,7 +165,7 @@ func (c *EtcdCluster) Leader() int {
 
 // Stop stops member i, as a crash of its machine would: the others go on
 // (a majority of them keeps the cluster available).
-func (c *EtcdCluster) Stop(i int) error {
+func (c *Cluster) Stop(i int) error {
 	c.mu.Lock()
 	if i < 0 || i >= len(c.members) {
 		c.mu.Unlock()
@@ -173,7 +181,7 @@ func (c *EtcdCluster) Stop(i int) error {
 }
 
 // Close stops every member and removes their data.
-func (c *EtcdCluster) Close() error {
+func (c *Cluster) Close() error {
 	// Followers first, the leader last: a leader stopping beside others
 	// would hand its leadership to one that is stopping too, and wait.
 	lead := c.Leader()
@@ -192,38 +200,8 @@ func (c *EtcdCluster) Close() error {
 	return os.RemoveAll(c.dir)
 }
 
-// sharedEtcd is the one-member cluster the stores open at once share.
-var sharedEtcd struct {
-	mu    sync.Mutex
-	c     *EtcdCluster
-	users int
-}
-
-// useSharedEtcd returns the shared member, started if no store uses it.
-func useSharedEtcd(int) (*EtcdCluster, error) {
-	sharedEtcd.mu.Lock()
-	defer sharedEtcd.mu.Unlock()
-	if sharedEtcd.c == nil {
-		c, err := StartEtcd(1)
-		if err != nil {
-			return nil, err
-		}
-		sharedEtcd.c = c
-	}
-	sharedEtcd.users++
-	return sharedEtcd.c, nil
-}
-
-// leaveSharedEtcd stops the shared member when its last store leaves.
-func leaveSharedEtcd(c *EtcdCluster) error {
-	sharedEtcd.mu.Lock()
-	defer sharedEtcd.mu.Unlock()
-	if sharedEtcd.c != c {
-		return nil
-	}
-	if sharedEtcd.users--; sharedEtcd.users > 0 {
-		return nil
-	}
-	sharedEtcd.c = nil
-	return c.Close()
+// firstLine is err's first line: etcd's start errors can run on.
+func firstLine(err error) string {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	return line
 }
