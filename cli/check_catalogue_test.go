@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/check/linear"
 	"github.com/locklab/locklab/event"
 
 	"github.com/anishathalye/porcupine"
@@ -96,7 +97,7 @@ func TestCheckHasNoFalseAlarms(t *testing.T) {
 					continue
 				}
 				checking <- struct{}{}
-				rep := checkLog(rec.Header, check.Slice(rec.Events), checkTimeout, false)
+				rep := linear.CheckLog(scenario.WithTraits(rec.Header), check.Slice(rec.Events), checkTimeout, false)
 				<-checking
 				mu.Lock()
 				logs++
@@ -104,12 +105,12 @@ func TestCheckHasNoFalseAlarms(t *testing.T) {
 				if ok {
 					correct++
 				}
-				for _, p := range rep.parts {
+				for _, p := range rep.Parts() {
 					switch {
-					case p.result == porcupine.Unknown:
-						gaveUp = append(gaveUp, name+": "+p.model+" "+p.res)
-					case p.result == porcupine.Illegal && ok:
-						t.Errorf("%s: %s %s is NOT linearizable, yet the run is %s", name, p.model, p.res, rec.Summary.Verdict)
+					case p.Result == porcupine.Unknown:
+						gaveUp = append(gaveUp, name+": "+p.Model+" "+p.Res)
+					case p.Result == porcupine.Illegal && ok:
+						t.Errorf("%s: %s %s is NOT linearizable, yet the run is %s", name, p.Model, p.Res, rec.Summary.Verdict)
 					}
 				}
 				mu.Unlock()

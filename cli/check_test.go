@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/check/linear"
+	"github.com/locklab/locklab/event"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locklab/locklab/scenario"
@@ -68,17 +71,17 @@ func TestCheckAgreesWithTheChecker(t *testing.T) {
 					continue
 				}
 				checking <- struct{}{} // porcupine is CPU-bound: one check per core
-				rep := checkHistory(evs, checkTimeout)
+				rep := linear.CheckLog(event.Header{}, evs, checkTimeout, false)
 				<-checking
 				mu.Lock()
-				if g := rep.gaveUp(); len(g) > 0 {
+				if g := rep.GaveUp(); len(g) > 0 {
 					gaveUp = append(gaveUp, name+": "+strings.Join(g, ", "))
-				} else if rep.MutualExclusionBroken() != (rep.overlaps > 0) {
-					t.Errorf("%s: porcupine says mutual exclusion broken=%v, the checker %d overlap(s)", name, rep.MutualExclusionBroken(), rep.overlaps)
+				} else if rep.MutualExclusionBroken() != (rep.Overlaps() > 0) {
+					t.Errorf("%s: porcupine says mutual exclusion broken=%v, the checker %d overlap(s)", name, rep.MutualExclusionBroken(), rep.Overlaps())
 				}
-				for _, p := range rep.parts {
-					if p.model == "lease" && p.result == porcupine.Illegal && leaseStrategies[j.strategy] {
-						notLease = append(notLease, name+": "+p.res)
+				for _, p := range rep.Parts() {
+					if p.Model == "lease" && p.Result == porcupine.Illegal && leaseStrategies[j.strategy] {
+						notLease = append(notLease, name+": "+p.Res)
 					}
 				}
 				mu.Unlock()
@@ -138,4 +141,20 @@ func runFor(sc *scenario.Scenario, strategy string, seed uint64) (check.Slice, e
 		return nil, err
 	}
 	return check.Slice(rec.Events), nil
+}
+
+// --timeout bounds the whole check: past it, check says in one line what
+// it did not check, and exits as a check that gave up does (0), with no
+// stack trace.
+func TestCheckGivesUpAtItsTimeout(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	if code, _, stderr := cli(t, "run", "oversell", "--lock", "none", "--seed", "1", "-q", "--events", path); code > 1 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	code, out, stderr := cli(t, "check", path, "--timeout", "1ns")
+	if code != 0 || stderr != "" || strings.Count(out, "\n") != 1 ||
+		!strings.HasPrefix(out, "gave up (timeout 1ns) while reading the log") || !strings.Contains(out, "not checked") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
 }

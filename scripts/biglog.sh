@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 case $out in /*) ;; *) out=$OLDPWD/$out ;; esac
 case $scenario in hostile:*)
 	LOCKLAB_BIGLOG=$out LOCKLAB_HOSTILE=${scenario#hostile:} LOCKLAB_BIGLOG_EVENTS=$events \
-		go test -run '^TestWriteHostileLog$' -count=1 ./cli >/dev/null
+		go test -run '^TestWriteHostileLog$' -count=1 ./check/linear >/dev/null
 	ls -l "$out"
 	exit 0
 esac
@@ -23,5 +23,5 @@ one=$(mktemp)
 trap 'rm -f "$one"' EXIT
 go run . run "$scenario" --lock "$strategy" --seed 1 -q --events "$one" >/dev/null || true
 LOCKLAB_BIGLOG=$out LOCKLAB_BIGLOG_FROM=$one LOCKLAB_BIGLOG_EVENTS=$events \
-	go test -run '^TestWriteBigLog$' -count=1 ./cli >/dev/null
+	go test -run '^TestWriteBigLog$' -count=1 ./check/linear >/dev/null
 ls -l "$out"

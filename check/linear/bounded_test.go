@@ -1,9 +1,10 @@
-package cli
+package linear
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/launch"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locklab/locklab/scenario"
@@ -25,9 +27,7 @@ func longLog(t *testing.T, n int) string {
 	t.Helper()
 	dir := t.TempDir()
 	one := filepath.Join(dir, "one.jsonl")
-	if code, _, stderr := cli(t, "run", "oversell", "--lock", "safe", "--seed", "1", "-q", "--events", one); code != 0 {
-		t.Fatalf("run: exit %d: %s", code, stderr)
-	}
+	runLog(t, one, "oversell", "safe", 1)
 	in, err := os.Open(one)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +51,30 @@ func longLog(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// runLog runs scenario sc under strategy at its defaults on the embedded
+// store, with seed, and writes its event log to path.
+func runLog(t *testing.T, path, sc, strategy string, seed uint64) {
+	t.Helper()
+	def, err := scenario.Lookup(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg := scenario.Config{Scenario: sc, Strategy: strategy, Params: def.Defaults, Seed: seed, Tool: "test"}
+	run, st, err := launch.Start(context.Background(), launch.Where{}, cfg, func() (io.Writer, error) { return f, nil })
+	if err != nil {
+		t.Fatalf("%s/%s: %v", sc, strategy, err)
+	}
+	defer st.Close()
+	if err := run.Wait(); err != nil {
+		t.Fatalf("%s/%s: %v", sc, strategy, err)
+	}
 }
 
 // liveHeap is the heap in use once the garbage is collected.
@@ -116,19 +140,6 @@ func TestCheckHoldsABoundedPartOfALongLog(t *testing.T) {
 	}
 }
 
-// --timeout bounds the whole check: past it, check says in one line what
-// it did not check, and exits as a check that gave up does (0), with no
-// stack trace.
-func TestCheckGivesUpAtItsTimeout(t *testing.T) {
-	t.Parallel()
-	path := longLog(t, 20_000)
-	code, out, stderr := cli(t, "check", path, "--timeout", "1ns")
-	if code != 0 || stderr != "" || strings.Count(out, "\n") != 1 ||
-		!strings.HasPrefix(out, "gave up (timeout 1ns) while reading the log") || !strings.Contains(out, "not checked") {
-		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
-	}
-}
-
 // A search porcupine cannot finish (fifty identical writes, a read of a
 // value nobody wrote) is stopped at the deadline, or when the user
 // interrupts, and named as given up with the reason.
@@ -156,7 +167,7 @@ func TestCheckStopsASearchAtTheDeadline(t *testing.T) {
 		for _, op := range ops {
 			c.put("register", "stock", op)
 		}
-		rep := &checkReport{timeout: 200 * time.Millisecond, readUpTo: -1, fullAt: -1}
+		rep := &Report{timeout: 200 * time.Millisecond, readUpTo: -1, fullAt: -1}
 		j := &judge{ctx: ctx, deadline: deadline}
 		stop := make(chan struct{})
 		go j.watch(stop)
@@ -189,7 +200,7 @@ func TestCheckGivesUpWhatItCannotHold(t *testing.T) {
 	}
 	rep := c.judge(context.Background(), time.Now().Add(time.Minute), false)
 	var out bytes.Buffer
-	rep.print(&out)
+	rep.Print(&out)
 	if rep.fullAt < 0 || !strings.Contains(out.String(), "gave up (memory)") || !strings.Contains(out.String(), "not checked: every resource's history") {
 		t.Errorf("want the histories given up for memory, got:\n%s", out.String())
 	}
@@ -208,9 +219,7 @@ func TestStreamedWitnessIsTheReturnWitness(t *testing.T) {
 		{"deadlock", "safe"}, {"renewal", "watchdog"}, {"redlock", "redlock"}, {"webhook", "none"}, {"queue-double", "plain"},
 	} {
 		path := filepath.Join(dir, run[0]+"-"+run[1]+".jsonl")
-		if code, _, stderr := cli(t, "run", run[0], "--lock", run[1], "--seed", "3", "-q", "--events", path); code > 1 {
-			t.Fatalf("%v: exit %d: %s", run, code, stderr)
-		}
+		runLog(t, path, run[0], run[1], 3)
 		f, err := os.Open(path)
 		if err != nil {
 			t.Fatal(err)

@@ -1,10 +1,11 @@
-package cli
+package linear
 
 import (
 	"testing"
 
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/scenario"
 )
 
 // The lease model reads what each lock is from its traits: this is what
@@ -20,12 +21,12 @@ func TestLeaseTraitsComeFromTheRegistry(t *testing.T) {
 		"pg-advisory-xact": {noTTL: true}, "pg-row": {noTTL: true}, "mysql-get-lock": {noTTL: true},
 	}
 	for _, s := range lock.All() {
-		if got := traitsOf(event.Header{Scenario: "oversell", Strategy: s.Name}, "lock:stock"); got != want[s.Name] {
+		if got := traitsOf(scenario.WithTraits(event.Header{Scenario: "oversell", Strategy: s.Name}), "lock:stock"); got != want[s.Name] {
 			t.Errorf("%s: %+v, want %+v", s.Name, got, want[s.Name])
 		}
 	}
 	for key, w := range map[string]lockTraits{"lock:redis": {}, "lock:postgres": {noTTL: true}, "lock:etcd": {keepAlive: true, waiters: true}} {
-		if got := traitsOf(event.Header{Scenario: "trade-offs", Strategy: "pause"}, key); got != w {
+		if got := traitsOf(scenario.WithTraits(event.Header{Scenario: "trade-offs", Strategy: "pause"}), key); got != w {
 			t.Errorf("trade-offs %s: %+v, want %+v", key, got, w)
 		}
 	}

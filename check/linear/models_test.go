@@ -1,4 +1,4 @@
-package cli
+package linear
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/scenario"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -40,7 +41,7 @@ func leaseResult(t *testing.T, h event.Header, res string, evs ...event.Event) p
 	for i := range evs {
 		evs[i].Seq = int64(i)
 	}
-	for _, p := range checkLog(h, check.Slice(evs), 5*time.Second, false).parts {
+	for _, p := range CheckLog(scenario.WithTraits(h), check.Slice(evs), 5*time.Second, false).parts {
 		if p.model == "lease" && p.res == res {
 			return p.result
 		}

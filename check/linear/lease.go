@@ -1,4 +1,4 @@
-package cli
+package linear
 
 import (
 	"fmt"
@@ -11,7 +11,6 @@ import (
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/lock/trait"
-	"github.com/locklab/locklab/scenario"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -52,7 +51,6 @@ type lockTraits struct {
 // before headers recorded them), the lock of key res when it is one of
 // its own (trade-offs' one lock per store).
 func traitsOf(h event.Header, res string) lockTraits {
-	h = scenario.WithTraits(h)
 	t, ok := h.TraitsOf(res)
 	if !ok {
 		return lockTraits{}
