@@ -172,14 +172,9 @@ func (r *Report) Visualize(w io.Writer) error {
 	return porcupine.Visualize(p.m, p.info, w)
 }
 
-// checkHistory builds the histories of events and checks each resource,
-// all within timeout, their locks taken for Redis's.
-func checkHistory(events check.Events, timeout time.Duration) *Report {
-	return CheckLog(event.Header{}, events, timeout, false)
-}
-
-// CheckLog is checkHistory of a log whose header says what its locks are
-// (its traits filled: scenario.WithTraits); draw asks porcupine even where
+// CheckLog builds the histories of events and checks each resource, all
+// within timeout, as the header says what its locks are (its traits
+// filled: scenario.WithTraits; none: Redis's locks); draw asks porcupine even where
 // a witness was found, for the visualization it draws from.
 func CheckLog(header event.Header, events check.Events, timeout time.Duration, draw bool) *Report {
 	c := newHistoryChecker(header)
