@@ -99,7 +99,11 @@ func TestFailoverThroughSentinelGivesTwoHolders(t *testing.T) {
 func TestRedlockNodeRestartedEmptyOnSpawnedServers(t *testing.T) {
 	t.Parallel()
 	r := topologyRun(t, store.TopoRedlock, scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
-		Params: withParams("redlock", func(p *event.Params) { p.Part = "restart" })})
+		// A real redis-server's restart on a loaded machine can take longer
+		// than the default 1 s TTL: a's lock would lapse before b tries.
+		Params: withParams("redlock", func(p *event.Params) {
+			p.Part, p.TTL, p.Work, p.MaxRetries = "restart", event.Millis(5*time.Second), event.Millis(2500*time.Millisecond), 200
+		})})
 	twoHoldersAfter(t, r, event.KindNodeUp, "its redis-server killed (SIGKILL) and started again")
 }
 
