@@ -15,6 +15,7 @@ import (
 	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/spf13/cobra"
 )
 
@@ -76,7 +77,7 @@ func (f *runFlags) allJobs(cmd *cobra.Command, urls []string) (jobs []*allJob, n
 				}
 				continue
 			}
-			if least, _ := quorumOf(st); multiNode(st) && f.topology != "" && store.TopologyNodes(f.topology) < least {
+			if least, _ := quorumOf(st); multiNode(st) && f.topology != "" && spawn.TopologyNodes(f.topology) < least {
 				skipped, quorum = skipped+1, least
 				continue
 			}
@@ -88,7 +89,7 @@ func (f *runFlags) allJobs(cmd *cobra.Command, urls []string) (jobs []*allJob, n
 		}
 	}
 	if skipped > 0 && f.topology != "" {
-		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, --topology %s has %d (--topology %s has five)", skipped, quorum, f.topology, store.TopologyNodes(f.topology), store.TopoRedlock)
+		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, --topology %s has %d (--topology %s has five)", skipped, quorum, f.topology, spawn.TopologyNodes(f.topology), spawn.TopoRedlock)
 	} else if skipped > 0 {
 		note(cmd, "%d redlock run(s) left out: redlock needs at least %d Redis nodes, got %d URL(s)", skipped, quorum, len(urls))
 	}
@@ -199,7 +200,7 @@ func (f *runFlags) runQuiet(ctx context.Context, sc *scenario.Scenario, strategy
 		p.Nodes = len(urls)
 	}
 	if f.topology != "" {
-		p.Nodes = store.TopologyNodes(f.topology)
+		p.Nodes = spawn.TopologyNodes(f.topology)
 	}
 	cfg := scenario.Config{Scenario: sc.Name, Strategy: strategy, Params: p, Seed: seed, Tool: "locklab " + version, Realtime: f.realtime}
 	r, st, err := launch.Start(ctx, f.where(urls, &f.paceFlags), cfg, nil)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/spf13/cobra"
 )
 
@@ -119,7 +120,7 @@ func (f *cleanFlags) run(ctx context.Context, out io.Writer) error {
 // cleanSpawned stops the servers of --topology runs whose locklab is gone
 // and removes their directories; nothing of a live run.
 func (f *cleanFlags) cleanSpawned(out io.Writer) error {
-	left, err := store.FindLeftovers()
+	left, err := spawn.FindLeftovers()
 	if err != nil {
 		return err
 	}

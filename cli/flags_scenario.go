@@ -6,7 +6,7 @@ import (
 
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/scenario"
-	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -52,12 +52,12 @@ func (f *scenarioFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strate
 	f.given.apply(&p, set)
 	switch {
 	case topology != "":
-		if n := store.TopologyNodes(topology); set("nodes") && f.given.nodes() != n {
+		if n := spawn.TopologyNodes(topology); set("nodes") && f.given.nodes() != n {
 			return p, usagef("--nodes %d does not match --topology %s, which has %d node(s)", f.given.nodes(), topology, n)
 		}
-		p.Nodes = store.TopologyNodes(topology)
+		p.Nodes = spawn.TopologyNodes(topology)
 		if least, _ := quorumOf(strategy); multiNode(strategy) && p.Nodes < least {
-			return p, usagef("%s needs at least %d independent Redis nodes for a quorum: use --topology %s", strategy, least, store.TopoRedlock)
+			return p, usagef("%s needs at least %d independent Redis nodes for a quorum: use --topology %s", strategy, least, spawn.TopoRedlock)
 		}
 	case len(urls) > 0:
 		if n := f.given.nodes(); set("nodes") && n != len(urls) {

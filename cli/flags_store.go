@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	_ "github.com/locklab/locklab/store/etcdembed" // etcd's lessons need nothing installed
+	"github.com/locklab/locklab/store/spawn"
 
 	"github.com/locklab/locklab/launch"
 	"github.com/locklab/locklab/scenario"
@@ -27,7 +28,7 @@ type storeFlags struct {
 func addStoreFlags(fl *pflag.FlagSet, f *storeFlags, topology bool) {
 	fl.StringArrayVar(&f.redis, "redis", nil, "real Redis URL, redis://[:password@]host:port/db (repeat for Redlock nodes; default $LOCKLAB_REDIS_URL, else embedded)")
 	if topology {
-		fl.StringVar(&f.topology, "topology", "", "spawn real servers for the run (redis-server on PATH): "+store.TopologyNames()+"; stopped when it ends")
+		fl.StringVar(&f.topology, "topology", "", "spawn real servers for the run (redis-server on PATH): "+spawn.TopologyNames()+"; stopped when it ends")
 	}
 	addServerFlags(fl, &f.serverFlags)
 }
@@ -81,8 +82,8 @@ func (f *storeFlags) checkTopology(cmd *cobra.Command, urls []string) error {
 		return nil
 	}
 	switch {
-	case !store.ValidTopology(f.topology):
-		return usagef("unknown topology %q: want one of %s", f.topology, store.TopologyNames())
+	case !spawn.ValidTopology(f.topology):
+		return usagef("unknown topology %q: want one of %s", f.topology, spawn.TopologyNames())
 	case cmd.Flags().Changed("redis"):
 		return usagef("--topology spawns its own servers; --redis names yours: give one or the other")
 	case len(urls) > 0:

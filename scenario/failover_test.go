@@ -12,6 +12,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/locklab/locklab/store/storetest"
 )
 
@@ -20,7 +21,7 @@ func topologyRun(t *testing.T, topo string, cfg scenario.Config) *scenario.Run {
 	t.Helper()
 	skipRealTimeUnderRace(t) // spawned servers keep real time
 	storetest.RequireBin(t, "redis-server")
-	if topo == store.TopoSentinel {
+	if topo == spawn.TopoSentinel {
 		storetest.RequireBin(t, "redis-sentinel")
 	}
 	st, err := store.Open(context.Background(), store.Config{Topology: topo, PoolSize: 16})
@@ -28,7 +29,7 @@ func topologyRun(t *testing.T, topo string, cfg scenario.Config) *scenario.Run {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	cfg.Params.Nodes = store.TopologyNodes(topo)
+	cfg.Params.Nodes = spawn.TopologyNodes(topo)
 	r, err := scenario.Start(context.Background(), st, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestFailoverOnTheEmulatedReplicaIsSimulatedAndUnsafe(t *testing.T) {
 
 func TestFailoverThroughSentinelGivesTwoHolders(t *testing.T) {
 	t.Parallel()
-	r := topologyRun(t, store.TopoSentinel, scenario.Config{Scenario: "failover", Strategy: "safe", Seed: 1,
+	r := topologyRun(t, spawn.TopoSentinel, scenario.Config{Scenario: "failover", Strategy: "safe", Seed: 1,
 		Params: withParams("failover", func(p *event.Params) {
 			p.TTL, p.Work = event.Millis(5*time.Second), event.Millis(2500*time.Millisecond)
 		})})
@@ -98,7 +99,7 @@ func TestFailoverThroughSentinelGivesTwoHolders(t *testing.T) {
 
 func TestRedlockNodeRestartedEmptyOnSpawnedServers(t *testing.T) {
 	t.Parallel()
-	r := topologyRun(t, store.TopoRedlock, scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
+	r := topologyRun(t, spawn.TopoRedlock, scenario.Config{Scenario: "redlock", Strategy: "redlock", Seed: 1,
 		// A real redis-server's restart on a loaded machine can take longer
 		// than the default 1 s TTL: a's lock would lapse before b tries.
 		Params: withParams("redlock", func(p *event.Params) {

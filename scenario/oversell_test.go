@@ -16,6 +16,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/locklab/locklab/store/storetest"
 	"go.uber.org/goleak"
 )
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	stop()
 	if code == 0 {
-		if err := goleak.Find(goleak.IgnoreTopFunction(store.SpawnerLoop)); err != nil {
+		if err := goleak.Find(goleak.IgnoreTopFunction(spawn.SpawnerLoop)); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
 			code = 1
 		}

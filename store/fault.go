@@ -15,7 +15,7 @@ var ErrUnsupported = errors.New("store: this fault needs an embedded node")
 // waiting for it.
 func (n *Node) Pause() error {
 	if n.topo != nil {
-		return n.topo.pause(n.Index)
+		return n.topo.Pause(n.Index)
 	}
 	if !n.embedded {
 		return ErrUnsupported
@@ -37,7 +37,7 @@ func (n *Node) Pause() error {
 // Resume lets a paused embedded node answer again; held commands run now.
 func (n *Node) Resume() {
 	if n.topo != nil {
-		n.topo.resume(n.Index)
+		n.topo.Resume(n.Index)
 		return
 	}
 	if !n.embedded {
@@ -56,7 +56,7 @@ func (n *Node) Resume() {
 // Paused reports whether the node is paused.
 func (n *Node) Paused() bool {
 	if n.topo != nil {
-		return n.topo.paused(n.Index)
+		return n.topo.Paused(n.Index)
 	}
 	n.faultMu.Lock()
 	defer n.faultMu.Unlock()
@@ -67,7 +67,7 @@ func (n *Node) Paused() bool {
 // spawned server is killed (SIGKILL).
 func (n *Node) Stop() error {
 	if n.topo != nil {
-		n.topo.crash(n.Index)
+		n.topo.Crash(n.Index)
 		return nil
 	}
 	if !n.embedded {
@@ -90,10 +90,10 @@ func (n *Node) Stop() error {
 // no persistence: it comes back empty whatever keepData says (KeepsData).
 func (n *Node) Start(keepData bool) error {
 	if n.topo != nil {
-		if !n.topo.down(n.Index) {
+		if !n.topo.Down(n.Index) {
 			return nil
 		}
-		return n.topo.restart(n.Index)
+		return n.topo.Restart(n.Index)
 	}
 	if !n.embedded {
 		return ErrUnsupported
@@ -121,7 +121,7 @@ func (n *Node) Start(keepData bool) error {
 // Down reports whether the node is stopped.
 func (n *Node) Down() bool {
 	if n.topo != nil {
-		return n.topo.down(n.Index)
+		return n.topo.Down(n.Index)
 	}
 	n.faultMu.Lock()
 	defer n.faultMu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/store/spawn"
 )
 
 // Node is one Redis server of a run and the client that talks to it.
@@ -43,7 +44,7 @@ type Node struct {
 	paused  chan struct{} // closed on Resume
 	stopped bool
 
-	topo *topology // the spawned servers this node is one of; nil otherwise
+	topo *spawn.Topology // the spawned servers this node is one of; nil otherwise
 
 	rt *sim.Runtime // set when the run is simulated
 
@@ -292,7 +293,7 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		opt = urlClientOptions(opt, cfg)
 		if s.topo != nil {
 			node.topo = s.topo
-			node.Client = s.topo.client(i, opt)
+			node.Client = s.topo.Client(i, opt, func(c net.Conn) net.Conn { return &tellingConn{Conn: c} })
 		} else {
 			tellingDialer(opt)
 			node.Client = redis.NewClient(opt)

@@ -36,7 +36,7 @@ type effect struct {
 // lag, starting as a copy of the node's keys. Failover promotes it.
 func (n *Node) Replicate(lag time.Duration) error {
 	if n.topo != nil {
-		return n.topo.replicate(n.Index, lag)
+		return n.topo.Replicate(n.Index, lag)
 	}
 	if !n.embedded {
 		return ErrUnsupported
@@ -257,7 +257,7 @@ func (n *Node) Lagging() int {
 // Sentinel, or REPLICAOF NO ONE).
 func (n *Node) FailOver() (string, error) {
 	if n.topo != nil {
-		return n.topo.failover(n.Index)
+		return n.topo.Failover(n.Index)
 	}
 	lost, err := n.Failover()
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -78,7 +79,7 @@ type Store struct {
 	prefix string
 	owner  Owner // the run's registration on real servers
 	extra  extras
-	topo   *topology // the servers the run spawned, if any
+	topo   *spawn.Topology // the servers the run spawned, if any
 
 	netFaults *netTable // the network faults in force
 
@@ -110,8 +111,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	case cfg.Topology != "" && len(cfg.URLs) > 0:
 		err = errors.New("store: a spawned topology and Redis URLs exclude each other")
 	case cfg.Topology != "":
-		if s.topo, err = startTopology(ctx, cfg.Topology, cfg.ReplicaLag); err == nil {
-			cfg.URLs = s.topo.urls()
+		if s.topo, err = spawn.Start(ctx, cfg.Topology, cfg.ReplicaLag); err == nil {
+			cfg.URLs = s.topo.URLs()
 			err = s.openReal(ctx, cfg)
 		}
 	case len(cfg.URLs) == 0:
@@ -192,7 +193,7 @@ func (s *Store) Describe() string {
 		return fmt.Sprintf("embedded ×%d", len(s.nodes)) + s.describeServers()
 	}
 	if s.topo != nil {
-		return s.topo.describe() + s.describeServers()
+		return s.topo.Describe() + s.describeServers()
 	}
 	addrs := make([]string, len(s.nodes))
 	for i, n := range s.nodes {
@@ -358,7 +359,7 @@ func (s *Store) Close() error {
 		}
 	}
 	if s.topo != nil {
-		s.topo.stop()
+		s.topo.Stop()
 	}
 	s.closeErr = errors.Join(errs...)
 	return s.closeErr

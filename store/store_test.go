@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/locklab/locklab/store/storetest"
 	"go.uber.org/goleak"
 )
@@ -20,7 +21,7 @@ const parallelTests = 8
 func TestMain(m *testing.M) {
 	storetest.QuietRedis()
 	storetest.WidenParallel(parallelTests)
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(store.SpawnerLoop))
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(spawn.SpawnerLoop))
 }
 
 func openEmbedded(t *testing.T, cfg store.Config) *store.Store {

@@ -37,7 +37,7 @@ import (
 type Options struct {
 	Theme    *themes.Theme
 	URLs     []string // real Redis; empty: embedded
-	Topology string   // servers spawned for each run (store.Topologies); "" none
+	Topology string   // servers spawned for each run (spawn.Topologies); "" none
 	Slowmo   float64
 	Realtime bool    // embedded: real time instead of the simulation
 	Speed    float64 // embedded clock speed; 0: the scenario's own

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/store/spawn"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -89,7 +90,7 @@ func newForm(sc *scenario.Scenario, strategy string, opts *Options) form {
 		p.Nodes = len(opts.URLs)
 	}
 	if opts.Topology != "" {
-		p.Nodes = store.TopologyNodes(opts.Topology)
+		p.Nodes = spawn.TopologyNodes(opts.Topology)
 	}
 	seed := opts.Seed
 	if !opts.SeedSet {

@@ -1,4 +1,4 @@
-package store_test
+package spawn_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/locklab/locklab/store/storetest"
 )
 
@@ -19,7 +20,7 @@ import (
 func openTopology(t *testing.T, name string, lag time.Duration) *store.Store {
 	t.Helper()
 	storetest.RequireBin(t, "redis-server")
-	if name == store.TopoSentinel {
+	if name == spawn.TopoSentinel {
 		storetest.RequireBin(t, "redis-sentinel")
 	}
 	s, err := store.Open(context.Background(), store.Config{Topology: name, ReplicaLag: lag})
@@ -41,7 +42,7 @@ func alive(pid int) bool {
 }
 
 func TestSentinelFailoverLosesTheWriteTheReplicaMissed(t *testing.T) {
-	s := openTopology(t, store.TopoSentinel, 5*time.Second)
+	s := openTopology(t, spawn.TopoSentinel, 5*time.Second)
 	ctx := context.Background()
 	roles := map[string]int{}
 	for _, sp := range s.Spawned() {
@@ -82,7 +83,7 @@ func TestSentinelFailoverLosesTheWriteTheReplicaMissed(t *testing.T) {
 }
 
 func TestReplicaTopologyFailsOverWithReplicaofNoOne(t *testing.T) {
-	s := openTopology(t, store.TopoReplica, 5*time.Second)
+	s := openTopology(t, spawn.TopoReplica, 5*time.Second)
 	ctx := context.Background()
 	c := s.Client()
 	c.Set(ctx, s.Key("k"), "v", time.Minute)
@@ -102,7 +103,7 @@ func TestReplicaTopologyFailsOverWithReplicaofNoOne(t *testing.T) {
 }
 
 func TestSpawnedPauseAndRestartEmpty(t *testing.T) {
-	s := openTopology(t, store.TopoSingle, 0)
+	s := openTopology(t, spawn.TopoSingle, 0)
 	ctx := context.Background()
 	n, c := s.Nodes()[0], s.Client()
 	c.Set(ctx, s.Key("k"), "v", time.Minute)
@@ -139,7 +140,7 @@ func TestSpawnedPauseAndRestartEmpty(t *testing.T) {
 
 func TestCloseStopsEveryServerAndRemovesTheirDirectory(t *testing.T) {
 	storetest.RequireBin(t, "redis-server")
-	s, err := store.Open(context.Background(), store.Config{Topology: store.TopoRedlock})
+	s, err := store.Open(context.Background(), store.Config{Topology: spawn.TopoRedlock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +178,8 @@ func TestTopologyThatDoesNotAnswerIsStoppedAndNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+":/usr/bin:/bin")
-	defer store.SetTopologyWait(300 * time.Millisecond)()
-	_, err := store.Open(context.Background(), store.Config{Topology: store.TopoSingle})
+	defer spawn.SetTopologyWait(300 * time.Millisecond)()
+	_, err := store.Open(context.Background(), store.Config{Topology: spawn.TopoSingle})
 	if err == nil || !strings.Contains(err.Error(), "primary on 127.0.0.1:") || !strings.Contains(err.Error(), "did not answer") {
 		t.Fatalf("got %v, want the server that did not answer named", err)
 	}
@@ -196,8 +197,8 @@ func TestTopologyThatDoesNotAnswerIsStoppedAndNamed(t *testing.T) {
 
 func TestMissingServerNamesTheDebianPackage(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	_, err := store.Open(context.Background(), store.Config{Topology: store.TopoSentinel})
-	var m *store.MissingError
+	_, err := store.Open(context.Background(), store.Config{Topology: spawn.TopoSentinel})
+	var m *spawn.MissingError
 	if !errors.As(err, &m) || !strings.Contains(err.Error(), "apt-get install redis-server") {
 		t.Fatalf("got %v", err)
 	}
@@ -205,9 +206,9 @@ func TestMissingServerNamesTheDebianPackage(t *testing.T) {
 
 func TestTakenPortIsRetriedOnAnother(t *testing.T) {
 	storetest.RequireBin(t, "redis-server")
-	taken, restore := store.TakePortsOnce(t)
+	taken, restore := spawn.TakePortsOnce(t)
 	defer restore()
-	s := openTopology(t, store.TopoSingle, 0)
+	s := openTopology(t, spawn.TopoSingle, 0)
 	if addr := s.Spawned()[0].Addr; addr == taken {
 		t.Fatalf("server on %s, which was taken", addr)
 	}

@@ -1,4 +1,10 @@
-package store
+// Package spawn starts the real Redis topologies a run asks for with
+// --topology — one server, a primary and its replica, Sentinel, Redlock's
+// five nodes — as child processes on free loopback ports, each in a
+// directory of its own; and faults them for real (SIGSTOP, SIGKILL, a
+// restart without persistence, a failover). What a killed locklab left is
+// found by its owner file and stopped by locklab clean.
+package spawn
 
 import (
 	"context"
@@ -70,9 +76,9 @@ func (e *MissingError) Error() string {
 	return fmt.Sprintf("%s is not on PATH: --topology needs it (Debian: apt-get install %s)", e.Bin, e.Bin)
 }
 
-// topology is the servers a run spawned: their processes, which is each
+// Topology is the servers a run spawned: their processes, which is each
 // node's primary now, and the links its replicas replicate through.
-type topology struct {
+type Topology struct {
 	name      string
 	dir       string
 	lag       time.Duration
@@ -91,9 +97,9 @@ const ownerFile = "locklab-owner"
 // topoDirPrefix begins the name of every topology's directory.
 const topoDirPrefix = "locklab-topo-"
 
-// startTopology spawns the named topology; replicas trail their primary
+// Start spawns the named topology; replicas trail their primary
 // by lag (0: as fast as loopback goes).
-func startTopology(ctx context.Context, name string, lag time.Duration) (*topology, error) {
+func Start(ctx context.Context, name string, lag time.Duration) (*Topology, error) {
 	if !ValidTopology(name) {
 		return nil, fmt.Errorf("unknown topology %q: want one of %s", name, TopologyNames())
 	}
@@ -111,15 +117,15 @@ func startTopology(ctx context.Context, name string, lag time.Duration) (*topolo
 	if err != nil {
 		return nil, fmt.Errorf("store: topology directory: %w", err)
 	}
-	t := &topology{name: name, dir: dir, lag: lag}
+	t := &Topology{name: name, dir: dir, lag: lag}
 	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(fmt.Sprintf("locklab %d\n", os.Getpid())), 0o600); err != nil {
-		t.stop()
+		t.Stop()
 		return nil, fmt.Errorf("store: topology directory: %w", err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, topologyWait)
 	defer cancel()
 	if err := t.up(wctx, srv, sen); err != nil {
-		t.stop()
+		t.Stop()
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("topology %s: interrupted while starting, stopped what started", name)
 		}
@@ -132,7 +138,7 @@ func startTopology(ctx context.Context, name string, lag time.Duration) (*topolo
 }
 
 // up starts the topology's servers and waits until they work together.
-func (t *topology) up(ctx context.Context, srv, sen string) error {
+func (t *Topology) up(ctx context.Context, srv, sen string) error {
 	for i := range TopologyNodes(t.name) {
 		name := "primary"
 		if t.name == TopoRedlock {
@@ -165,7 +171,7 @@ func (t *topology) up(ctx context.Context, srv, sen string) error {
 }
 
 // spawn starts one process in a directory of its own.
-func (t *topology) spawn(ctx context.Context, name, role, bin string, args func(int) []string, conf func(int) string) (*proc, error) {
+func (t *Topology) spawn(ctx context.Context, name, role, bin string, args func(int) []string, conf func(int) string) (*proc, error) {
 	dir, err := os.MkdirTemp(t.dir, strings.ReplaceAll(name, " ", "")+"-")
 	if err != nil {
 		return nil, err
@@ -179,7 +185,7 @@ func (t *topology) spawn(ctx context.Context, name, role, bin string, args func(
 
 // addReplica gives node i a replica that replicates through a link
 // trailing by lag once it has synced (the handshake goes at full speed).
-func (t *topology) addReplica(ctx context.Context, i int, srv string, lag time.Duration) error {
+func (t *Topology) addReplica(ctx context.Context, i int, srv string, lag time.Duration) error {
 	l, err := newLink(t.primary[i].Addr(), 0)
 	if err != nil {
 		return err
@@ -211,7 +217,7 @@ func (t *topology) addReplica(ctx context.Context, i int, srv string, lag time.D
 
 // sentinelConf is a Sentinel's configuration on port (Sentinel rewrites
 // its file, so each has its own).
-func (t *topology) sentinelConf(port int) string {
+func (t *Topology) sentinelConf(port int) string {
 	host, pport, _ := strings.Cut(t.primary[0].Addr(), ":")
 	return fmt.Sprintf("port %d\nbind 127.0.0.1\ndaemonize no\nlogfile \"\"\ndir .\n"+
 		"sentinel monitor %s %s %s 2\nsentinel down-after-milliseconds %s 1000\n"+
@@ -220,7 +226,7 @@ func (t *topology) sentinelConf(port int) string {
 
 // sentinelsAgree waits until every Sentinel knows the replica and the
 // other Sentinels: then a crashed primary is failed over by a quorum.
-func (t *topology) sentinelsAgree(ctx context.Context) error {
+func (t *Topology) sentinelsAgree(ctx context.Context) error {
 	for _, s := range t.sentinels {
 		c := s.client()
 		err := func() error {
@@ -248,8 +254,8 @@ func (t *topology) sentinelsAgree(ctx context.Context) error {
 // sentinelArgs are a Sentinel's arguments: its configuration file.
 func sentinelArgs(int) []string { return []string{"sentinel.conf"} }
 
-// stop kills every process, cuts the links and removes the directory.
-func (t *topology) stop() {
+// Stop kills every process, cuts the links and removes the directory.
+func (t *Topology) Stop() {
 	t.mu.Lock()
 	procs, links := t.procs, t.links
 	t.mu.Unlock()
@@ -267,8 +273,8 @@ func (t *topology) stop() {
 	_ = os.RemoveAll(t.dir)
 }
 
-// urls are the nodes' first primaries as URLs.
-func (t *topology) urls() []string {
+// URLs are the nodes' first primaries as URLs.
+func (t *Topology) URLs() []string {
 	out := make([]string, len(t.primary))
 	for i, p := range t.primary {
 		out[i] = "redis://" + p.Addr()

@@ -1,4 +1,4 @@
-package store_test
+package spawn_test
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 	"github.com/locklab/locklab/store/storetest"
 )
 
@@ -61,11 +61,11 @@ func TestCleanStopsWhatADeadLocklabLeftAndNothingOfALiveOne(t *testing.T) {
 	}
 	deadDir, dead := leftover(t, gone.Process.Pid)
 	liveDir, _ := leftover(t, os.Getpid()) // this test binary: alive
-	left, err := store.FindLeftovers()
+	left, err := spawn.FindLeftovers()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found *store.SpawnedLeft
+	var found *spawn.SpawnedLeft
 	for i := range left {
 		if left[i].Dir == liveDir {
 			t.Fatalf("a live locklab's servers are listed: %+v", left[i])

@@ -1,4 +1,4 @@
-package store
+package spawn
 
 import (
 	"bytes"
@@ -100,7 +100,7 @@ func spawnerLoop() {
 
 // SpawnerLoop names the goroutine that spawns servers and lives as long as
 // the process, for leak checks to leave it out.
-const SpawnerLoop = "github.com/locklab/locklab/store.spawnerLoop"
+const SpawnerLoop = "github.com/locklab/locklab/store/spawn.spawnerLoop"
 
 // portTries is how many ports a server is tried on: another process may
 // take a free port between locklab choosing it and the server binding it.
