@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/store/simredis"
 	"github.com/locklab/locklab/store/spawn"
 )
 
@@ -52,7 +53,7 @@ type Node struct {
 	linkMu sync.Mutex
 	linked map[int32]*redis.Client // real time, armed: each worker's own client, its connections faulty links
 	armed  bool                    // the routing hook is on Client
-	lua    *luaRunner              // runs the simulated run's scripts; mu guards it
+	lua    *simredis.Lua           // runs the simulated run's scripts; mu guards it
 }
 
 // epoch is the embedded servers' wall time at virtual zero: a fixed instant,

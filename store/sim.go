@@ -11,6 +11,7 @@ import (
 
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/sim"
+	"github.com/locklab/locklab/store/simredis"
 )
 
 // Simulate hands the run on the embedded store to rt: its clock becomes
@@ -163,12 +164,12 @@ func (n *Node) simClient(conns int) {
 func (n *Node) pipe() net.Conn {
 	n.mu.Lock()
 	m := n.mini
-	if n.lua == nil || n.lua.m != m {
-		n.lua = newLuaRunner(m)
+	if n.lua == nil || !n.lua.Of(m) {
+		n.lua = simredis.NewLua(m)
 	}
 	lr := n.lua
 	n.mu.Unlock()
-	return newSimConn(m.Server(), lr)
+	return simredis.NewConn(m.Server(), lr)
 }
 
 type commandKey struct{}

@@ -1,4 +1,4 @@
-package store
+package simredis
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 
 // redisFuncs are the redis.* functions of a script run by the runner: the
 // embedded server's own, bound to the script st runs now.
-func (st *luaState) redisFuncs(r *luaRunner) map[string]lua.LGFunction {
+func (st *luaState) redisFuncs(r *Lua) map[string]lua.LGFunction {
 	return map[string]lua.LGFunction{
 		"call":  func(l *lua.LState) int { return st.call(r, l, true) },
 		"pcall": func(l *lua.LState) int { return st.call(r, l, false) },
@@ -88,7 +88,7 @@ func (st *luaState) redisFuncs(r *luaRunner) map[string]lua.LGFunction {
 
 // call is redis.call (failFast) and redis.pcall: one command of the
 // script, sent to the server as a script's own.
-func (st *luaState) call(r *luaRunner, l *lua.LState, failFast bool) int {
+func (st *luaState) call(r *Lua, l *lua.LState, failFast bool) int {
 	top := l.GetTop()
 	if top == 0 {
 		l.Error(lua.LString(fmt.Sprintf("Please specify at least one argument for this redis lib call script: %s, &c.", st.sha)), 1)

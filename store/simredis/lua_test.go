@@ -1,4 +1,4 @@
-package store
+package simredis
 
 import (
 	"bufio"
@@ -62,7 +62,7 @@ func (s runnerSide) do(args ...string) string {
 func TestKeptLuaStatesAnswerAsTheServer(t *testing.T) {
 	ms, mr := miniredis.RunT(t), miniredis.RunT(t)
 	srv := newServerSide(ms)
-	run := runnerSide{newSimConn(mr.Server(), newLuaRunner(mr))}
+	run := runnerSide{newSimConn(mr.Server(), NewLua(mr))}
 	release := "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 	cmds := [][]string{
 		{"SET", "k", "tok"},

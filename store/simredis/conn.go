@@ -1,4 +1,9 @@
-package store
+// Package simredis is a simulated run's way to its embedded Redis: a
+// connection that runs each command at once on the writer's goroutine,
+// with no socket and no server goroutine, and a Lua runner that runs the
+// run's scripts as the server would, atomically. What a command costs on
+// the network is the simulation's to say.
+package simredis
 
 import (
 	"bufio"
@@ -25,12 +30,16 @@ type simConn struct {
 	in     []byte
 	out    bytes.Buffer
 	closed bool
-	lua    *luaRunner // runs its scripts; nil: the server does
-	multi  bool       // inside MULTI: a script is queued, not run
-	odd    bool       // another database, a login, a subscription: the server runs its scripts
+	lua    *Lua // runs its scripts; nil: the server does
+	multi  bool // inside MULTI: a script is queued, not run
+	odd    bool // another database, a login, a subscription: the server runs its scripts
 }
 
-func newSimConn(srv *server.Server, lua *luaRunner) *simConn {
+// NewConn is a connection to srv whose scripts lua runs (nil: the server
+// runs them).
+func NewConn(srv *server.Server, lua *Lua) net.Conn { return newSimConn(srv, lua) }
+
+func newSimConn(srv *server.Server, lua *Lua) *simConn {
 	c := &simConn{srv: srv, lua: lua}
 	c.peer = server.NewPeer(bufio.NewWriter(&c.out))
 	return c

@@ -1,4 +1,4 @@
-package store
+package simredis
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
-// luaRunner runs a simulated node's scripts (EVAL, EVALSHA) in Lua states
+// Lua runs a simulated node's scripts (EVAL, EVALSHA) in Lua states
 // it keeps from one script to the next, as Redis keeps one Lua state for
 // all of them. The embedded server builds a new state for every script,
 // its libraries opened anew each time: with thousands of workers
@@ -30,7 +30,7 @@ import (
 // atomic. What the runner does not know — a script it has not seen
 // loaded, a connection inside MULTI, in another database, subscribed —
 // it leaves to the server.
-type luaRunner struct {
+type Lua struct {
 	m *miniredis.Miniredis
 
 	mu      sync.Mutex
@@ -53,9 +53,13 @@ type luaState struct {
 	ctxSHA string
 }
 
-func newLuaRunner(m *miniredis.Miniredis) *luaRunner {
-	return &luaRunner{m: m, scripts: map[string]string{}, protos: map[string]*lua.FunctionProto{}}
+// NewLua returns the script runner of the embedded server m.
+func NewLua(m *miniredis.Miniredis) *Lua {
+	return &Lua{m: m, scripts: map[string]string{}, protos: map[string]*lua.FunctionProto{}}
 }
+
+// Of reports whether r runs the scripts of server m.
+func (r *Lua) Of(m *miniredis.Miniredis) bool { return r.m == m }
 
 // ctxCommand is what the runner asks the server to run from a script of
 // its own, once, to be handed the context the server gives a script's
@@ -65,7 +69,7 @@ const ctxCommand = "LOCKLAB.SCRIPTCTX"
 var ctxScript = "return redis.call('" + ctxCommand + "')"
 
 // nestedCtx takes, once, the server's context for a script's commands.
-func (r *luaRunner) nestedCtx() (any, error) {
+func (r *Lua) nestedCtx() (any, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.ctxDone {
@@ -88,7 +92,7 @@ func (r *luaRunner) nestedCtx() (any, error) {
 
 // dispatch runs a command on the server as a client of its own would, and
 // returns its raw reply.
-func (r *luaRunner) dispatch(args []string) string {
+func (r *Lua) dispatch(args []string) string {
 	var b strings.Builder
 	w := bufio.NewWriter(&b)
 	r.m.Server().Dispatch(server.NewPeer(w), args)
@@ -98,7 +102,7 @@ func (r *luaRunner) dispatch(args []string) string {
 
 // run runs EVAL or EVALSHA (cmd, upper case) for c and writes its reply;
 // it reports false, having done nothing, when the server should.
-func (r *luaRunner) run(c *server.Peer, cmd string, args []string) bool {
+func (r *Lua) run(c *server.Peer, cmd string, args []string) bool {
 	if len(args) < 2 {
 		return false
 	}
@@ -139,7 +143,7 @@ func (r *luaRunner) run(c *server.Peer, cmd string, args []string) bool {
 // exec runs script in st as the server would, holding its lock, and
 // writes the reply to c. A state whose script failed is not kept: what
 // the failure left in it is unknown.
-func (r *luaRunner) exec(st *luaState, c *server.Peer, nested any, sha, script string, keys, argv []string) bool {
+func (r *Lua) exec(st *luaState, c *server.Peer, nested any, sha, script string, keys, argv []string) bool {
 	l := st.l
 	l.G.Global.RawSetString("KEYS", stringsTable(l, keys))
 	l.G.Global.RawSetString("ARGV", stringsTable(l, argv))
@@ -171,7 +175,7 @@ func (r *luaRunner) exec(st *luaState, c *server.Peer, nested any, sha, script s
 }
 
 // state is an idle Lua state, or a new one.
-func (r *luaRunner) state() *luaState {
+func (r *Lua) state() *luaState {
 	r.mu.Lock()
 	if n := len(r.idle); n > 0 {
 		st := r.idle[n-1]
@@ -184,7 +188,7 @@ func (r *luaRunner) state() *luaState {
 }
 
 // newState sets up a Lua state as the server does for each script.
-func (r *luaRunner) newState() *luaState {
+func (r *Lua) newState() *luaState {
 	l := lua.NewState(lua.Options{SkipOpenLibs: true})
 	for _, pair := range []struct {
 		n string
@@ -230,7 +234,7 @@ func (r *luaRunner) newState() *luaState {
 
 // doScript compiles script (once) and runs it; an error reads as the
 // server's.
-func (r *luaRunner) doScript(l *lua.LState, script string) error {
+func (r *Lua) doScript(l *lua.LState, script string) error {
 	r.mu.Lock()
 	proto, ok := r.protos[script]
 	r.mu.Unlock()
@@ -255,7 +259,7 @@ func (r *luaRunner) doScript(l *lua.LState, script string) error {
 
 // seen notes a command that passed to the server: a script it loaded
 // becomes known, a flush forgets them all.
-func (r *luaRunner) seen(args []string) {
+func (r *Lua) seen(args []string) {
 	if len(args) < 2 || !strings.EqualFold(args[0], "SCRIPT") {
 		return
 	}
