@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/clean"
 	"github.com/locklab/locklab/store/spawn"
 	"github.com/spf13/cobra"
 )
@@ -145,7 +146,7 @@ func (f *cleanFlags) cleanSpawned(out io.Writer) error {
 }
 
 func (f *cleanFlags) cleanRedis(ctx context.Context, out io.Writer, url string) error {
-	srv, err := store.Dial(ctx, url)
+	srv, err := clean.Dial(ctx, url)
 	if err != nil {
 		return err
 	}
@@ -167,7 +168,7 @@ func (f *cleanFlags) cleanRedis(ctx context.Context, out io.Writer, url string) 
 }
 
 func (f *cleanFlags) cleanMemcached(out io.Writer, addr string) error {
-	srv, err := store.DialMemcached(addr)
+	srv, err := clean.DialMemcached(addr)
 	if err != nil {
 		return err
 	}
@@ -201,7 +202,7 @@ func (f *cleanFlags) done(out io.Writer, n int, what string) bool {
 	return false
 }
 
-func deletedLine(out io.Writer, deleted, keys int, sv *store.Survey) {
+func deletedLine(out io.Writer, deleted, keys int, sv *clean.Survey) {
 	dead := 0
 	for _, r := range sv.Runs {
 		if !r.Alive {
@@ -217,7 +218,7 @@ func deletedLine(out io.Writer, deleted, keys int, sv *store.Survey) {
 
 // showRuns lists what clean found on a server and returns how many keys
 // it would delete.
-func showRuns(out io.Writer, where string, sv *store.Survey) int {
+func showRuns(out io.Writer, where string, sv *clean.Survey) int {
 	now := time.Now()
 	dead, keys := 0, 0
 	for _, r := range sv.Runs {

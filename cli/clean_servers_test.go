@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/clean"
 	"github.com/locklab/locklab/store/storetest"
 )
 
@@ -78,7 +79,7 @@ func TestKilledRunsOnPostgresMySQLMemcachedCleanRemovesExactlyThem(t *testing.T)
 	}
 	myDBs := func() map[string]bool { // the registered ones
 		out := map[string]bool{}
-		srv, err := store.DialMySQL(ctx, my.URL)
+		srv, err := clean.DialMySQL(ctx, my.URL)
 		if err != nil {
 			t.Fatalf("mysql: %v", err)
 		}
@@ -108,7 +109,7 @@ func TestKilledRunsOnPostgresMySQLMemcachedCleanRemovesExactlyThem(t *testing.T)
 	}
 	mcRuns := func() map[string]bool {
 		out := map[string]bool{}
-		srv, err := store.DialMemcached(mc.Addr)
+		srv, err := clean.DialMemcached(mc.Addr)
 		if err != nil {
 			return out
 		}

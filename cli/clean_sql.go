@@ -8,18 +8,19 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/clean"
 )
 
 // sqlServer is a Postgres or MySQL as clean sees it: a run's namespace
 // there is a schema or a database.
 type sqlServer interface {
-	Survey(ctx context.Context) ([]*store.Leftover, []string, error)
-	Drop(ctx context.Context, r *store.Leftover) error
+	Survey(ctx context.Context) ([]*clean.Leftover, []string, error)
+	Drop(ctx context.Context, r *clean.Leftover) error
 	Close()
 }
 
 func (f *cleanFlags) cleanPostgres(ctx context.Context, out io.Writer, url string) error {
-	srv, err := store.DialPostgres(ctx, url)
+	srv, err := clean.DialPostgres(ctx, url)
 	if err != nil {
 		return err
 	}
@@ -27,7 +28,7 @@ func (f *cleanFlags) cleanPostgres(ctx context.Context, out io.Writer, url strin
 }
 
 func (f *cleanFlags) cleanMySQL(ctx context.Context, out io.Writer, url string) error {
-	srv, err := store.DialMySQL(ctx, url)
+	srv, err := clean.DialMySQL(ctx, url)
 	if err != nil {
 		return err
 	}
@@ -42,7 +43,7 @@ func (f *cleanFlags) cleanSQL(ctx context.Context, out io.Writer, srv sqlServer,
 		return err
 	}
 	now := time.Now()
-	var dead []*store.Leftover
+	var dead []*clean.Leftover
 	for _, r := range runs {
 		if !r.Alive {
 			dead = append(dead, r)

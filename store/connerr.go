@@ -20,6 +20,12 @@ type ConnectError struct {
 	raw  string // the URL, for Scrub only
 }
 
+// NewConnectError is err connecting to addr, given by the URL raw (its
+// password is kept out of the message).
+func NewConnectError(addr string, err error, raw string) *ConnectError {
+	return &ConnectError{Addr: addr, Err: err, raw: raw}
+}
+
 func (e *ConnectError) Error() string {
 	msg := fmt.Sprintf("cannot use Redis at %s: %s", e.Addr, Scrub(e.Err.Error(), e.raw))
 	h := Hint(e.Err)

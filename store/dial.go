@@ -16,7 +16,7 @@ import (
 // A server that refuses a client (maxclients reached, protected mode)
 // writes its reason on the new connection and hangs up. The first command
 // written then fails with "broken pipe" or "connection reset by peer",
-// which hides the reason: a conn from tellingDialer reads it back instead.
+// which hides the reason: a conn from TellingDialer reads it back instead.
 
 // reasonWait bounds reading a refusal's reason after a failed write.
 const reasonWait = 50 * time.Millisecond
@@ -38,8 +38,8 @@ func (e *RefusedError) NeverRan() bool { return e.Unserved }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
 
-// tellingDialer wraps go-redis's dialer for o.
-func tellingDialer(o *redis.Options) {
+// TellingDialer wraps go-redis's dialer for o.
+func TellingDialer(o *redis.Options) {
 	dial := redis.NewDialer(o)
 	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)

@@ -29,12 +29,12 @@ type MySQL struct {
 	beat *beater
 }
 
-// mysqlConfig reads mysql://user:password@host:port/db?param=value (or a
+// MySQLConfig reads mysql://user:password@host:port/db?param=value (or a
 // driver DSN, user:password@tcp(host:port)/db?param=value). Only the
 // driver's connection parameters in mysqlParams are taken: the driver
 // sends any other as a SET statement to the server, so a URL could change
 // the server's session however it liked.
-func mysqlConfig(raw string) (*mysql.Config, error) {
+func MySQLConfig(raw string) (*mysql.Config, error) {
 	if !strings.Contains(raw, "://") {
 		cfg, err := mysql.ParseDSN(raw)
 		if err != nil {
@@ -100,7 +100,7 @@ func checkMySQLParams(raw string) error {
 }
 
 func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, error) {
-	cfg, err := mysqlConfig(raw)
+	cfg, err := MySQLConfig(raw)
 	if err != nil {
 		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", redactAs(raw, ""), scrubAs(err.Error(), raw))}
 	}
@@ -129,7 +129,11 @@ func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, 
 }
 
 // mysqlBeatTable is the table in a run's registry database.
-const mysqlBeatTable = "locklab_heartbeat"
+// HeartbeatTable is the table a run's heartbeat is kept in, in its own
+// schema (Postgres) or database (MySQL).
+const HeartbeatTable = "locklab_heartbeat"
+
+const mysqlBeatTable = HeartbeatTable
 
 // register makes the run's registry database: its one table holds the
 // owner record and the heartbeat, renewed by the server's clock.

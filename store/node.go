@@ -125,9 +125,9 @@ func clientOptions(o *redis.Options, cfg Config) *redis.Options {
 	return o
 }
 
-// urlClientOptions keeps what a URL set (pool_size, dial_timeout,
+// URLClientOptions keeps what a URL set (pool_size, dial_timeout,
 // protocol, read_timeout, …) and fills in locklab's defaults for the rest.
-func urlClientOptions(o *redis.Options, cfg Config) *redis.Options {
+func URLClientOptions(o *redis.Options, cfg Config) *redis.Options {
 	pool, dial, proto := o.PoolSize, o.DialTimeout, o.Protocol
 	clientOptions(o, cfg)
 	if o.PipelinePoolSize == 0 {
@@ -291,12 +291,12 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		}
 		addr := Scrub(Addr(opt), raw)
 		node := &Node{Index: i, Addr: addr, clock: s.clock, url: raw}
-		opt = urlClientOptions(opt, cfg)
+		opt = URLClientOptions(opt, cfg)
 		if s.topo != nil {
 			node.topo = s.topo
 			node.Client = s.topo.Client(i, opt, func(c net.Conn) net.Conn { return &tellingConn{Conn: c} })
 		} else {
-			tellingDialer(opt)
+			TellingDialer(opt)
 			node.Client = redis.NewClient(opt)
 		}
 		node.Client.AddHook(gateHook{})

@@ -30,7 +30,7 @@ const maxPostgresConns = 64
 func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 	cfg, err := pgxpool.ParseConfig(raw)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", redactAs(raw, ""), scrubAs(pgMessage(err), raw))}
+		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", redactAs(raw, ""), scrubAs(PGMessage(err), raw))}
 	}
 	if !strings.Contains(raw, "pool_max_conns") {
 		cfg.MaxConns = maxPostgresConns
@@ -45,7 +45,7 @@ func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 		p.Addr = fmt.Sprintf("%s/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Database)
 	}
 	fail := func(err error) error {
-		se := &ServerError{Kind: "Postgres", Addr: p.Addr, Err: errors.New(scrubAs(pgMessage(err), raw))}
+		se := &ServerError{Kind: "Postgres", Addr: p.Addr, Err: errors.New(scrubAs(PGMessage(err), raw))}
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) {
 			se.Hint = "is the server running? Start one with `docker compose up -d postgres`"
@@ -70,7 +70,7 @@ func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 }
 
 // pgBeatTable is the table in a run's schema that holds its heartbeat.
-const pgBeatTable = "locklab_heartbeat"
+const pgBeatTable = HeartbeatTable
 
 // register makes the run's schema with its owner record as its comment
 // and its heartbeat, all at once: a schema without them is not a run's.
@@ -105,15 +105,15 @@ func (p *Postgres) close(ctx context.Context) error {
 	defer p.Pool.Close()
 	p.beat.stop()
 	if _, err := p.Pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+p.Ident()+" CASCADE"); err != nil {
-		return fmt.Errorf("store: cleanup on Postgres %s: %s", p.Addr, pgMessage(err))
+		return fmt.Errorf("store: cleanup on Postgres %s: %s", p.Addr, PGMessage(err))
 	}
 	return nil
 }
 
-// pgMessage is the heart of a pgx error, on one line: the server's
+// PGMessage is the heart of a pgx error, on one line: the server's
 // message, the network's, or the first line of the rest (pgx repeats the
 // URL and every address it tried).
-func pgMessage(err error) string {
+func PGMessage(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)

@@ -324,6 +324,10 @@ type URLError struct{ msg string }
 
 func (e *URLError) Error() string { return e.msg }
 
+// NewURLError is a URL refused for the reason msg (its secrets already
+// taken out).
+func NewURLError(msg string) *URLError { return &URLError{msg: msg} }
+
 // ParseURL reads a Redis URL as locklab understands it: the scheme may be
 // left out (redis:// is meant), the password may hold any character typed
 // raw or percent-encoded, and a password= (or username=) option is taken as

@@ -1,4 +1,4 @@
-package store
+package clean
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bradfitz/gomemcache/memcache"
+	"github.com/locklab/locklab/store"
 )
 
 // MemcachedServer is a memcached opened for locklab clean. memcached has
@@ -19,7 +20,7 @@ import (
 // crawler's metadump (memcached 1.4.31 and later), a snapshot of the items
 // that have not expired. A server started without the crawler lists
 // nothing: there, clean cannot see a run's items, which all expire by
-// themselves (a lock after its TTL and a second, the registration OwnerTTL
+// themselves (a lock after its TTL and a second, the registration store.OwnerTTL
 // after the run's last heartbeat).
 type MemcachedServer struct {
 	Client *memcache.Client
@@ -33,13 +34,13 @@ const maxDumpKeys = 1_000_000
 func DialMemcached(raw string) (*MemcachedServer, error) {
 	addr := strings.TrimSuffix(strings.TrimPrefix(raw, "memcached://"), "/")
 	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid memcached address %s: want host:port", Redact(raw))}
+		return nil, store.NewURLError(fmt.Sprintf("invalid memcached address %s: want host:port", store.Redact(raw)))
 	}
 	c := memcache.New(addr)
 	c.Timeout = 2 * time.Second
 	if err := c.Ping(); err != nil {
 		c.Close()
-		return nil, &ServerError{Kind: "memcached", Addr: addr, Err: errors.New(firstLine(err.Error()))}
+		return nil, &store.ServerError{Kind: "memcached", Addr: addr, Err: errors.New(firstLine(err.Error()))}
 	}
 	return &MemcachedServer{Client: c, Addr: addr}, nil
 }
@@ -69,7 +70,7 @@ func (s *MemcachedServer) Survey() (*Survey, error) {
 		}
 		r := &Run{ID: ns, Keys: keys}
 		for _, k := range keys {
-			id, ok := strings.CutPrefix(k.Name, prefix+OwnerName+":")
+			id, ok := strings.CutPrefix(k.Name, prefix+store.OwnerName+":")
 			if !ok {
 				continue
 			}
@@ -77,15 +78,15 @@ func (s *MemcachedServer) Survey() (*Survey, error) {
 			if err != nil {
 				continue // expired since the dump, or unreadable: not proof
 			}
-			o, ok := ParseOwner(string(it.Value))
+			o, ok := store.ParseOwner(string(it.Value))
 			if !ok || o.NS != ns || o.ID != id {
 				continue
 			}
 			st := OwnerState{Owner: o, Quiet: -1}
-			if k.TTL > 0 && k.TTL <= OwnerTTL {
-				st.Quiet = OwnerTTL - k.TTL
+			if k.TTL > 0 && k.TTL <= store.OwnerTTL {
+				st.Quiet = store.OwnerTTL - k.TTL
 			}
-			_, gerr := s.Client.Get(prefix + MarkerName + ":" + o.ID)
+			_, gerr := s.Client.Get(prefix + store.MarkerName + ":" + o.ID)
 			st.Alive, st.Why = o.Judge(gerr == nil)
 			r.Owners = append(r.Owners, st)
 		}
@@ -112,7 +113,7 @@ func (s *MemcachedServer) Delete(runs []*Run) (int, error) {
 		if !r.Alive {
 			keys = r.Keys
 			for _, o := range r.Owners {
-				if _, err := s.Client.Get("locklab:" + r.ID + ":" + MarkerName + ":" + o.ID); err == nil {
+				if _, err := s.Client.Get("locklab:" + r.ID + ":" + store.MarkerName + ":" + o.ID); err == nil {
 					if alive, _ := o.Judge(true); alive {
 						keys = nil // back: left alone
 					}
@@ -125,7 +126,7 @@ func (s *MemcachedServer) Delete(runs []*Run) (int, error) {
 			case err == nil:
 				deleted++
 			case !errors.Is(err, memcache.ErrCacheMiss):
-				return deleted, &ServerError{Kind: "memcached", Addr: s.Addr, Err: errors.New(firstLine(err.Error()))}
+				return deleted, &store.ServerError{Kind: "memcached", Addr: s.Addr, Err: errors.New(firstLine(err.Error()))}
 			}
 		}
 	}
@@ -164,7 +165,7 @@ func (s *MemcachedServer) dumps() ([]Key, error) {
 // as TTLs by the server's clock.
 func (s *MemcachedServer) dump() ([]Key, error) {
 	fail := func(err error) error {
-		return &ServerError{Kind: "memcached", Addr: s.Addr, Err: errors.New(firstLine(err.Error()))}
+		return &store.ServerError{Kind: "memcached", Addr: s.Addr, Err: errors.New(firstLine(err.Error()))}
 	}
 	conn, err := net.DialTimeout("tcp", s.Addr, 2*time.Second)
 	if err != nil {

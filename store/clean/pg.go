@@ -1,4 +1,4 @@
-package store
+package clean
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/locklab/locklab/store"
 )
 
 // Leftover is a run's namespace on a server beyond Redis (a Postgres
 // schema, a MySQL table) as locklab clean found it.
 type Leftover struct {
 	Name  string // the schema or table
-	Owner Owner
+	Owner store.Owner
 	Alive bool
 	Why   string
 	Quiet time.Duration // since its last heartbeat, by the server's clock; -1: unknown
@@ -33,7 +34,7 @@ type PostgresServer struct {
 func DialPostgres(ctx context.Context, raw string) (*PostgresServer, error) {
 	cfg, err := pgx.ParseConfig(raw)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", Redact(raw), Scrub(pgMessage(err), raw))}
+		return nil, store.NewURLError(fmt.Sprintf("invalid Postgres URL %s: %s", store.Redact(raw), store.Scrub(store.PGMessage(err), raw)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 2 * time.Second
@@ -51,7 +52,7 @@ func DialPostgres(ctx context.Context, raw string) (*PostgresServer, error) {
 
 // Fail is an error of this server for people, without its password.
 func (s *PostgresServer) Fail(err error) error {
-	return &ServerError{Kind: "Postgres", Addr: s.Addr, Err: errors.New(Scrub(pgMessage(err), s.url))}
+	return &store.ServerError{Kind: "Postgres", Addr: s.Addr, Err: errors.New(store.Scrub(store.PGMessage(err), s.url))}
 }
 
 // Close closes the connection.
@@ -78,7 +79,7 @@ FROM pg_namespace n WHERE n.nspname LIKE 'locklab\_%' ORDER BY 1`)
 		return nil, nil, s.Fail(err)
 	}
 	for _, sc := range all {
-		o, ok := ParseOwner(sc.comment)
+		o, ok := store.ParseOwner(sc.comment)
 		if !ok || sc.name != "locklab_"+o.NS {
 			strays = append(strays, sc.name)
 			continue
@@ -95,7 +96,7 @@ FROM pg_namespace n WHERE n.nspname LIKE 'locklab\_%' ORDER BY 1`)
 // describe reads a registered schema's heartbeat and what is in it.
 func (s *PostgresServer) describe(ctx context.Context, r *Leftover) error {
 	var secs *float64
-	beat := pgx.Identifier{r.Name, pgBeatTable}.Sanitize()
+	beat := pgx.Identifier{r.Name, store.HeartbeatTable}.Sanitize()
 	err := s.Conn.QueryRow(ctx, "SELECT extract(epoch FROM now() - max(beat))::float8 FROM "+beat).Scan(&secs)
 	if err != nil && !isUndefinedTable(err) {
 		return s.Fail(err)
@@ -103,7 +104,7 @@ func (s *PostgresServer) describe(ctx context.Context, r *Leftover) error {
 	if secs != nil {
 		r.Quiet = time.Duration(*secs * float64(time.Second)).Round(time.Second)
 	}
-	r.Alive, r.Why = r.Owner.Judge(r.Quiet >= 0 && r.Quiet < HeartbeatTTL)
+	r.Alive, r.Why = r.Owner.Judge(r.Quiet >= 0 && r.Quiet < store.HeartbeatTTL)
 	rows, err := s.Conn.Query(ctx, `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f') ORDER BY 1`, r.Name)
 	if err != nil {
@@ -131,7 +132,7 @@ func (s *PostgresServer) Drop(ctx context.Context, r *Leftover) error {
 		return s.Fail(err)
 	}
 	defer tx.Rollback(ctx)
-	beat := pgx.Identifier{r.Name, pgBeatTable}.Sanitize()
+	beat := pgx.Identifier{r.Name, store.HeartbeatTable}.Sanitize()
 	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '2s'"); err != nil {
 		return s.Fail(err)
 	}
@@ -143,7 +144,7 @@ func (s *PostgresServer) Drop(ctx context.Context, r *Leftover) error {
 	}
 	var fresh bool
 	err = tx.QueryRow(ctx, "SELECT coalesce(bool_or(now() - beat < $1::interval), false) FROM "+beat,
-		fmt.Sprintf("%d milliseconds", HeartbeatTTL.Milliseconds())).Scan(&fresh)
+		fmt.Sprintf("%d milliseconds", store.HeartbeatTTL.Milliseconds())).Scan(&fresh)
 	switch {
 	case err != nil:
 		return s.Fail(err)

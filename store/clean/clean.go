@@ -1,4 +1,8 @@
-package store
+// Package clean finds what runs that are no longer alive left on real
+// servers — Redis keys, Postgres schemas, MySQL databases, memcached items
+// — by the owner each run registered, and removes exactly that: what has
+// no owner, or an owner still alive, is named and left alone.
+package clean
 
 import (
 	"context"
@@ -8,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -25,18 +30,18 @@ type Server struct {
 
 // Dial connects to the server at a URL (errors as Open's).
 func Dial(ctx context.Context, raw string) (*Server, error) {
-	opt, err := ParseURL(raw)
+	opt, err := store.ParseURL(raw)
 	if err != nil {
 		return nil, err
 	}
-	opt = urlClientOptions(opt, Config{})
-	tellingDialer(opt)
-	s := &Server{Addr: Scrub(Addr(opt), raw), Client: redis.NewClient(opt), url: raw}
+	opt = store.URLClientOptions(opt, store.Config{})
+	store.TellingDialer(opt)
+	s := &Server{Addr: store.Scrub(store.Addr(opt), raw), Client: redis.NewClient(opt), url: raw}
 	pctx, cancel := context.WithTimeout(ctx, opt.DialTimeout)
 	defer cancel()
 	if err := s.Client.Ping(pctx).Err(); err != nil {
 		s.Client.Close()
-		return nil, &ConnectError{Addr: s.Addr, Err: err, raw: raw}
+		return nil, store.NewConnectError(s.Addr, err, raw)
 	}
 	return s, nil
 }
@@ -46,8 +51,8 @@ func (s *Server) Close() error { return s.Client.Close() }
 
 // Explain scrubs an error from this server of its URL's password.
 func (s *Server) Explain(err error) string {
-	msg := Scrub(err.Error(), s.url)
-	if h := Hint(err); h != "" {
+	msg := store.Scrub(err.Error(), s.url)
+	if h := store.Hint(err); h != "" {
 		msg += " — " + h
 	}
 	return msg
@@ -62,7 +67,7 @@ type Key struct {
 
 // OwnerState is a registered owner of a namespace, as clean found it.
 type OwnerState struct {
-	Owner
+	store.Owner
 	Alive bool
 	Why   string        // "heartbeat", "no heartbeat", "its process is gone"
 	Quiet time.Duration // since its last heartbeat; -1: unknown
@@ -136,7 +141,7 @@ func (s *Server) describe(ctx context.Context, ns string, names []string) (*Run,
 	for i, k := range names {
 		types[i] = pipe.Type(ctx, k)
 		ttls[i] = pipe.PTTL(ctx, k)
-		if strings.HasPrefix(k, prefix+OwnerName+":") {
+		if strings.HasPrefix(k, prefix+store.OwnerName+":") {
 			vals[k] = pipe.Get(ctx, k)
 		}
 	}
@@ -158,14 +163,14 @@ func (s *Server) describe(ctx context.Context, ns string, names []string) (*Run,
 		if cmd == nil {
 			continue
 		}
-		o, ok := ParseOwner(cmd.Val())
-		if !ok || o.NS != ns || k.Name != prefix+OwnerName+":"+o.ID {
+		o, ok := store.ParseOwner(cmd.Val())
+		if !ok || o.NS != ns || k.Name != prefix+store.OwnerName+":"+o.ID {
 			continue
 		}
 		st := OwnerState{Owner: o, Quiet: -1}
-		st.Alive, st.Why = o.Judge(present[prefix+MarkerName+":"+o.ID])
-		if k.TTL > 0 && k.TTL <= OwnerTTL {
-			st.Quiet = OwnerTTL - k.TTL
+		st.Alive, st.Why = o.Judge(present[prefix+store.MarkerName+":"+o.ID])
+		if k.TTL > 0 && k.TTL <= store.OwnerTTL {
+			st.Quiet = store.OwnerTTL - k.TTL
 		}
 		r.Owners = append(r.Owners, st)
 	}
@@ -199,7 +204,7 @@ func judge(r *Run, prefix string) {
 			continue
 		}
 		for _, k := range r.Keys {
-			if k.Name == prefix+MarkerName+":"+o.ID || k.Name == prefix+OwnerName+":"+o.ID {
+			if k.Name == prefix+store.MarkerName+":"+o.ID || k.Name == prefix+store.OwnerName+":"+o.ID {
 				r.Stale = append(r.Stale, k)
 			}
 		}
@@ -257,7 +262,7 @@ func (s *Server) Delete(ctx context.Context, runs []*Run) (int, error) {
 // beating reports whether a heartbeat of an owner not known dead is in
 // r's namespace now.
 func (s *Server) beating(ctx context.Context, r *Run) (bool, error) {
-	prefix := "locklab:" + r.ID + ":" + MarkerName + ":"
+	prefix := "locklab:" + r.ID + ":" + store.MarkerName + ":"
 	dead := map[string]bool{}
 	for _, o := range r.Owners {
 		dead[prefix+o.ID] = !o.Alive
@@ -269,4 +274,10 @@ func (s *Server) beating(ctx context.Context, r *Run) (bool, error) {
 		}
 	}
 	return false, iter.Err()
+}
+
+// firstLine is s up to its first line break: a server's error can run on.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }

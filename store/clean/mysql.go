@@ -1,4 +1,4 @@
-package store
+package clean
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/locklab/locklab/store"
 )
 
 // MySQLServer is a MySQL or MariaDB opened for locklab clean.
@@ -20,15 +21,15 @@ type MySQLServer struct {
 
 // DialMySQL connects to the MySQL at a URL (the same as run takes).
 func DialMySQL(ctx context.Context, raw string) (*MySQLServer, error) {
-	cfg, err := mysqlConfig(raw)
+	cfg, err := store.MySQLConfig(raw)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", Redact(raw), Scrub(err.Error(), raw))}
+		return nil, store.NewURLError(fmt.Sprintf("invalid MySQL URL %s: %s", store.Redact(raw), store.Scrub(err.Error(), raw)))
 	}
 	cfg.Timeout = 2 * time.Second
 	s := &MySQLServer{Addr: cfg.Addr + "/" + cfg.DBName, url: raw}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", Redact(raw), Scrub(err.Error(), raw))}
+		return nil, store.NewURLError(fmt.Sprintf("invalid MySQL URL %s: %s", store.Redact(raw), store.Scrub(err.Error(), raw)))
 	}
 	s.DB = sql.OpenDB(conn)
 	s.DB.SetMaxOpenConns(1)
@@ -41,7 +42,7 @@ func DialMySQL(ctx context.Context, raw string) (*MySQLServer, error) {
 
 // Fail is an error of this server for people, without its password.
 func (s *MySQLServer) Fail(err error) error {
-	return &ServerError{Kind: "MySQL", Addr: s.Addr, Err: errors.New(Scrub(firstLine(err.Error()), s.url))}
+	return &store.ServerError{Kind: "MySQL", Addr: s.Addr, Err: errors.New(store.Scrub(firstLine(err.Error()), s.url))}
 }
 
 // Close closes the connection.
@@ -88,11 +89,11 @@ func (s *MySQLServer) describe(ctx context.Context, db string) (*Leftover, error
 	var rec string
 	var quiet sql.NullInt64
 	err := s.DB.QueryRowContext(ctx, "SELECT owner, TIMESTAMPDIFF(MICROSECOND, beat, NOW(6)) FROM "+myIdent(db)+"."+
-		myIdent(mysqlBeatTable)+" LIMIT 1").Scan(&rec, &quiet)
+		myIdent(store.HeartbeatTable)+" LIMIT 1").Scan(&rec, &quiet)
 	if err != nil {
 		return nil, nil // no registry table, no row, not readable: not provably ours
 	}
-	o, ok := ParseOwner(rec)
+	o, ok := store.ParseOwner(rec)
 	if !ok || db != "locklab_"+o.NS {
 		return nil, nil
 	}
@@ -100,7 +101,7 @@ func (s *MySQLServer) describe(ctx context.Context, db string) (*Leftover, error
 	if quiet.Valid {
 		r.Quiet = (time.Duration(quiet.Int64) * time.Microsecond).Round(time.Second)
 	}
-	r.Alive, r.Why = o.Judge(quiet.Valid && time.Duration(quiet.Int64)*time.Microsecond < HeartbeatTTL)
+	r.Alive, r.Why = o.Judge(quiet.Valid && time.Duration(quiet.Int64)*time.Microsecond < store.HeartbeatTTL)
 	rows, err := s.DB.QueryContext(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = ? ORDER BY 1", db)
 	if err != nil {
 		return nil, s.Fail(err)
@@ -127,7 +128,7 @@ func (s *MySQLServer) Drop(ctx context.Context, r *Leftover) error {
 		return fmt.Errorf("its owner record is gone: left alone")
 	case again.Alive:
 		return fmt.Errorf("its heartbeat is back: left alone")
-	case len(again.Parts) != 1 || again.Parts[0] != mysqlBeatTable:
+	case len(again.Parts) != 1 || again.Parts[0] != store.HeartbeatTable:
 		return fmt.Errorf("it holds tables locklab does not make (%v): left alone", again.Parts)
 	}
 	if _, err := s.DB.ExecContext(ctx, "DROP DATABASE "+myIdent(r.Name)); err != nil {
