@@ -1,7 +1,7 @@
 package check
 
 import (
-	"math"
+	"encoding/binary"
 	"slices"
 	"sort"
 	"unsafe"
@@ -24,27 +24,18 @@ type Tallies struct {
 }
 
 // tallySeg is the changes of the events [from, from+n): base is the tally
-// after the first from events.
+// after the first from events. Each change is kept as three varints, about
+// five bytes: its event's seq after the previous change's, its worker and
+// count, and its amount.
 type tallySeg struct {
 	from   int
 	base   Tally
-	deltas []packedDelta
+	deltas []byte
+	last   int64 // the seq of the last change kept
 }
 
-// packedDelta is a tallyDelta as kept: its event's seq relative to its
-// segment's first, 12 bytes. A change too large for n is kept as several.
-type packedDelta struct {
-	rel    uint16
-	c      Counter
-	worker int32
-	n      int32
-}
-
-const (
-	tallyEvery = 256
-	// segMax is the most events a segment spans: rel is 16 bits.
-	segMax = math.MaxUint16
-)
+// tallyEvery is the fewest events a segment spans.
+const tallyEvery = 256
 
 // NewTallies returns an empty history.
 func NewTallies() *Tallies {
@@ -59,11 +50,24 @@ func (ts *Tallies) keep(d tallyDelta) {
 	if d.worker < 0 && d.c == NEvents {
 		return
 	}
-	rel := uint16(d.seq - int64(ts.cur.from))
-	for n := d.n; n != 0; {
-		part := max(min(n, math.MaxInt32), math.MinInt32)
-		ts.cur.deltas = append(ts.cur.deltas, packedDelta{rel: rel, c: d.c, worker: d.worker, n: int32(part)})
-		n -= part
+	b := binary.AppendUvarint(ts.cur.deltas, uint64(d.seq-ts.cur.last))
+	b = binary.AppendUvarint(b, uint64(d.worker+1)<<16|uint64(d.c))
+	ts.cur.deltas = binary.AppendVarint(b, d.n)
+	ts.cur.last = d.seq
+}
+
+// replay applies to t the changes of seg's events up to seq k.
+func (seg *tallySeg) replay(t *Tally, k int) {
+	b, seq := seg.deltas, int64(seg.from)
+	for len(b) > 0 {
+		gap, n1 := binary.Uvarint(b)
+		key, n2 := binary.Uvarint(b[n1:])
+		n, n3 := binary.Varint(b[n1+n2:])
+		if seq += int64(gap); seq > int64(k) {
+			return
+		}
+		b = b[n1+n2+n3:]
+		t.apply(tallyDelta{worker: int32(key>>16) - 1, c: Counter(key & 0xffff), n: n})
 	}
 }
 
@@ -75,7 +79,7 @@ func (ts *Tallies) Add(e event.Event) {
 	ts.fold.Add(e)
 	n := ts.Len()
 	span := n - ts.cur.from
-	if span >= segMax || span >= tallyEvery && deltaBytes(len(ts.cur.deltas)) >= ts.fold.t.bytes() {
+	if span >= tallyEvery && len(ts.cur.deltas) >= ts.fold.t.bytes() {
 		ts.close(n)
 	}
 }
@@ -86,10 +90,8 @@ func (ts *Tallies) close(n int) {
 	done := ts.cur
 	done.deltas = slices.Clone(done.deltas)
 	ts.segs = append(ts.segs, done)
-	ts.cur = tallySeg{from: n, base: ts.fold.t.Clone(), deltas: ts.cur.deltas[:0]}
+	ts.cur = tallySeg{from: n, base: ts.fold.t.Clone(), deltas: ts.cur.deltas[:0], last: int64(n)}
 }
-
-func deltaBytes(n int) int { return n * int(unsafe.Sizeof(packedDelta{})) }
 
 // bytes is about what a copy of t takes.
 func (t *Tally) bytes() int {
@@ -99,9 +101,9 @@ func (t *Tally) bytes() int {
 // HeldBytes is about what the history takes beyond the tally now: its
 // copies and its changes.
 func (ts *Tallies) HeldBytes() int {
-	n := ts.cur.base.bytes() + deltaBytes(cap(ts.cur.deltas))
+	n := ts.cur.base.bytes() + cap(ts.cur.deltas)
 	for i := range ts.segs {
-		n += ts.segs[i].base.bytes() + deltaBytes(len(ts.segs[i].deltas))
+		n += ts.segs[i].base.bytes() + len(ts.segs[i].deltas)
 	}
 	return n
 }
@@ -126,12 +128,7 @@ func (ts *Tallies) At(k int) Tally {
 		seg = &ts.segs[i]
 	}
 	t := seg.base.Clone()
-	for _, d := range seg.deltas {
-		if seg.from+int(d.rel) > k {
-			break
-		}
-		t.apply(tallyDelta{worker: d.worker, c: d.c, n: int64(d.n)})
-	}
+	seg.replay(&t, k)
 	t.c[NEvents] = int64(k + 1)
 	return t
 }

@@ -9,8 +9,7 @@ import (
 )
 
 // manyWorkers is a log of n events of w workers taking turns on one lock,
-// one of them backing off for an hour (a change too large for one kept
-// delta).
+// one of them backing off for an hour (a change too large for 32 bits).
 func manyWorkers(w, n int) []event.Event {
 	evs := []event.Event{{Kind: event.KindInit, Worker: -1, Res: "stock", Stock: int64(n), Has: event.HasStock}}
 	kinds := []event.Kind{event.KindAttempt, event.KindDenied, event.KindBackoff, event.KindAttempt, event.KindAcquired,
@@ -45,7 +44,7 @@ func manyWorkers(w, n int) []event.Event {
 // The tally at every playhead is the fold of the events up to it, across
 // the segments a history of many workers keeps.
 func TestTalliesAtIsTheFoldOfThePrefix(t *testing.T) {
-	evs := manyWorkers(300, 6000)
+	evs := manyWorkers(100, 8000)
 	ts, ref := NewTallies(), NewTallyFold()
 	want := make([]Tally, len(evs))
 	for i, e := range evs {
@@ -77,9 +76,9 @@ func TestTalliesCopiesCostNoMoreThanChanges(t *testing.T) {
 		copies, changes := ts.cur.base.bytes(), 0
 		for _, s := range ts.segs {
 			copies += s.base.bytes()
-			changes += deltaBytes(len(s.deltas))
+			changes += len(s.deltas)
 		}
-		changes += deltaBytes(len(ts.cur.deltas))
+		changes += len(ts.cur.deltas)
 		if copies > changes+ts.fold.t.bytes() {
 			t.Errorf("%d workers: copies take %d bytes, changes %d", w, copies, changes)
 		}
