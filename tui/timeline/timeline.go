@@ -70,11 +70,11 @@ func (w *Worker) state() themes.State {
 type LockSpan struct {
 	Seq      int64
 	T        time.Duration
-	Holder   int32
 	TTL      time.Duration
 	Deadline time.Duration
-	Forever  bool
 	Fence    int64
+	Holder   int32
+	Forever  bool
 	// Renewing: its holder's renewals go on, so a deadline passed is a
 	// renewal not back yet, not a lapse (see renewing.go).
 	Renewing bool
