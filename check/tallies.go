@@ -12,9 +12,9 @@ import (
 // Tallies is a run's tally at every playhead: the fold's changes in event
 // order, in segments, each opening with a copy of the whole tally, so the
 // tally after any event costs one copy and one segment's changes, however
-// long the log. A segment closes once its changes take as many bytes as
+// long the log. A segment closes once its changes take twice the bytes of
 // the copy that opens the next (and it spans at least tallyEvery events),
-// so the copies never take more memory than the changes: a run of many
+// so the copies take at most half the memory of the changes: a run of many
 // workers, whose tally is large, keeps fewer of them. The views fold once
 // per frame (Catch up with Add) and seek with At.
 type Tallies struct {
@@ -79,7 +79,7 @@ func (ts *Tallies) Add(e event.Event) {
 	ts.fold.Add(e)
 	n := ts.Len()
 	span := n - ts.cur.from
-	if span >= tallyEvery && len(ts.cur.deltas) >= ts.fold.t.bytes() {
+	if span >= tallyEvery && len(ts.cur.deltas) >= 2*ts.fold.t.bytes() {
 		ts.close(n)
 	}
 }
