@@ -18,30 +18,6 @@ const (
 
 type chunk [chunkSize]record
 
-// record is an event as stored: free of pointers, so the garbage collector
-// never scans the log, however long it grows. Strings live in the log's
-// string table.
-type record struct {
-	T       time.Duration
-	Call    time.Duration
-	Fence   int64
-	Stock   int64
-	TTL     time.Duration
-	Delay   time.Duration
-	Worker  int32
-	Peer    int32
-	Attempt int32
-	Res     uint32
-	Token   uint32
-	Code    uint32
-	Msg     uint32
-	Has     Field
-	Node    int16
-	Kind    Kind
-	OK      bool
-	Outcome Outcome
-}
-
 const strChunk = 1 << 10
 
 // strtab interns the strings of a log. Index 0 is "".
@@ -63,15 +39,6 @@ func (t *strtab) init() {
 	dir := []*[strChunk]string{new([strChunk]string)}
 	t.dir.Store(&dir)
 	t.n = 1
-}
-
-// id is s's index: 0 for "" without a call (inlined; most events leave
-// some of their strings empty), else intern's.
-func (t *strtab) id(s string) uint32 {
-	if s == "" {
-		return 0
-	}
-	return t.intern(s)
 }
 
 // intern returns s's index, adding it if new. Called under the log's mutex.
@@ -132,6 +99,7 @@ type Log struct {
 	n      int64 // appended, under mu
 	lastT  time.Duration
 	strs   strtab
+	pool   pool
 	dir    atomic.Pointer[[]*chunk]
 	pub    atomic.Int64 // published: readable by anyone
 
@@ -176,6 +144,7 @@ func NewLog(clock Now, derive Deriver) *Log {
 	l := &Log{clock: clock, derive: derive}
 	l.vclock, _ = clock.(*clockpkg.Clock)
 	l.strs.init()
+	l.pool.init()
 	dir := make([]*chunk, 0, 64)
 	l.dir.Store(&dir)
 	return l
@@ -187,7 +156,7 @@ func (l *Log) Emit(e Event) {
 	t := l.now() // before the lock: the answer is in, however long others hold it
 	l.mu.Lock()
 	l.lastT = max(l.lastT, t)
-	l.appendLocked(&e)
+	l.appendLocked(&e, l.lastT)
 	l.deriveLocked(&e)
 	l.pub.Store(l.n)
 	l.mu.Unlock()
@@ -201,7 +170,7 @@ func (l *Log) deriveLocked(e *Event) {
 		ds = l.derive.Fold(*e)
 	}
 	for _, d := range ds {
-		l.appendLocked(&d)
+		l.appendLocked(&d, l.lastT)
 	}
 }
 
@@ -211,8 +180,7 @@ func (l *Log) Append(e Event) {
 	l.mu.Lock()
 	t := e.T
 	l.lastT = max(l.lastT, t)
-	p := l.appendLocked(&e)
-	p.T = t
+	l.appendLocked(&e, t)
 	l.pub.Store(l.n)
 	l.mu.Unlock()
 }
@@ -230,8 +198,9 @@ func (l *Log) now() time.Duration {
 	return t.Truncate(time.Microsecond)
 }
 
-// appendLocked appends e at the log's newest time, l.lastT.
-func (l *Log) appendLocked(e *Event) *record {
+// appendLocked appends e, stored at time t: the log's newest time, l.lastT,
+// or a loaded event's own.
+func (l *Log) appendLocked(e *Event, t time.Duration) {
 	if l.stepper != nil {
 		l.stepAt = append(l.stepAt, l.stepper())
 	}
@@ -254,14 +223,8 @@ func (l *Log) appendLocked(e *Event) *record {
 	if e.Has&HasCall != 0 && e.Call > e.T {
 		e.Call = e.T // an answer never arrives before its question was sent
 	}
-	// Field by field, straight into the chunk: a record literal would be
-	// built on the stack and copied.
-	p.T, p.Call, p.Fence, p.Stock, p.TTL, p.Delay = e.T, e.Call, e.Fence, e.Stock, e.TTL, e.Delay
-	p.Worker, p.Peer, p.Attempt = e.Worker, e.Peer, e.Attempt
-	p.Res, p.Token, p.Code, p.Msg = l.strs.id(e.Res), l.strs.id(e.Token), l.strs.id(e.Code), l.strs.id(e.Msg)
-	p.Has, p.Node, p.Kind, p.OK, p.Outcome = e.Has, e.Node, e.Kind, e.OK, e.Outcome
+	l.put(p, e, t)
 	l.n++
-	return p
 }
 
 // prepare makes the next chunk ready: allocated, every page written once
@@ -279,11 +242,10 @@ func (l *Log) prepare() {
 	l.spare.Store(c)
 }
 
-func (l *Log) event(i int, r *record) Event {
-	return Event{Seq: int64(i), T: r.T, Call: r.Call, Outcome: r.Outcome, Fence: r.Fence, Stock: r.Stock, TTL: r.TTL, Delay: r.Delay,
-		Worker: r.Worker, Peer: r.Peer, Attempt: r.Attempt, Res: l.strs.get(r.Res),
-		Token: l.strs.get(r.Token), Code: l.strs.get(r.Code), Msg: l.strs.get(r.Msg),
-		Has: r.Has, Node: r.Node, Kind: r.Kind, OK: r.OK}
+// HeldBytes is what the log's events take: their records and their
+// pooled fields (not the strings they name, each kept once).
+func (l *Log) HeldBytes() int {
+	return len(*l.dir.Load())*int(unsafe.Sizeof(chunk{})) + len(*l.pool.dir.Load())*poolPage
 }
 
 // Len is the number of events readable now.
@@ -323,7 +285,7 @@ func (l *Log) Events() []Event {
 func (l *Log) EmitAt(e Event) {
 	l.mu.Lock()
 	l.lastT = max(l.lastT, e.T.Truncate(time.Microsecond))
-	l.appendLocked(&e)
+	l.appendLocked(&e, l.lastT)
 	l.deriveLocked(&e)
 	l.pub.Store(l.n)
 	l.mu.Unlock()

@@ -199,10 +199,10 @@ func BenchmarkLiveIngest(b *testing.B) {
 	}
 }
 
-// writeSynthFile writes an n-event log file.
-func writeSynthFile(b testing.TB, n int) string {
+// writeSynthFile writes an n-event log file of the given lanes.
+func writeSynthFile(b testing.TB, n, workers int) string {
 	path := filepath.Join(b.TempDir(), "big.jsonl")
-	if err := writeSynth(path, n); err != nil {
+	if err := writeSynth(path, n, workers); err != nil {
 		b.Fatal(err)
 	}
 	return path
@@ -224,19 +224,19 @@ func TestSynthLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := writeSynth(path, n); err != nil {
+	if err := writeSynth(path, n, 64); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func writeSynth(path string, n int) error {
+func writeSynth(path string, n, workers int) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(f)
-	w, _ := check.NewWriter(bw, event.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: event.Params{Workers: 64}})
-	s := newSynth(64)
+	w, _ := check.NewWriter(bw, event.Header{Scenario: "oversell", Strategy: "safe", Store: "embedded", Params: event.Params{Workers: workers}})
+	s := newSynth(workers)
 	batch := make([]event.Event, 0, 4096)
 	for i := 0; i < n; i++ {
 		e := s.next()
@@ -257,14 +257,24 @@ func writeSynth(path string, n int) error {
 // it and draw the first frame (the rest is read as frames go by), read and
 // fold it all (load-ms, until the verdict is known); then seeks to random
 // places; and the resident memory afterwards.
-func BenchmarkReplay1M(b *testing.B) { benchReplay(b, 1_000_000) }
+func BenchmarkReplay1M(b *testing.B) { benchReplay(b, 1_000_000, 64) }
 
 // BenchmarkReplay5M is the same with 5 000 000 events (first frame ≤ 3 s,
 // resident memory ≤ 1 GB).
-func BenchmarkReplay5M(b *testing.B) { benchReplay(b, 5_000_000) }
+func BenchmarkReplay5M(b *testing.B) { benchReplay(b, 5_000_000, 64) }
 
-func benchReplay(b *testing.B, n int) {
-	path := writeSynthFile(b, n)
+// BenchmarkReplayHeld is what a replay holds per event once read: the
+// log, the view's fold and the seekable tally (heap-B/event, after a
+// collection), for 64 and 1 000 lanes. A 16-million-event log, the most
+// the reader takes, holds 16M × heap-B/event.
+func BenchmarkReplayHeld(b *testing.B) {
+	for _, lanes := range []int{64, 1000} {
+		b.Run(fmt.Sprintf("lanes=%d", lanes), func(b *testing.B) { benchReplay(b, 400_000, lanes) })
+	}
+}
+
+func benchReplay(b *testing.B, n, lanes int) {
+	path := writeSynthFile(b, n, lanes)
 	th := themes.Dark()
 	for b.Loop() {
 		runtime.GC()
@@ -302,7 +312,18 @@ func benchReplay(b *testing.B, n int) {
 		b.ReportMetric(float64(load.Milliseconds()), "load-ms")
 		b.ReportMetric(float64(worst.Microseconds())/1000, "worst-seek-ms")
 		b.ReportMetric(rssMB(), "rss-MB")
+		b.ReportMetric(heldPerEvent(app, n), "heap-B/event")
 	}
+}
+
+// heldPerEvent is the live heap, after a collection, per event of the
+// log the app holds.
+func heldPerEvent(app *App, n int) float64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(app)
+	return float64(ms.HeapAlloc) / float64(n)
 }
 
 // cpuTime is the CPU time this process has used (user and system).

@@ -70,11 +70,11 @@ func (w *Worker) state() themes.State {
 type LockSpan struct {
 	Seq      int64
 	T        time.Duration
-	Holder   int32
 	TTL      time.Duration
 	Deadline time.Duration
-	Forever  bool
 	Fence    int64
+	Holder   int32
+	Forever  bool
 	// Renewing: its holder's renewals go on, so a deadline passed is a
 	// renewal not back yet, not a lapse (see renewing.go).
 	Renewing bool
@@ -172,7 +172,6 @@ type Marker struct {
 type Edge struct {
 	Seq      int64
 	From, To int32
-	Res      string
 }
 
 // Interval is a stretch of time from the event Seq to the event EndSeq
@@ -413,7 +412,7 @@ func (tl *Timeline) waitFor(seq int64, from, to int32, res string) {
 		tl.waiters[res] = append(tl.waiters[res], from)
 	}
 	w.waitsFor, w.waitRes = to, res
-	tl.Edges = append(tl.Edges, Edge{Seq: seq, From: from, To: to, Res: res})
+	tl.Edges = append(tl.Edges, Edge{Seq: seq, From: from, To: to})
 }
 
 // handOver re-points everyone waiting on lock res to its new holder (−1:
@@ -428,12 +427,12 @@ func (tl *Timeline) handOver(seq int64, res string, holder int32) {
 		}
 		if holder < 0 {
 			w.waitsFor, w.waitRes = -1, ""
-			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: -1, Res: res})
+			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: -1})
 			continue
 		}
 		if w.waitsFor != holder {
 			w.waitsFor = holder
-			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: holder, Res: res})
+			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: holder})
 		}
 		keep = append(keep, i)
 	}
