@@ -63,7 +63,7 @@ func (n *Node) toxicsOn(ctx context.Context) []Toxic {
 
 // simulateFaulty is simulate on a link with network faults.
 func (n *Node) simulateFaulty(ctx context.Context, do func(context.Context) error, tx []Toxic, what string, cmds []redis.Cmder) error {
-	rt, w := n.rt, WorkerOf(ctx)
+	rt := n.rt
 	wait := n.Client.Options().ReadTimeout
 	if wait <= 0 {
 		wait = 3 * time.Second
@@ -79,26 +79,9 @@ func (n *Node) simulateFaulty(ctx context.Context, do func(context.Context) erro
 		return fail(ctx, err, cmds)
 	}
 	up, down := rt.Latency(), rt.Latency()
-	for _, t := range tx {
-		if t.Dir&Up == 0 && t.Kind != ToxicPartition {
-			continue
-		}
-		switch t.Kind {
-		case ToxicPartition:
-			return n.refuse(ctx, up, errRefused, cmds)
-		case ToxicReset:
-			return n.refuse(ctx, up+t.D, errSimReset, cmds)
-		case ToxicTimeout:
-			return lost(t, up)
-		case ToxicLimitData:
-			if n.links.spend(w, n.Index, Up, requestBytes(cmds)) {
-				return n.refuse(ctx, up, io.EOF, cmds)
-			}
-		case ToxicLatency:
-			up += n.links.jitter(t)
-		case ToxicBandwidth:
-			up += perRate(requestBytes(cmds), t.Rate)
-		}
+	up, ended, end := n.cross(ctx, tx, Up, up, cmds, lost)
+	if ended {
+		return end
 	}
 	if err := rt.Trip(ctx, up, what); err != nil {
 		return fail(ctx, err, cmds)
@@ -120,29 +103,51 @@ func (n *Node) simulateFaulty(ctx context.Context, do func(context.Context) erro
 		}
 	}
 	// The command ran; its reply crosses the way down.
-	for _, t := range tx {
-		if t.Dir&Down == 0 {
-			continue
-		}
-		switch t.Kind {
-		case ToxicReset:
-			return n.refuse(ctx, down+t.D, errSimReset, cmds)
-		case ToxicTimeout:
-			return lost(t, 0)
-		case ToxicLimitData:
-			if n.links.spend(w, n.Index, Down, replyBytes(cmds)) {
-				return n.refuse(ctx, down, io.EOF, cmds)
-			}
-		case ToxicLatency:
-			down += n.links.jitter(t)
-		case ToxicBandwidth:
-			down += perRate(replyBytes(cmds), t.Rate)
-		}
+	down, ended, end = n.cross(ctx, tx, Down, down, cmds, lost)
+	if ended {
+		return end
 	}
 	if serr := rt.SleepUntil(ctx, rt.Now()+down); serr != nil {
 		return fail(ctx, serr, cmds)
 	}
 	return err
+}
+
+// cross takes a request (d Up) or its reply (Down) through the faults tx
+// of its way: how long it takes, from the network's latency, or the error
+// the commands end with when a fault stops it (ended). lost is a black
+// hole's end, after the time given.
+func (n *Node) cross(ctx context.Context, tx []Toxic, d Dir, latency time.Duration, cmds []redis.Cmder, lost func(Toxic, time.Duration) error) (time.Duration, bool, error) {
+	w, took, size := WorkerOf(ctx), latency, replyBytes
+	if d == Up {
+		size = requestBytes
+	}
+	for _, t := range tx {
+		if t.Dir&d == 0 && (d != Up || t.Kind != ToxicPartition) {
+			continue
+		}
+		switch t.Kind {
+		case ToxicPartition:
+			return 0, true, n.refuse(ctx, took, errRefused, cmds)
+		case ToxicReset:
+			return 0, true, n.refuse(ctx, took+t.D, errSimReset, cmds)
+		case ToxicTimeout:
+			after := time.Duration(0)
+			if d == Up {
+				after = took
+			}
+			return 0, true, lost(t, after)
+		case ToxicLimitData:
+			if n.links.spend(w, n.Index, d, size(cmds)) {
+				return 0, true, n.refuse(ctx, took, io.EOF, cmds)
+			}
+		case ToxicLatency:
+			took += n.links.jitter(t)
+		case ToxicBandwidth:
+			took += perRate(size(cmds), t.Rate)
+		}
+	}
+	return took, false, nil
 }
 
 // refuse fails cmds with err after d of the simulation's time.

@@ -17,10 +17,53 @@ import (
 
 var sceneKeys = []string{"scenario", "strategy", "title", "seed", "params", "faults", "notes", "log", "beats"}
 
+// sceneNodes are the keys of a scene read later than its own fields:
+// they need the scenario and its parameters first.
+type sceneNodes struct{ params, beats, strat, faults *yaml.Node }
+
+// scene reads one scene: its fields, then what its scenario makes of them.
 func (p *parser) scene(n *yaml.Node) (Scene, error) {
 	s := Scene{Line: n.Line, Seed: 1}
-	var params, beats, strat, faults *yaml.Node
-	err := p.mapping(n, "a scene", sceneKeys, func(key string, _, v *yaml.Node) error {
+	var later sceneNodes
+	if err := p.sceneFields(n, &s, &later); err != nil {
+		return s, err
+	}
+	if s.Scenario == "" {
+		return s, p.errf(n, "a scene needs a scenario: one of %s", scenario.Names())
+	}
+	sc, _ := scenario.Lookup(s.Scenario)
+	if s.Strategy == "" {
+		s.Strategy = sc.Strategies[0]
+	} else if !sc.Supports(s.Strategy) {
+		return s, p.errf(later.strat, "%q is not a strategy of %s: want one of %s", s.Strategy, sc.Name, sc.StrategyNames())
+	}
+	if s.Title == "" {
+		s.Title = sc.Title
+	}
+	if err := p.sceneParams(n, later.params, sc, &s); err != nil {
+		return s, err
+	}
+	var err error
+	if later.faults != nil {
+		if later.faults.Kind != yaml.ScalarNode || len(later.faults.Value) > 4096 {
+			return s, p.errf(later.faults, "faults must be one line as --faults takes it: %s", schedule.SpecHelp)
+		}
+		if s.Faults, err = schedule.ParseFaults(later.faults.Value, s.Params); err != nil {
+			return s, p.errf(later.faults, "faults: %v", err)
+		}
+	}
+	if later.beats != nil {
+		if s.Beats, err = p.beats(later.beats, sc.BeatIDs(s.Strategy, s.Params)); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// sceneFields reads a scene's own fields into s, and keeps in later the
+// nodes that need its scenario.
+func (p *parser) sceneFields(n *yaml.Node, s *Scene, later *sceneNodes) error {
+	return p.mapping(n, "a scene", sceneKeys, func(key string, _, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "scenario":
@@ -32,7 +75,7 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 				}
 			}
 		case "strategy":
-			strat = v
+			later.strat = v
 			s.Strategy, err = p.text(v, "strategy")
 		case "title":
 			s.Title, err = p.prose(v, "title")
@@ -47,36 +90,26 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 			}
 			s.Seed = u
 		case "params":
-			params = v
+			later.params = v
 		case "faults":
-			faults = v
+			later.faults = v
 		case "beats":
-			beats = v
+			later.beats = v
 		}
 		return err
 	})
-	if err != nil {
-		return s, err
-	}
-	if s.Scenario == "" {
-		return s, p.errf(n, "a scene needs a scenario: one of %s", scenario.Names())
-	}
-	sc, _ := scenario.Lookup(s.Scenario)
-	if s.Strategy == "" {
-		s.Strategy = sc.Strategies[0]
-	} else if !sc.Supports(s.Strategy) {
-		return s, p.errf(strat, "%q is not a strategy of %s: want one of %s", s.Strategy, sc.Name, sc.StrategyNames())
-	}
-	if s.Title == "" {
-		s.Title = sc.Title
-	}
+}
+
+// sceneParams are the scenario's defaults (with the nodes a multi-node
+// strategy needs), changed by the scene's params, and checked.
+func (p *parser) sceneParams(n, params *yaml.Node, sc *scenario.Scenario, s *Scene) error {
 	s.Params = sc.Defaults
 	if info, _ := lock.Lookup(s.Strategy); info.MultiNode() && s.Params.Nodes < info.Nodes.Min {
 		s.Params.Nodes = info.Nodes.Default
 	}
 	if params != nil {
 		if err := p.params(params, sc, &s.Params); err != nil {
-			return s, err
+			return err
 		}
 	}
 	if err := s.Params.Validate(); err != nil {
@@ -84,22 +117,9 @@ func (p *parser) scene(n *yaml.Node) (Scene, error) {
 		if params != nil {
 			at = params
 		}
-		return s, p.errf(at, "%v", err)
+		return p.errf(at, "%v", err)
 	}
-	if faults != nil {
-		if faults.Kind != yaml.ScalarNode || len(faults.Value) > 4096 {
-			return s, p.errf(faults, "faults must be one line as --faults takes it: %s", schedule.SpecHelp)
-		}
-		if s.Faults, err = schedule.ParseFaults(faults.Value, s.Params); err != nil {
-			return s, p.errf(faults, "faults: %v", err)
-		}
-	}
-	if beats != nil {
-		if s.Beats, err = p.beats(beats, sc.BeatIDs(s.Strategy, s.Params)); err != nil {
-			return s, err
-		}
-	}
-	return s, nil
+	return nil
 }
 
 // ParamNames are the parameters a scene of sc may set: the flags it reads.
