@@ -42,7 +42,6 @@ type HostView struct {
 	err       string
 	opening   bool
 	polled    time.Time
-	scores    scoreCache
 	bigCode   bigCache // the room code in block letters
 	me        string   // a participant's name: their lanes and line are marked
 	standings bool     // the leaderboard is shown instead of the scoreboard
@@ -121,6 +120,21 @@ func (v *HostView) frame() tea.Cmd {
 
 // Update handles frames, the lobby, new rounds and keys.
 func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	defer v.hold()()
+	return v.update(msg)
+}
+
+// hold takes the stage's shared fold for an update or a draw, with this
+// view's lane names on it; the returned func gives it back.
+func (v *HostView) hold() func() {
+	give := v.stage.hold()
+	if v.run != nil && v.run.shared != nil {
+		v.run.tl.Names = v.run.names
+	}
+	return give
+}
+
+func (v *HostView) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		v.w, v.h = msg.Width, msg.Height
@@ -150,8 +164,10 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		s := &session{spec: runSpec{Scenario: r.Header.Scenario, Strategy: r.Header.Strategy, Params: r.Header.Params, Seed: r.Header.Seed},
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
-		v.run.tl.Names = markOwn(r.Header.Lanes, v.me)
-		v.run.tl.Arrivals = v.stage.Requests // a served round's requests arrive one by one
+		v.run.shared = v.stage.sharedFold(r, n)
+		v.run.tl = v.run.shared.tl
+		v.run.names = markOwn(r.Header.Lanes, v.me)
+		v.run.tl.Names = v.run.names
 		for i, l := range r.Header.Lanes {
 			if v.me != "" && check.AttendeeOf(l) == v.me {
 				v.run.own = append(v.run.own, int32(i))
@@ -160,7 +176,6 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		v.run.hosted = true // no fault (it would change everyone's run), no rerun: enter opens the next round
 		v.run.setKeys()
 		v.run.keys.Save.SetEnabled(v.ws != nil)
-		v.scores = scoreCache{}
 	}
 	if v.run != nil {
 		v.run.onFrame(now)
@@ -232,6 +247,7 @@ func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // View draws the lobby or the round, the scoreboard and the footer.
 func (v *HostView) View() string {
+	defer v.hold()()
 	return backdrop(v.theme, v.view(v.theme), v.w)
 }
 

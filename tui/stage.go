@@ -43,6 +43,11 @@ type Stage struct {
 	// hint stays on screen under the lanes.
 	Requests bool
 
+	// foldMu guards fold, the round's one fold every view reads (see
+	// roundFold): a view holds it while it updates or draws.
+	foldMu sync.Mutex
+	fold   *roundFold
+
 	mu    sync.Mutex
 	next  string          // what the next round races, when the host changed it
 	start time.Time       // when the newest round's workers start

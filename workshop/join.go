@@ -37,6 +37,10 @@ type JoinConfig struct {
 	Rename <-chan RenameRequest
 	// Poll is how often the joiner looks for a new round (default 100ms).
 	Poll time.Duration
+	// Watch, if set, looks at the room for this joiner and the others of
+	// this process that share it (Poll is then the watch's), and measures
+	// the server's clock for them all unless Skew or Miss is set.
+	Watch *Watch
 }
 
 // DefaultFireWait is how long a round waits for a participant to fire
@@ -92,7 +96,7 @@ func join(ctx context.Context, cfg *JoinConfig) error {
 	defer stopPresence()
 	go p.renew(pctx)
 	j := &joiner{cfg: cfg, room: room, key: key, p: p, clk: ServerClock{Skew: cfg.Skew, Miss: cfg.Miss}}
-	if err := j.clk.Sync(ctx, rc); err != nil {
+	if err := j.sync(ctx, rc, ""); err != nil {
 		return err
 	}
 	return j.loop(ctx)
@@ -123,8 +127,44 @@ type joiner struct {
 	clk  ServerClock
 }
 
-func (j *joiner) loop(ctx context.Context) error {
+// sync measures the server's clock for round (its ID; "" on joining):
+// through the watch, shared with the process's other joiners, when this
+// joiner's clock is the machine's.
+func (j *joiner) sync(ctx context.Context, rc *redis.Client, round string) error {
+	if w := j.cfg.Watch; w != nil && j.cfg.Skew == 0 && j.cfg.Miss == 0 {
+		c, err := w.clock(ctx, round, ServerClock{})
+		j.clk = c
+		return err
+	}
+	return j.clk.Sync(ctx, rc)
+}
+
+// look reads the room: the current round, its state and whether a host
+// is there. With a watch it is the watch's newest look, and next is
+// closed once there is a newer one; without, next is nil.
+func (j *joiner) look(ctx context.Context, seen int64) (r *Round, state string, hosted bool, n int64, next <-chan struct{}, err error) {
+	if w := j.cfg.Watch; w != nil {
+		l, next := w.latest()
+		for l.n == seen { // nothing newer than what this joiner has read
+			select {
+			case <-ctx.Done():
+				return nil, "", false, seen, next, ctx.Err()
+			case <-next:
+			}
+			l, next = w.latest()
+		}
+		return l.round, l.state, l.hosted, l.n, next, l.err
+	}
 	rc := j.room.Client()
+	r, state, err = readRound(ctx, rc, j.room.Key("round"))
+	var h int64
+	if err == nil {
+		h, err = rc.Exists(ctx, j.room.Key("host")).Result()
+	}
+	return r, state, h > 0, 0, nil, err
+}
+
+func (j *joiner) loop(ctx context.Context) error {
 	last, rounds, said := "", 0, ""
 	poll := j.cfg.Poll
 	if poll <= 0 {
@@ -133,11 +173,13 @@ func (j *joiner) loop(ctx context.Context) error {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var failing time.Time // since when the room's Redis does not answer
+	var seen int64        // the watch's last look read
 	for {
-		r, state, err := readRound(ctx, rc, j.room.Key("round"))
-		var hosted int64
-		if err == nil {
-			hosted, err = rc.Exists(ctx, j.room.Key("host")).Result()
+		r, state, hosted, n, next, err := j.look(ctx, seen)
+		seen = n
+		tick := t.C
+		if next != nil {
+			tick = nil // the watch's next look, not the ticker, is the pace
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -155,15 +197,16 @@ func (j *joiner) loop(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-t.C:
+			case <-tick:
+			case <-next:
 			}
 			continue
 		}
 		switch {
-		case hosted == 0 && said != "nohost":
+		case !hosted && said != "nohost":
 			said = "nohost"
 			fmt.Fprintf(j.cfg.Out, "waiting for a host in room %q (locklab host --redis URL)\n", j.cfg.Room)
-		case hosted > 0 && (r == nil || r.id() == last) && said != "lobby":
+		case hosted && (r == nil || r.id() == last) && said != "lobby":
 			said = "lobby"
 			fmt.Fprintf(j.cfg.Out, "%s is in room %q with %d worker(s): waiting for the host to open a round\n", j.cfg.Name, j.cfg.Room, j.cfg.Workers)
 		}
@@ -190,7 +233,8 @@ func (j *joiner) loop(ctx context.Context) error {
 			return nil
 		case req := <-j.cfg.Rename:
 			req.Reply <- j.rename(ctx, req.Name)
-		case <-t.C:
+		case <-tick:
+		case <-next:
 		}
 	}
 }
@@ -218,7 +262,7 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 	}
 	defer st.Close()
 	rc := st.Client()
-	if err := j.clk.Sync(ctx, rc); err != nil {
+	if err := j.sync(ctx, rc, r.ID); err != nil {
 		return err
 	}
 	wait := j.clk.Until(r.Start)

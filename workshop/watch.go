@@ -1,0 +1,132 @@
+package workshop
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/locklab/locklab/store"
+)
+
+// Watch looks at a room for every joiner of one process: a host that
+// seats a hundred participants over SSH runs a hundred joiners, and one
+// read of the round and of the host's presence each poll serves them all,
+// where each would otherwise read the same keys. It also measures the
+// server's clock once a round for them all, as they share this machine's
+// clock. Everything else stays each joiner's own, as for a join process:
+// its name and presence, its key, its workers' connections and batches.
+type Watch struct {
+	url, room string
+	poll      time.Duration
+	ctx       context.Context
+
+	once  sync.Once
+	mu    sync.Mutex
+	cur   look
+	next  chan struct{} // closed when a newer look is in cur
+	polls atomic.Int64
+
+	clockMu sync.Mutex
+	clockOf string // the round the clock was measured for ("" before any)
+	clk     ServerClock
+	synced  bool
+}
+
+// look is what one poll of the room saw.
+type look struct {
+	n      int64 // which poll; 0 before the first
+	round  *Round
+	state  string
+	hosted bool
+	err    error
+}
+
+// NewWatch returns the watch of room on the Redis at url, polled every
+// poll (pollEvery if 0) from its first joiner on, until ctx ends.
+func NewWatch(ctx context.Context, url, room string, poll time.Duration) *Watch {
+	if room == "" {
+		room = DefaultRoom
+	}
+	if poll <= 0 {
+		poll = pollEvery
+	}
+	return &Watch{url: url, room: room, poll: poll, ctx: ctx, next: make(chan struct{})}
+}
+
+// Polls is how many times the watch has read the room.
+func (w *Watch) Polls() int64 { return w.polls.Load() }
+
+// latest is the newest look, and a channel closed once there is a newer
+// one; the first call starts the polling.
+func (w *Watch) latest() (look, <-chan struct{}) {
+	w.once.Do(func() { go w.loop() })
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cur, w.next
+}
+
+func (w *Watch) publish(l look) {
+	w.mu.Lock()
+	l.n = w.cur.n + 1
+	w.cur = l
+	close(w.next)
+	w.next = make(chan struct{})
+	w.mu.Unlock()
+	w.polls.Add(1)
+}
+
+func (w *Watch) loop() {
+	var room *store.Store
+	defer func() {
+		if room != nil {
+			room.Close()
+		}
+	}()
+	t := time.NewTicker(w.poll)
+	defer t.Stop()
+	for {
+		if room == nil {
+			var err error
+			if room, err = store.Open(w.ctx, store.Config{URLs: []string{w.url}, RunID: roomID(w.room), Guest: true}); err != nil {
+				room = nil
+				w.publish(look{err: err})
+			}
+		}
+		if room != nil {
+			rc := room.Client()
+			r, state, err := readRound(w.ctx, rc, room.Key("round"))
+			var hosted int64
+			if err == nil {
+				hosted, err = rc.Exists(w.ctx, room.Key("host")).Result()
+			}
+			w.publish(look{round: r, state: state, hosted: hosted > 0, err: err})
+		}
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// clock is the server's clock as measured from here for round (a
+// round's ID; "" on joining): the first joiner to ask measures it, the
+// others wait and share it.
+func (w *Watch) clock(ctx context.Context, round string, c ServerClock) (ServerClock, error) {
+	w.clockMu.Lock()
+	defer w.clockMu.Unlock()
+	if w.synced && w.clockOf == round {
+		return w.clk, nil
+	}
+	room, err := store.Open(ctx, store.Config{URLs: []string{w.url}, RunID: roomID(w.room), Guest: true})
+	if err != nil {
+		return c, err
+	}
+	defer room.Close()
+	if err := c.Sync(ctx, room.Client()); err != nil {
+		return c, err
+	}
+	w.clk, w.clockOf, w.synced = c, round, true
+	return c, nil
+}
