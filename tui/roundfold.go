@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -26,9 +29,12 @@ type roundFold struct {
 	scoresK  int
 	scores   []scenario.Score
 	scored   bool
-	summary  string // the ended round's verdict, once asked
-	catches  int    // times it folded new events (for tests)
-	scorings int    // times it worked out a scoreboard (for tests)
+	summary  string          // the ended round's verdict, once asked
+	in       map[string]bool // the attendees with lanes in the round
+	lateFor  []Attendee      // the lobby late was worked out for
+	late     string          // who in it has no lane in the round
+	catches  int             // times it folded new events (for tests)
+	scorings int             // times it worked out a scoreboard (for tests)
 }
 
 // foldEvery is the most often the shared fold catches up with the log: a
@@ -88,6 +94,56 @@ func (f *roundFold) scoresAt(k int) []scenario.Score {
 	f.scores = scenario.ScoresOf(f.run.Header, &t, func(lane int) bool { return f.gone[lane] >= 0 && f.gone[lane] <= k })
 	f.scoresK, f.scored = k, true
 	return f.scores
+}
+
+// lateOf names the attendees of lobby (a list the stage keeps until the
+// next poll) who have no lane in the round: they join the next.
+func (f *roundFold) lateOf(lobby []Attendee) string {
+	if len(lobby) == 0 {
+		return ""
+	}
+	if len(f.lateFor) == len(lobby) && &f.lateFor[0] == &lobby[0] {
+		return f.late
+	}
+	if f.in == nil {
+		f.in = map[string]bool{}
+		for _, l := range f.run.Header.Lanes {
+			f.in[check.AttendeeOf(l)] = true
+		}
+	}
+	var late []string
+	for _, a := range lobby {
+		if !f.in[a.Name] {
+			late = append(late, a.Name)
+		}
+	}
+	f.lateFor, f.late = lobby, strings.Join(late, ", ")
+	return f.late
+}
+
+// lobbyEntries are the lobby's entries as drawn in theme th, for every
+// view: made once per poll of the lobby (a new list each), not once per
+// view. The caller holds foldMu.
+func (s *Stage) lobbyEntries(th *themes.Theme, lobby []Attendee) []string {
+	c := s.entries[th]
+	if len(c.lobby) == len(lobby) && len(lobby) > 0 && &c.lobby[0] == &lobby[0] {
+		return c.entries
+	}
+	entries := make([]string, 0, len(lobby))
+	for _, a := range lobby {
+		entries = append(entries, th.Accent.Render(a.Name)+" "+th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers)))
+	}
+	if s.entries == nil {
+		s.entries = map[*themes.Theme]lobbyEntries{}
+	}
+	s.entries[th] = lobbyEntries{lobby: lobby, entries: entries}
+	return entries
+}
+
+// lobbyEntries are a lobby's entries as drawn in one theme.
+type lobbyEntries struct {
+	lobby   []Attendee
+	entries []string
 }
 
 // verdict is the ended round's verdict, summarised once for every view.

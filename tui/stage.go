@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/untrusted"
 	"github.com/locklab/locklab/workshop"
 )
@@ -45,8 +46,9 @@ type Stage struct {
 
 	// foldMu guards fold, the round's one fold every view reads (see
 	// roundFold): a view holds it while it updates or draws.
-	foldMu sync.Mutex
-	fold   *roundFold
+	foldMu  sync.Mutex
+	fold    *roundFold
+	entries map[*themes.Theme]lobbyEntries // the lobby as drawn, per theme
 
 	mu    sync.Mutex
 	next  string          // what the next round races, when the host changed it
