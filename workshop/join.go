@@ -71,11 +71,13 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 }
 
 func join(ctx context.Context, cfg *JoinConfig) error {
-	room, err := store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
+	room, err := openRoom(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer room.Close()
+	if cfg.Watch == nil {
+		defer room.Close()
+	}
 	rc := room.Client()
 	key, err := newKey()
 	if err != nil {
@@ -100,6 +102,15 @@ func join(ctx context.Context, cfg *JoinConfig) error {
 		return err
 	}
 	return j.loop(ctx)
+}
+
+// openRoom opens the room's keys: the watch's store, shared with the
+// process's other joiners, when the joiner has a watch.
+func openRoom(ctx context.Context, cfg *JoinConfig) (*store.Store, error) {
+	if cfg.Watch != nil {
+		return cfg.Watch.store()
+	}
+	return store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
 }
 
 // NameTakenError: someone in the room has the name already.

@@ -27,6 +27,9 @@ type Watch struct {
 	next  chan struct{} // closed when a newer look is in cur
 	polls atomic.Int64
 
+	roomMu sync.Mutex
+	keys   *store.Store // the room's keys, for every joiner; closed with ctx
+
 	clockMu sync.Mutex
 	clockOf string // the round the clock was measured for ("" before any)
 	clk     ServerClock
@@ -76,24 +79,34 @@ func (w *Watch) publish(l look) {
 	w.polls.Add(1)
 }
 
-func (w *Watch) loop() {
-	var room *store.Store
-	defer func() {
-		if room != nil {
-			room.Close()
-		}
+// store is the room's store the watch's joiners share, opened by the
+// first to ask and closed when the watch's context ends.
+func (w *Watch) store() (*store.Store, error) {
+	w.roomMu.Lock()
+	defer w.roomMu.Unlock()
+	if w.keys != nil {
+		return w.keys, nil
+	}
+	room, err := store.Open(w.ctx, store.Config{URLs: []string{w.url}, RunID: roomID(w.room), Guest: true})
+	if err != nil {
+		return nil, err
+	}
+	w.keys = room
+	go func() {
+		<-w.ctx.Done()
+		room.Close()
 	}()
+	return room, nil
+}
+
+func (w *Watch) loop() {
 	t := time.NewTicker(w.poll)
 	defer t.Stop()
 	for {
-		if room == nil {
-			var err error
-			if room, err = store.Open(w.ctx, store.Config{URLs: []string{w.url}, RunID: roomID(w.room), Guest: true}); err != nil {
-				room = nil
-				w.publish(look{err: err})
-			}
-		}
-		if room != nil {
+		room, err := w.store()
+		if err != nil {
+			w.publish(look{err: err})
+		} else {
 			rc := room.Client()
 			r, state, err := readRound(w.ctx, rc, room.Key("round"))
 			var hosted int64
@@ -119,11 +132,10 @@ func (w *Watch) clock(ctx context.Context, round string, c ServerClock) (ServerC
 	if w.synced && w.clockOf == round {
 		return w.clk, nil
 	}
-	room, err := store.Open(ctx, store.Config{URLs: []string{w.url}, RunID: roomID(w.room), Guest: true})
+	room, err := w.store()
 	if err != nil {
 		return c, err
 	}
-	defer room.Close()
 	if err := c.Sync(ctx, room.Client()); err != nil {
 		return c, err
 	}
