@@ -65,12 +65,17 @@ func TestJoinersShareOneWatch(t *testing.T) {
 		}()
 	}
 	waitLobby(t, h, joiners)
+	for _, out := range outs { // each has looked at the room once
+		for !strings.Contains(out.String(), "waiting for the host to open a round") && ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	if err := rc.ConfigResetStat(ctx).Err(); err != nil {
 		t.Fatal(err)
 	}
 	from := w.Polls()
 	if from == 0 {
-		t.Fatal("the joiners are in the lobby and none asked the watch")
+		t.Fatal("the joiners have looked at the room and none asked the watch")
 	}
 	for w.Polls() < from+10 && ctx.Err() == nil {
 		time.Sleep(5 * time.Millisecond)
