@@ -104,15 +104,6 @@ func join(ctx context.Context, cfg *JoinConfig) error {
 	return j.loop(ctx)
 }
 
-// openRoom opens the room's keys: the watch's store, shared with the
-// process's other joiners, when the joiner has a watch.
-func openRoom(ctx context.Context, cfg *JoinConfig) (*store.Store, error) {
-	if cfg.Watch != nil {
-		return cfg.Watch.store()
-	}
-	return store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
-}
-
 // NameTakenError: someone in the room has the name already.
 type NameTakenError struct{ Name, Room string }
 
@@ -136,43 +127,6 @@ type joiner struct {
 	room *store.Store
 	key  *ecdh.PrivateKey
 	clk  ServerClock
-}
-
-// sync measures the server's clock for round (its ID; "" on joining):
-// through the watch, shared with the process's other joiners, when this
-// joiner's clock is the machine's.
-func (j *joiner) sync(ctx context.Context, rc *redis.Client, round string) error {
-	if w := j.cfg.Watch; w != nil && j.cfg.Skew == 0 && j.cfg.Miss == 0 {
-		c, err := w.clock(ctx, round, ServerClock{})
-		j.clk = c
-		return err
-	}
-	return j.clk.Sync(ctx, rc)
-}
-
-// look reads the room: the current round, its state and whether a host
-// is there. With a watch it is the watch's newest look, and next is
-// closed once there is a newer one; without, next is nil.
-func (j *joiner) look(ctx context.Context, seen int64) (r *Round, state string, hosted bool, n int64, next <-chan struct{}, err error) {
-	if w := j.cfg.Watch; w != nil {
-		l, next := w.latest()
-		for l.n == seen { // nothing newer than what this joiner has read
-			select {
-			case <-ctx.Done():
-				return nil, "", false, seen, next, ctx.Err()
-			case <-next:
-			}
-			l, next = w.latest()
-		}
-		return l.round, l.state, l.hosted, l.n, next, l.err
-	}
-	rc := j.room.Client()
-	r, state, err = readRound(ctx, rc, j.room.Key("round"))
-	var h int64
-	if err == nil {
-		h, err = rc.Exists(ctx, j.room.Key("host")).Result()
-	}
-	return r, state, h > 0, 0, nil, err
 }
 
 func (j *joiner) loop(ctx context.Context) error {
