@@ -168,7 +168,7 @@ func (f *hostFlags) hostRoom(cmd *cobra.Command, h *workshop.Host, url, code str
 	sshPass := ""
 	if ssh != nil {
 		admitByCode(ssh, code)
-		ssh.Participate = participate(url, f.room)
+		ssh.Participate = participate(url, f.room, workshop.NewWatch(ctx, url, f.room, sshParticipantPoll))
 		srv, err := serveSSH(ctx, ssh, stage, th)
 		if err != nil {
 			return runtimeError{err}

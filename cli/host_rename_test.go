@@ -37,7 +37,7 @@ func TestRenameOverSSH(t *testing.T) {
 	defer h.Close()
 	stage := tui.NewStage("room names", "")
 	ssrv, err := sshview.Listen(sshview.Config{Addr: "127.0.0.1:0", HostKey: filepath.Join(t.TempDir(), "key"), Theme: themes.Mono(),
-		Participate: participate(srv.URL, "names")}, stage)
+		Participate: participate(srv.URL, "names", workshop.NewWatch(ctx, srv.URL, "names", sshParticipantPoll))}, stage)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,10 @@ import (
 	"github.com/locklab/locklab/workshop"
 )
 
-// sshParticipantPoll is how often a participant over SSH looks for a new
-// round: a round starts a countdown after it opens, and a hundred of them
-// in the host's process each asking ten times a second is the host's load.
+// sshParticipantPoll is how often the participants over SSH look for a
+// new round: a round starts a countdown after it opens. All of them share
+// one look (a workshop.Watch), so a hundred cost the host one read of the
+// room per poll, not a hundred.
 const sshParticipantPoll = 250 * time.Millisecond
 
 // sshParticipantWorkers is how many workers a participant over SSH races
@@ -32,9 +33,9 @@ func admitByCode(c *sshview.Config, code string) {
 
 // participate seats SSH users in the room as join processes would be:
 // each runs workshop.Join here, on the room's Redis, until its session
-// ends. The name is the SSH user's, cleaned; when it is taken, -2, -3…
+// ends; watch looks at the room for them all. The name is the SSH user's, cleaned; when it is taken, -2, -3…
 // is added.
-func participate(url, room string) tui.Participate {
+func participate(url, room string, watch *workshop.Watch) tui.Participate {
 	return func(ctx context.Context, user string) (*tui.Participation, error) {
 		base := workshop.CleanName(user)
 		if base == "" {
@@ -46,7 +47,7 @@ func participate(url, room string) tui.Participate {
 				suffix := fmt.Sprintf("-%d", i)
 				name = base[:min(len(base), workshop.MaxName-len(suffix))] + suffix
 			}
-			p, err := seat(ctx, url, room, name)
+			p, err := seat(ctx, url, room, name, watch)
 			var taken *workshop.NameTakenError
 			if errors.As(err, &taken) {
 				continue
@@ -59,7 +60,7 @@ func participate(url, room string) tui.Participate {
 
 // seat starts one participant's joiner and waits until it is in the room
 // or has failed.
-func seat(ctx context.Context, url, room, name string) (*tui.Participation, error) {
+func seat(ctx context.Context, url, room, name string, watch *workshop.Watch) (*tui.Participation, error) {
 	fire := make(chan struct{}, 1)
 	said := &tui.Said{}
 	done := make(chan struct{})
@@ -70,7 +71,7 @@ func seat(ctx context.Context, url, room, name string) (*tui.Participation, erro
 		defer close(done)
 		defer func() { left = <-errs; errs <- left }()
 		errs <- workshop.Join(ctx, workshop.JoinConfig{URL: url, Room: room, Name: name, Workers: sshParticipantWorkers,
-			Tool: "locklab " + version + " (ssh)", Out: said, Fire: fire, Rename: renames, Poll: sshParticipantPoll})
+			Tool: "locklab " + version + " (ssh)", Out: said, Fire: fire, Rename: renames, Watch: watch})
 	}()
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()

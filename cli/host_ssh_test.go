@@ -115,7 +115,7 @@ func TestJoinOverSSH(t *testing.T) {
 	code := workshop.NewCode()
 	stage := tui.NewStage("room ssh", "")
 	cfg := sshview.Config{Addr: "127.0.0.1:0", HostKey: filepath.Join(t.TempDir(), "key"), Theme: themes.Mono(), Password: code,
-		Participate: participate(srv.URL, "ssh")}
+		Participate: participate(srv.URL, "ssh", workshop.NewWatch(ctx, srv.URL, "ssh", sshParticipantPoll))}
 	ssrv, err := sshview.Listen(cfg, stage)
 	if err != nil {
 		t.Fatal(err)

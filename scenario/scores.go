@@ -64,10 +64,23 @@ func ScoreCount(sc string) check.WorkerCounter {
 // the one who walked in second's — so the lines add up to the header's
 // count.
 func Scores(h event.Header, evs []event.Event) []Score {
+	gone := make([]bool, len(h.Lanes))
+	for _, e := range evs {
+		if e.Kind == event.KindCrash && strings.HasSuffix(e.Msg, " disconnected") && e.Worker >= 0 && int(e.Worker) < len(gone) {
+			gone[e.Worker] = true
+		}
+	}
+	t := check.TallyOf(check.Slice(evs))
+	return ScoresOf(h, &t, func(lane int) bool { return gone[lane] })
+}
+
+// ScoresOf is Scores from the round's tally at some event, folded
+// already (a view's shared fold), and gone, which says whether lane i had
+// disconnected by then: no event is read again.
+func ScoresOf(h event.Header, t *check.Tally, gone func(lane int) bool) []Score {
 	did := ScoreCount(h.Scenario)
 	var out []Score
 	idx := map[string]int{}
-	of := make([]int, len(h.Lanes))
 	for i, lane := range h.Lanes {
 		name := check.AttendeeOf(lane)
 		k, ok := idx[name]
@@ -76,21 +89,13 @@ func Scores(h event.Header, evs []event.Event) []Score {
 			idx[name] = k
 			out = append(out, Score{Name: name})
 		}
-		out[k].Workers++
-		of[i] = k
-	}
-	for _, e := range evs {
-		if e.Kind == event.KindCrash && strings.HasSuffix(e.Msg, " disconnected") && e.Worker >= 0 && int(e.Worker) < len(of) {
-			out[of[e.Worker]].Gone = true
-		}
-	}
-	t := check.TallyOf(check.Slice(evs))
-	for k := range out {
 		s := &out[k]
-		s.Did = t.Participant(h.Lanes, s.Name, did)
-		s.Denials = t.Participant(h.Lanes, s.Name, check.WDenied)
-		s.Done = t.Participant(h.Lanes, s.Name, check.WDone)
-		s.Violations = t.Participant(h.Lanes, s.Name, check.WViolations)
+		s.Workers++
+		s.Did += t.Worker(i, did)
+		s.Denials += t.Worker(i, check.WDenied)
+		s.Done += t.Worker(i, check.WDone)
+		s.Violations += t.Worker(i, check.WViolations)
+		s.Gone = s.Gone || gone(i)
 	}
 	return out
 }

@@ -42,7 +42,6 @@ type HostView struct {
 	err       string
 	opening   bool
 	polled    time.Time
-	scores    scoreCache
 	bigCode   bigCache // the room code in block letters
 	me        string   // a participant's name: their lanes and line are marked
 	standings bool     // the leaderboard is shown instead of the scoreboard
@@ -50,7 +49,7 @@ type HostView struct {
 	menu      steerMenu
 	reserve   int           // rows under the view kept for a participant's lines
 	pace      time.Duration // between frames; 0: frameEvery
-	entries   lobbyEntries  // the lobby's lines, drawn once per lobby
+	entries   viewEntries   // the lobby's lines as this view lays them out
 }
 
 type hostKeys struct {
@@ -121,6 +120,21 @@ func (v *HostView) frame() tea.Cmd {
 
 // Update handles frames, the lobby, new rounds and keys.
 func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	defer v.hold()()
+	return v.update(msg)
+}
+
+// hold takes the stage's shared fold for an update or a draw, with this
+// view's lane names on it; the returned func gives it back.
+func (v *HostView) hold() func() {
+	give := v.stage.hold()
+	if v.run != nil && v.run.shared != nil {
+		v.run.tl.Names = v.run.names
+	}
+	return give
+}
+
+func (v *HostView) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		v.w, v.h = msg.Width, msg.Height
@@ -150,8 +164,10 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		s := &session{spec: runSpec{Scenario: r.Header.Scenario, Strategy: r.Header.Strategy, Params: r.Header.Params, Seed: r.Header.Seed},
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
-		v.run.tl.Names = markOwn(r.Header.Lanes, v.me)
-		v.run.tl.Arrivals = v.stage.Requests // a served round's requests arrive one by one
+		v.run.shared = v.stage.sharedFold(r, n)
+		v.run.tl = v.run.shared.tl
+		v.run.names = markOwn(r.Header.Lanes, v.me)
+		v.run.tl.Names = v.run.names
 		for i, l := range r.Header.Lanes {
 			if v.me != "" && check.AttendeeOf(l) == v.me {
 				v.run.own = append(v.run.own, int32(i))
@@ -160,7 +176,6 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		v.run.hosted = true // no fault (it would change everyone's run), no rerun: enter opens the next round
 		v.run.setKeys()
 		v.run.keys.Save.SetEnabled(v.ws != nil)
-		v.scores = scoreCache{}
 	}
 	if v.run != nil {
 		v.run.onFrame(now)
@@ -232,6 +247,7 @@ func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 // View draws the lobby or the round, the scoreboard and the footer.
 func (v *HostView) View() string {
+	defer v.hold()()
 	return backdrop(v.theme, v.view(v.theme), v.w)
 }
 
@@ -301,19 +317,13 @@ func (v *HostView) comingLines(th *themes.Theme) []string {
 	if n := v.stage.Next(); n != "" {
 		out = append(out, th.Accent.Render(fit(" "+n, v.w)))
 	}
-	run, _ := v.stage.Round()
+	run, n := v.stage.Round()
 	lobby, _ := v.stage.Lobby()
 	if run == nil || len(lobby) == 0 {
 		return out
 	}
-	var late []string
-	for _, a := range lobby {
-		if !slices.ContainsFunc(run.Header.Lanes, func(l string) bool { return check.AttendeeOf(l) == a.Name }) {
-			late = append(late, a.Name)
-		}
-	}
-	if len(late) > 0 {
-		out = append(out, th.Muted.Render(fit(" joins next round: "+strings.Join(late, ", "), v.w)))
+	if late := v.stage.sharedFold(run, n).lateOf(lobby); late != "" {
+		out = append(out, th.Muted.Render(fit(" joins next round: "+late, v.w)))
 	}
 	return out
 }
@@ -388,9 +398,13 @@ func (v *HostView) attendeeRows(th *themes.Theme, lobby []Attendee, rows int) []
 	}
 	rows = max(rows, 1)
 	c := &v.entries
-	entries := c.of(th, lobby, v.me)
-	if c.lines != nil && c.w == v.w && c.rows == rows {
+	shared := v.stage.lobbyEntries(th, lobby)
+	if c.lines != nil && c.w == v.w && c.rows == rows && len(c.of) > 0 && &c.of[0] == &shared[0] {
 		return c.lines
+	}
+	entries := shared
+	if i := slices.IndexFunc(lobby, func(a Attendee) bool { return v.me != "" && a.Name == v.me }); i >= 0 {
+		entries = slices.Insert(slices.Delete(slices.Clone(shared), i, i+1), 0, th.Accent.Render(ownMark)+shared[i])
 	}
 	lines := flow(entries, v.w-2)
 	if len(lines) > rows {
@@ -401,36 +415,16 @@ func (v *HostView) attendeeRows(th *themes.Theme, lobby []Attendee, rows int) []
 	for i, l := range lines {
 		lines[i] = "  " + l
 	}
-	c.lines, c.w, c.rows = lines, v.w, rows
+	*c = viewEntries{of: shared, lines: lines, w: v.w, rows: rows}
 	return lines
 }
 
-// lobbyEntries are a lobby's entries as drawn, kept until the lobby (a
-// new list every poll) or the theme changes: a room of a hundred draws
-// them once per poll, not once per frame and viewer.
-type lobbyEntries struct {
-	lobby   []Attendee
-	th      *themes.Theme
-	entries []string
-	lines   []string // laid out in w columns and rows rows
+// viewEntries are a view's lobby lines as laid out, kept until the
+// stage's entries, the width or the rows change.
+type viewEntries struct {
+	of      []string // the stage's entries they were laid out from
+	lines   []string
 	w, rows int
-}
-
-func (c *lobbyEntries) of(th *themes.Theme, lobby []Attendee, me string) []string {
-	if c.th == th && len(c.lobby) == len(lobby) && len(lobby) > 0 && &c.lobby[0] == &lobby[0] {
-		return c.entries
-	}
-	entries := make([]string, 0, len(lobby))
-	for _, a := range lobby {
-		e := th.Accent.Render(a.Name) + " " + th.Muted.Render(fmt.Sprintf("%d worker(s)", a.Workers))
-		if me != "" && a.Name == me {
-			entries = slices.Insert(entries, 0, th.Accent.Render(ownMark)+e)
-			continue
-		}
-		entries = append(entries, e)
-	}
-	*c = lobbyEntries{lobby: lobby, th: th, entries: entries}
-	return entries
 }
 
 // waysIn shows the room code in big type, when it fits beside what the

@@ -129,6 +129,7 @@ func (v *ParticipantView) Init() tea.Cmd { return v.host.Init() }
 
 // Update handles keys (rate-limited), firing, and the room's frames.
 func (v *ParticipantView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	defer v.host.hold()()
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if msg.String() == "ctrl+c" || msg.String() == "q" && !v.name.open {
@@ -161,27 +162,30 @@ func (v *ParticipantView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return v, tea.Quit
 		default:
 		}
+		_, cmd := v.host.update(msg)
 		v.ranking()
+		return v, cmd
 	}
-	_, cmd := v.host.Update(msg)
+	_, cmd := v.host.update(msg)
 	return v, cmd
 }
 
 // ranking works out this participant's verdict and rank once a round has
 // ended: most done in the scenario's terms first, then fewest violations,
 // then fewest denials.
+//
+// It reads the stage's one fold of the round, once that fold has taken
+// the round's last events: the scores and the verdict are worked out once
+// for the whole room, not once per participant.
 func (v *ParticipantView) ranking() {
-	run, n := v.host.stage.Round()
-	if run == nil || n == v.ranked {
+	rv := v.host.run
+	if rv == nil || rv.shared == nil || rv.shared.n == v.ranked || !rv.over {
 		return
 	}
-	select {
-	case <-run.Done():
-	default:
-		return
-	}
+	f := rv.shared
+	n, run := f.n, f.run
 	v.ranked = n
-	scores := scenario.Scores(run.Header, run.Log.Events())
+	scores := slices.Clone(f.scoresAt(f.tl.N - 1))
 	slices.SortStableFunc(scores, func(a, b scenario.Score) int {
 		if a.Did != b.Did {
 			return b.Did - a.Did
@@ -195,13 +199,14 @@ func (v *ParticipantView) ranking() {
 	for i, s := range scores {
 		if v.was(s.Name) {
 			v.rank = fmt.Sprintf("round %d: %s %d, denied %d, violations %d · rank %d of %d · %s", n,
-				scenario.ScoreTerm(run.Header.Scenario), s.Did, s.Denials, s.Violations, i+1, len(scores), run.Summary().Verdict)
+				scenario.ScoreTerm(run.Header.Scenario), s.Did, s.Denials, s.Violations, i+1, len(scores), f.verdict())
 		}
 	}
 }
 
 // View is the room's view with the participant's lines at the bottom.
 func (v *ParticipantView) View() string {
+	defer v.host.hold()()
 	h := v.host
 	th := h.theme
 	if h.w < minW || h.h < minH {

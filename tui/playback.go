@@ -92,7 +92,11 @@ func (v *runView) onFrame(now time.Time) {
 	}
 	v.lastFrame = now
 	done := v.s.finished() // before the fold: a finished run's last events are all in it
-	v.tl.Catch(v.s.log)
+	if v.shared != nil {
+		v.shared.catch(now, done)
+	} else {
+		v.tl.Catch(v.s.log)
+	}
 	if m := v.s.man; m != nil && v.tl.N > v.seen {
 		m.checkWin(v.s.run, v.seen, v.tl.N)
 		v.seen = v.tl.N

@@ -25,7 +25,19 @@ import (
 // and the events per second the stream brought into the host's log.
 //
 //	go test ./tui -run '^$' -bench HostRoom30x5 -benchtime 3x
-func BenchmarkHostRoom30x5(b *testing.B) {
+func BenchmarkHostRoom30x5(b *testing.B) { benchRoom(b, 0) }
+
+// BenchmarkHostRoom30x5Views100 is BenchmarkHostRoom30x5 with a hundred
+// participants' views (half 80×24, half 120×40, each marking a joiner's
+// lanes) on the host's stage, as over SSH: each frame, after the host's,
+// every one of them updates and draws once. views-ms is what one frame
+// of all hundred costs: the round is folded once for them all, so it
+// grows with the views' own drawing, not with the views times the log.
+//
+//	go test ./tui -run '^$' -bench HostRoom30x5Views100 -benchtime 3x
+func BenchmarkHostRoom30x5Views100(b *testing.B) { benchRoom(b, 100) }
+
+func benchRoom(b *testing.B, viewers int) {
 	const joiners, workers = 30, 5
 	srv := storetest.Start(b)
 	storetest.QuietRedis()
@@ -57,7 +69,7 @@ func BenchmarkHostRoom30x5(b *testing.B) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	var frames []time.Duration
+	var frames, viewFrames []time.Duration
 	var events, overlaps int
 	var racing time.Duration
 	b.ResetTimer()
@@ -69,6 +81,15 @@ func BenchmarkHostRoom30x5(b *testing.B) {
 		stage := NewStage("bench", "")
 		stage.SetRound(run)
 		v := NewHostView(stage, nil, themes.Dark(), 160, 48)
+		views := make([]*ParticipantView, viewers)
+		for i := range views {
+			w, h := 80, 24
+			if i%2 == 1 {
+				w, h = 120, 40
+			}
+			views[i] = NewParticipantView(stage, &Participation{Name: fmt.Sprintf("a%02d", i%joiners), Fire: make(chan struct{}, 1),
+				Said: &Said{}, Done: make(chan struct{})}, themes.Dark(), w, h)
+		}
 		tick := time.NewTicker(frameEvery)
 		var first, last time.Time
 		for running := true; running; {
@@ -81,6 +102,14 @@ func BenchmarkHostRoom30x5(b *testing.B) {
 			v.Update(frameMsg(t0))
 			_ = v.View()
 			frames = append(frames, time.Since(t0))
+			if len(views) > 0 {
+				t1 := time.Now()
+				for _, pv := range views {
+					pv.Update(frameMsg(t1))
+					_ = pv.View()
+				}
+				viewFrames = append(viewFrames, time.Since(t1))
+			}
 			if run.Log.Len() > 1 && first.IsZero() {
 				first = t0
 			}
@@ -112,6 +141,15 @@ func BenchmarkHostRoom30x5(b *testing.B) {
 	}
 	b.ReportMetric(float64(sum.Microseconds())/float64(len(frames))/1000, "frame-ms")
 	b.ReportMetric(float64(frames[len(frames)*99/100].Microseconds())/1000, "frame-p99-ms")
+	if len(viewFrames) > 0 {
+		slices.Sort(viewFrames)
+		var vs time.Duration
+		for _, f := range viewFrames {
+			vs += f
+		}
+		b.ReportMetric(float64(vs.Microseconds())/float64(len(viewFrames))/1000, "views-ms")
+		b.ReportMetric(float64(viewFrames[len(viewFrames)*99/100].Microseconds())/1000, "views-p99-ms")
+	}
 	b.ReportMetric(float64(events)/racing.Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/round")
 	b.ReportMetric(float64(overlaps)/float64(b.N), "overlaps/round")

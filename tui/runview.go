@@ -51,6 +51,11 @@ type runView struct {
 	hosted bool
 	// own are a participant's workers: their lanes stay in view, unfolded.
 	own []int32
+	// shared, for a room's round, is the stage's one fold of it: tl is
+	// its timeline, read under the stage's foldMu, and names are this
+	// view's own lane names, put on tl before each update or draw.
+	shared *roundFold
+	names  []string
 }
 
 func newRunView(s *session, speed float64) *runView {

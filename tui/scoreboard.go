@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 
-	"github.com/locklab/locklab/event"
-
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/workshop"
@@ -13,23 +11,12 @@ import (
 // scoreRows is the most attendees the scoreboard shows at once.
 const scoreRows = 6
 
-// scoreCache keeps the scoreboard of one cursor position.
-type scoreCache struct {
-	k      int
-	valid  bool
-	scores []scenario.Score
-}
-
 // scoreboard is one line per attendee — what its workers did in the
 // scenario's terms (buys, credits, jobs run…), denials, violations, state —
 // folded from the events up to the view's cursor, so it rewinds with it.
 func (v *HostView) scoreboard(th *themes.Theme) []string {
-	k := v.run.cursor
-	if !v.scores.valid || v.scores.k != k {
-		evs, _ := v.run.s.log.Read(0, make([]event.Event, 0, k+1))
-		v.scores = scoreCache{k: k, valid: true, scores: scenario.Scores(v.run.s.header, evs[:k+1])}
-	}
-	return scoreLines(th, v.scores.scores, scenario.ScoreTerm(v.run.s.header.Scenario), v.w, v.me)
+	k := min(v.run.cursor, v.run.tl.N-1)
+	return scoreLines(th, v.run.shared.scoresAt(k), scenario.ScoreTerm(v.run.s.header.Scenario), v.w, v.me)
 }
 
 // scoreLines draws a scoreboard in the lanes' order; term names what

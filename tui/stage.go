@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/untrusted"
 	"github.com/locklab/locklab/workshop"
 )
@@ -42,6 +43,12 @@ type Stage struct {
 	// one lane each, not attendees' machines: no lobby, no scoreboard; the
 	// hint stays on screen under the lanes.
 	Requests bool
+
+	// foldMu guards fold, the round's one fold every view reads (see
+	// roundFold): a view holds it while it updates or draws.
+	foldMu  sync.Mutex
+	fold    *roundFold
+	entries map[*themes.Theme]lobbyEntries // the lobby as drawn, per theme
 
 	mu    sync.Mutex
 	next  string          // what the next round races, when the host changed it

@@ -37,6 +37,10 @@ type JoinConfig struct {
 	Rename <-chan RenameRequest
 	// Poll is how often the joiner looks for a new round (default 100ms).
 	Poll time.Duration
+	// Watch, if set, looks at the room for this joiner and the others of
+	// this process that share it (Poll is then the watch's), and measures
+	// the server's clock for them all unless Skew or Miss is set.
+	Watch *Watch
 }
 
 // DefaultFireWait is how long a round waits for a participant to fire
@@ -67,11 +71,13 @@ func Join(ctx context.Context, cfg JoinConfig) error {
 }
 
 func join(ctx context.Context, cfg *JoinConfig) error {
-	room, err := store.Open(ctx, store.Config{URLs: []string{cfg.URL}, RunID: roomID(cfg.Room), Guest: true})
+	room, err := openRoom(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	defer room.Close()
+	if cfg.Watch == nil {
+		defer room.Close()
+	}
 	rc := room.Client()
 	key, err := newKey()
 	if err != nil {
@@ -92,7 +98,7 @@ func join(ctx context.Context, cfg *JoinConfig) error {
 	defer stopPresence()
 	go p.renew(pctx)
 	j := &joiner{cfg: cfg, room: room, key: key, p: p, clk: ServerClock{Skew: cfg.Skew, Miss: cfg.Miss}}
-	if err := j.clk.Sync(ctx, rc); err != nil {
+	if err := j.sync(ctx, rc, ""); err != nil {
 		return err
 	}
 	return j.loop(ctx)
@@ -124,7 +130,6 @@ type joiner struct {
 }
 
 func (j *joiner) loop(ctx context.Context) error {
-	rc := j.room.Client()
 	last, rounds, said := "", 0, ""
 	poll := j.cfg.Poll
 	if poll <= 0 {
@@ -133,11 +138,13 @@ func (j *joiner) loop(ctx context.Context) error {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	var failing time.Time // since when the room's Redis does not answer
+	var seen int64        // the watch's last look read
 	for {
-		r, state, err := readRound(ctx, rc, j.room.Key("round"))
-		var hosted int64
-		if err == nil {
-			hosted, err = rc.Exists(ctx, j.room.Key("host")).Result()
+		r, state, hosted, n, next, err := j.look(ctx, seen)
+		seen = n
+		tick := t.C
+		if next != nil {
+			tick = nil // the watch's next look, not the ticker, is the pace
 		}
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -155,15 +162,16 @@ func (j *joiner) loop(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				return nil
-			case <-t.C:
+			case <-tick:
+			case <-next:
 			}
 			continue
 		}
 		switch {
-		case hosted == 0 && said != "nohost":
+		case !hosted && said != "nohost":
 			said = "nohost"
 			fmt.Fprintf(j.cfg.Out, "waiting for a host in room %q (locklab host --redis URL)\n", j.cfg.Room)
-		case hosted > 0 && (r == nil || r.id() == last) && said != "lobby":
+		case hosted && (r == nil || r.id() == last) && said != "lobby":
 			said = "lobby"
 			fmt.Fprintf(j.cfg.Out, "%s is in room %q with %d worker(s): waiting for the host to open a round\n", j.cfg.Name, j.cfg.Room, j.cfg.Workers)
 		}
@@ -190,7 +198,8 @@ func (j *joiner) loop(ctx context.Context) error {
 			return nil
 		case req := <-j.cfg.Rename:
 			req.Reply <- j.rename(ctx, req.Name)
-		case <-t.C:
+		case <-tick:
+		case <-next:
 		}
 	}
 }
@@ -218,7 +227,7 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 	}
 	defer st.Close()
 	rc := st.Client()
-	if err := j.clk.Sync(ctx, rc); err != nil {
+	if err := j.sync(ctx, rc, r.ID); err != nil {
 		return err
 	}
 	wait := j.clk.Until(r.Start)

@@ -306,7 +306,7 @@ func (r *room) stop() {
 		_ = j.cmd.Process.Kill()
 		_ = j.cmd.Wait()
 	}
-	if r.host != nil && r.host.ProcessState == nil {
+	if r.host != nil && r.host.Process != nil && r.host.ProcessState == nil {
 		_ = r.host.Process.Kill()
 		_ = r.host.Wait()
 	}
