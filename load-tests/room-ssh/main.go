@@ -223,7 +223,12 @@ func (r *room) startHost(url string) error {
 	if !waitFor(30*time.Second, func() bool { _, ok := r.screen.at("join with"); return ok }) {
 		return fmt.Errorf("the host never showed its lobby")
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", sshPort)
+	return r.seat(url, fmt.Sprintf("127.0.0.1:%d", sshPort))
+}
+
+// seat starts the join processes and connects the SSH participants to the
+// host at addr, and waits until its lobby shows them all.
+func (r *room) seat(url, addr string) error {
 	want := fmt.Sprintf("%d attendee(s)", r.o.ssh+r.o.join)
 	r.screen.await(want)
 	t0 := time.Now()

@@ -114,6 +114,12 @@ func (r *room) round(url string) error {
 			r.slowReport(ssh[len(fast):], ranked)
 		}
 	}
+	return r.quit()
+}
+
+// quit presses q and y on the host, waits for its results and its exit,
+// and reports.
+func (r *room) quit() error {
 	r.screen.await("results written to")
 	_ = r.measure("quit (q, y): results", func() error {
 		r.key("q", "y")
