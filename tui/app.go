@@ -30,6 +30,7 @@ import (
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/untrusted"
 )
 
@@ -520,14 +521,14 @@ func (a *App) View() string {
 		th = presentTheme // reads from the back of the room
 	}
 	if a.onStage() && a.blank {
-		return backdrop(th, strings.Repeat("\n", max(a.h-1, 0)), a.w) // dark: the room looks at the speaker
+		return draw.Backdrop(th, strings.Repeat("\n", max(a.h-1, 0)), a.w) // dark: the room looks at the speaker
 	}
-	return backdrop(th, a.view(th), a.w)
+	return draw.Backdrop(th, a.view(th), a.w)
 }
 
 func (a *App) view(th *themes.Theme) string {
 	if a.w < minW || a.h < minH {
-		return tooSmall(th, a.w, a.h)
+		return draw.TooSmall(th, a.w, a.h)
 	}
 	var body string
 	var keys helpMap
@@ -581,7 +582,7 @@ func (a *App) view(th *themes.Theme) string {
 		panel := a.run.faultPanel(th, a.w)
 		copy(lines[max(height-len(panel), 0):], panel)
 	}
-	return strings.Join(lines, "\n") + "\n" + fit(footer, a.w)
+	return strings.Join(lines, "\n") + "\n" + draw.Fit(footer, a.w)
 }
 
 func newSeed() uint64 {

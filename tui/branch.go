@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/tui/draw"
 
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -70,7 +71,7 @@ func (a *App) branchLine() string {
 	if b == nil {
 		return ""
 	}
-	return fmt.Sprintf("⑂ %s from step %d (t %s) · this: %s · %s: %s · tab", side, b.step, dur(b.t), verdictOf(v), other, verdictOf(o))
+	return fmt.Sprintf("⑂ %s from step %d (t %s) · this: %s · %s: %s · tab", side, b.step, draw.Dur(b.t), verdictOf(v), other, verdictOf(o))
 }
 
 // verdictOf is a run's verdict so far: the checker's at its end, else

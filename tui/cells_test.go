@@ -3,6 +3,8 @@ package tui
 import (
 	"testing"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 
@@ -47,8 +49,8 @@ func TestEveryCriticalSectionHasACell(t *testing.T) {
 				}
 				for _, w := range at {
 					for _, width := range []int{78, 158} {
-						s := newScale(e.T, width-8)
-						cells := laneCells(nil, make([]uint16, s.cols), v.tl, int(w), i, s, e.T)
+						s := draw.NewScale(e.T, width-8)
+						cells := draw.LaneCells(nil, make([]uint16, s.Cols()), v.tl, int(w), i, s, e.T)
 						if !hasHoldCell(cells) {
 							t.Errorf("event %d at %v: %s entered a critical section but its lane at %d columns has no cell of it: %v",
 								i, e.T, check.WorkerName(w), width, cells)

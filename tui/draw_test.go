@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 
@@ -116,10 +118,10 @@ func TestGoldenRetryFixedIsOneBar(t *testing.T) {
 		}
 		golden(t, fmt.Sprintf("retry-fixed-%dx%d", sz[0], sz[1]), got)
 	}
-	var hc histCache
+	var hc draw.HistCache
 	v := loadView(t, "retry-fixed.jsonl")
 	bars := 0
-	for _, l := range histogram(&hc, themes.Mono(), v.tl, v.tl.N-1, 42, 12)[1:] {
+	for _, l := range draw.Histogram(&hc, themes.Mono(), v.tl, v.tl.N-1, 42, 12)[1:] {
 		if strings.Contains(l, "█") {
 			bars++
 			if !strings.Contains(l, "100–200ms") {
@@ -199,15 +201,15 @@ func TestEveryViolationHasACell(t *testing.T) {
 				if e.Kind != event.KindViolation {
 					continue
 				}
-				if s := stockAt(v.tl, i); v.tl.HasStock && strings.HasSuffix(strings.Join(gauge(th, v.tl, i, 42), ""), th.OK.Render("ok")) {
-					t.Errorf("event %d: the gauge says ok with %d violation(s)", i, s.violations)
+				if v.tl.HasStock && strings.HasSuffix(strings.Join(draw.Gauge(th, v.tl, i, 42), ""), th.OK.Render("ok")) {
+					t.Errorf("event %d: the gauge says ok at a violation", i)
 				}
 				if e.Worker < 0 {
 					continue
 				}
 				for _, width := range []int{78, 158} {
-					sc := newScale(e.T, width-8)
-					cells := laneCells(nil, make([]uint16, sc.cols), v.tl, int(e.Worker), i, sc, e.T)
+					sc := draw.NewScale(e.T, width-8)
+					cells := draw.LaneCells(nil, make([]uint16, sc.Cols()), v.tl, int(e.Worker), i, sc, e.T)
 					if !slices.Contains(cells, themes.Violation) {
 						t.Errorf("event %d (%s, %s): no violation cell on %s's lane at %d columns", i, e.Code, e.Msg, check.WorkerName(e.Worker), width)
 					}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/tui/draw"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -211,7 +212,7 @@ func (v *runView) faultPanel(th *themes.Theme, w int) []string {
 	if v.status != "" {
 		lines = append(lines, th.Accent.Render(" "+v.status))
 	}
-	return strings.Split(box(th, title, lines, w, len(lines)+2), "\n")
+	return strings.Split(draw.Box(th, title, lines, w, len(lines)+2), "\n")
 }
 
 // workerNote says what worker w is doing now.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/store/spawn"
+	"github.com/locklab/locklab/tui/draw"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -250,7 +251,7 @@ func (f *form) View(th *themes.Theme, w, h int) string {
 		} else {
 			line += "  " + th.Muted.Render(fl.hint)
 		}
-		b.WriteString(fit(line, w) + "\n")
+		b.WriteString(draw.Fit(line, w) + "\n")
 	}
 	b.WriteString("\n" + th.Muted.Render("enter runs · esc goes back · the run's keys are deleted when it ends"))
 	return b.String()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	"github.com/charmbracelet/lipgloss"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/timeline"
@@ -78,7 +80,7 @@ func TestGoldenPausedAtTTLLapse(t *testing.T) {
 		v.marker(1)
 		v.status = ""
 		got := v.View(themes.Mono(), sz[0], sz[1]-1)
-		if !contains(got, string(glyphLapse)) || !contains(got, "PAUSED") || !contains(got, "1 violation") {
+		if !contains(got, string(draw.GlyphLapse)) || !contains(got, "PAUSED") || !contains(got, "1 violation") {
 			t.Errorf("%dx%d: no lapse mark or not paused:\n%s", sz[0], sz[1], got)
 		}
 		golden(t, fmt.Sprintf("ttl-lapse-paused-%dx%d", sz[0], sz[1]), got)

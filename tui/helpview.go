@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 )
 
 // footerView is the one-line key help: the bindings in must always stay
@@ -68,7 +69,7 @@ func flow(entries []string, w int) []string {
 // of this screen and the glyph legend, each flowed into the columns that
 // fit. A glyph group's title heads its entries when there is room for
 // blank lines, else it leads them inline.
-func helpText(th *themes.Theme, groups [][]key.Binding, legend []legendGroup, w, h int) []string {
+func helpText(th *themes.Theme, groups [][]key.Binding, legend []draw.LegendGroup, w, h int) []string {
 	var keys []string
 	for _, g := range groups {
 		for _, b := range g {
@@ -111,7 +112,7 @@ func helpText(th *themes.Theme, groups [][]key.Binding, legend []legendGroup, w,
 // never wider or taller than it.
 func (a *App) helpView(th *themes.Theme, keys helpMap) string {
 	inner := min(a.w, 132) - 4 // border and a cell of padding each side
-	lines := helpText(th, keys.full, legendGroups(th), inner, a.h-2)
+	lines := helpText(th, keys.full, draw.LegendGroups(th), inner, a.h-2)
 	text := strings.Join(lines, "\n")
 	boxed := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(th.Border.GetForeground()).
 		Padding(0, 1).Render(text)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -44,7 +46,7 @@ func TestGoldenHelpFits(t *testing.T) {
 		}
 		inside := strings.Join(lines[top:bottom+1], "\n")
 		var want []string
-		for _, g := range legendGroups(th) {
+		for _, g := range draw.LegendGroups(th) {
 			want = append(want, g.Entries...)
 		}
 		for _, b := range v.helpKeys().full {

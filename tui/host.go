@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/tui/draw"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -248,12 +249,12 @@ func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // View draws the lobby or the round, the scoreboard and the footer.
 func (v *HostView) View() string {
 	defer v.hold()()
-	return backdrop(v.theme, v.view(v.theme), v.w)
+	return draw.Backdrop(v.theme, v.view(v.theme), v.w)
 }
 
 func (v *HostView) view(th *themes.Theme) string {
 	if v.w < minW || v.h < minH {
-		return tooSmall(th, v.w, v.h)
+		return draw.TooSmall(th, v.w, v.h)
 	}
 	keys := v.helpKeys()
 	if v.showHelp {
@@ -284,7 +285,7 @@ func (v *HostView) view(th *themes.Theme) string {
 	case v.opening:
 		footer = th.Accent.Render("opening a round…")
 	}
-	return strings.Join(body, "\n") + "\n" + fit(footer, v.w)
+	return strings.Join(body, "\n") + "\n" + draw.Fit(footer, v.w)
 }
 
 // board is what goes under the lanes: the scoreboard, or for a served
@@ -292,7 +293,7 @@ func (v *HostView) view(th *themes.Theme) string {
 func (v *HostView) board(th *themes.Theme) []string {
 	if v.stage.Requests {
 		_, n := v.stage.Round()
-		return []string{th.Accent.Render(fit(fmt.Sprintf(" round %d · %s", n, v.stage.Hint), v.w))}
+		return []string{th.Accent.Render(draw.Fit(fmt.Sprintf(" round %d · %s", n, v.stage.Hint), v.w))}
 	}
 	var out []string
 	switch {
@@ -312,10 +313,10 @@ func (v *HostView) comingLines(th *themes.Theme) []string {
 	var out []string
 	if d := v.stage.Countdown(time.Now()); d > 0 {
 		_, n := v.stage.Round()
-		out = append(out, th.Warn.Render(fit(fmt.Sprintf(" round %d starts in %.1fs", n, d.Seconds()), v.w)))
+		out = append(out, th.Warn.Render(draw.Fit(fmt.Sprintf(" round %d starts in %.1fs", n, d.Seconds()), v.w)))
 	}
 	if n := v.stage.Next(); n != "" {
-		out = append(out, th.Accent.Render(fit(" "+n, v.w)))
+		out = append(out, th.Accent.Render(draw.Fit(" "+n, v.w)))
 	}
 	run, n := v.stage.Round()
 	lobby, _ := v.stage.Lobby()
@@ -323,7 +324,7 @@ func (v *HostView) comingLines(th *themes.Theme) []string {
 		return out
 	}
 	if late := v.stage.sharedFold(run, n).lateOf(lobby); late != "" {
-		out = append(out, th.Muted.Render(fit(" joins next round: "+late, v.w)))
+		out = append(out, th.Muted.Render(draw.Fit(" joins next round: "+late, v.w)))
 	}
 	return out
 }
@@ -360,7 +361,7 @@ func helpEntries(th *themes.Theme, h helpMap) []string {
 // counted: the count, what the next round races and the ways in stay on
 // screen however full the room.
 func (v *HostView) lobbyView(th *themes.Theme) []string {
-	out := []string{th.Title.Render(fit("locklab host — "+v.stage.Title, v.w)), ""}
+	out := []string{th.Title.Render(draw.Fit("locklab host — "+v.stage.Title, v.w)), ""}
 	lobby, err := v.stage.Lobby()
 	if err != "" {
 		out = append(out, th.Alarm.Render(err), "")
@@ -373,7 +374,7 @@ func (v *HostView) lobbyView(th *themes.Theme) []string {
 	if v.menu.open {
 		tail = append(tail, v.menuLines(th)...)
 	} else if n := v.stage.Next(); n != "" {
-		tail = append(tail, th.Accent.Render(fit(n, v.w)))
+		tail = append(tail, th.Accent.Render(draw.Fit(n, v.w)))
 	}
 	tail = append(tail, "")
 	tail = append(tail, v.waysIn(th)...)
@@ -446,7 +447,7 @@ func (v *HostView) waysIn(th *themes.Theme) []string {
 		}
 	}
 	for _, w := range ways {
-		out = append(out, "  "+th.Accent.Render(fit(w, v.w-2)))
+		out = append(out, "  "+th.Accent.Render(draw.Fit(w, v.w-2)))
 	}
 	return append(out, "")
 }

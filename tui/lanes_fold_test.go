@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
@@ -50,7 +52,7 @@ func TestServedLanesOnePerRequest(t *testing.T) {
 	t.Parallel()
 	tl, k, end := foldedRun(t, 30)
 	tl.Arrivals = true
-	rows := strings.Split(ansi.Strip(strings.Join(lanesFocus(themes.Mono(), tl, k, end, end, 100, 10, 40, 0, nil), "\n")), "\n")
+	rows := strings.Split(ansi.Strip(strings.Join(draw.LanesFocus(themes.Mono(), tl, k, end, end, 100, 10, 40, 0, nil), "\n")), "\n")
 	labels := 0
 	for _, r := range rows {
 		if strings.HasPrefix(r, "w") {
@@ -63,7 +65,7 @@ func TestServedLanesOnePerRequest(t *testing.T) {
 	if labels != 30 {
 		t.Errorf("%d lanes for 30 requests in 39 rows:\n%s", labels, strings.Join(rows, "\n"))
 	}
-	rows = strings.Split(ansi.Strip(strings.Join(lanesFocus(themes.Mono(), tl, k, end, end, 100, 10, 21, 0, nil), "\n")), "\n")
+	rows = strings.Split(ansi.Strip(strings.Join(draw.LanesFocus(themes.Mono(), tl, k, end, end, 100, 10, 21, 0, nil), "\n")), "\n")
 	members := 0
 	for _, r := range rows[:20] {
 		label := strings.Fields(r)[0]
@@ -91,12 +93,12 @@ func TestMembersLabel(t *testing.T) {
 	t.Parallel()
 	tl := timeline.New(12)
 	for in, want := range map[int]string{9: "w01,w07+1", 11: "w01,w07,w11", 5: "w01+2"} {
-		if got := membersLabel(tl, []int{1, 7, 11}, in); got != want {
+		if got := draw.MembersLabel(tl, []int{1, 7, 11}, in); got != want {
 			t.Errorf("width %d: %q, want %q", in, got, want)
 		}
 	}
 	tl.Names = laneNames("alice", 12)
-	if got := membersLabel(tl, []int{0, 3, 4}, 14); got != "alice/1,4,5" {
+	if got := draw.MembersLabel(tl, []int{0, 3, 4}, 14); got != "alice/1,4,5" {
 		t.Errorf("named: %q", got)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	_ "github.com/locklab/locklab/store/etcdembed"
 
 	"github.com/locklab/locklab/event"
@@ -407,7 +409,7 @@ var laneHolder = regexp.MustCompile(`^w(\d+)\b`)
 // from the model.
 func (m *laneModel) compare(v *runView, th *themes.Theme, k int, now time.Duration) []string {
 	tl := v.tl
-	rows := lockLanes(th, tl, k, now, 160, labelWidth(tl, 1000), 2*len(tl.Locks))
+	rows := draw.LockLanes(th, tl, k, now, 160, draw.LabelWidth(tl, 1000), 2*len(tl.Locks))
 	var out []string
 	for i, lk := range tl.Locks {
 		s, ok := m.locks[lk.Name]

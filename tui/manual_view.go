@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 )
 
 // manualKeys are the scheduler mode's keys.
@@ -128,7 +129,7 @@ func (v *runView) schedPanel(th *themes.Theme, w int) string {
 			rows = append(rows, style.Render(fmt.Sprintf("%s%d %s %s", mark, i+1, c.lane, doing)))
 		}
 	}
-	return box(th, title, rows, w, h)
+	return draw.Box(th, title, rows, w, h)
 }
 
 // hand is the run's hand-chosen steps so far.

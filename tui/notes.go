@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 )
 
 // notesView is the speaker's second terminal: it follows the talk given in
@@ -83,7 +84,7 @@ func (m *notesView) View() string {
 			head += fmt.Sprintf(" · beat %d of %d", p.Beat, p.Beats)
 		}
 	}
-	out = append(out, fit(th.Accent.Render(head), w-len(clock)-1)+" "+th.Title.Render(clock), "")
+	out = append(out, draw.Fit(th.Accent.Render(head), w-len(clock)-1)+" "+th.Title.Render(clock), "")
 	if m.seen {
 		where := p.Title
 		switch {
@@ -118,7 +119,7 @@ func (m *notesView) View() string {
 		out = append(out, "")
 	}
 	out = append(out, th.Muted.Render("q quits the notes (the talk goes on)"))
-	return backdrop(th, strings.Join(out, "\n"), w)
+	return draw.Backdrop(th, strings.Join(out, "\n"), w)
 }
 
 func wrapIndent(st interface{ Render(...string) string }, s string, w int, indent string) []string {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 
@@ -199,10 +201,10 @@ func screenNumbers(screen string, t *check.Tally, done bool, sum *check.Summary)
 	for _, m := range reRetries.FindAllStringSubmatch(screen, -1) {
 		eq("retries", m[1], t.Get(check.NRetries))
 	}
-	for i, b := range delayBins {
-		re := regexp.MustCompile(regexp.QuoteMeta(b.label) + `(?: [█▏▎▍▌▋▊▉]+ (\d+)| ×(\d+))`)
+	for i, b := range draw.DelayBins {
+		re := regexp.MustCompile(regexp.QuoteMeta(b.Label) + `(?: [█▏▎▍▌▋▊▉]+ (\d+)| ×(\d+))`)
 		for _, m := range re.FindAllStringSubmatch(screen, -1) {
-			eq("retry bar "+b.label, m[1]+m[2], t.RetryBin(i))
+			eq("retry bar "+b.Label, m[1]+m[2], t.RetryBin(i))
 		}
 	}
 	for _, m := range reGauge.FindAllStringSubmatch(screen, -1) {

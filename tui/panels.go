@@ -11,6 +11,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -131,7 +132,7 @@ func (v *runView) column(th *themes.Theme, ps []panel, k int, now time.Duration,
 		if heights[i] < 3 {
 			continue
 		}
-		boxes = append(boxes, box(th, panelTitles[p], v.panelLines(th, p, k, now, w-2, heights[i]-2), w, heights[i]))
+		boxes = append(boxes, draw.Box(th, panelTitles[p], v.panelLines(th, p, k, now, w-2, heights[i]-2), w, heights[i]))
 	}
 	return strings.Join(boxes, "\n")
 }
@@ -139,11 +140,11 @@ func (v *runView) column(th *themes.Theme, ps []panel, k int, now time.Duration,
 func (v *runView) panelLines(th *themes.Theme, p panel, k int, now time.Duration, w, h int) []string {
 	switch p {
 	case panelStock:
-		return gauge(th, v.tl, k, w)
+		return draw.Gauge(th, v.tl, k, w)
 	case panelRetries:
-		return histogram(&v.hist, th, v.tl, k, w, h)
+		return draw.Histogram(&v.hist, th, v.tl, k, w, h)
 	case panelWaits:
-		return waitGraph(th, v.tl, k, w, h)
+		return draw.WaitGraph(th, v.tl, k, w, h)
 	case panelNodes:
 		return nodeRows(th, v.tl, k, now, w)
 	case panelCredits:
@@ -162,13 +163,13 @@ func (v *runView) panelLines(th *themes.Theme, p panel, k int, now time.Duration
 
 // panelLine is the compact layout's one line: the first panel that has one.
 func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) string {
-	if cyc := waitGraph(th, v.tl, k, w, 1); len(cyc) > 2 {
+	if cyc := draw.WaitGraph(th, v.tl, k, w, 1); len(cyc) > 2 {
 		return cyc[2]
 	}
 	for _, p := range panelsOf(v.s.header, v.tl) {
 		switch p {
 		case panelStock:
-			return gaugeLine(th, v.tl, k)
+			return draw.GaugeLine(th, v.tl, k)
 		case panelCredits:
 			return strings.Join(credits(th, v.tl, k), "  ")
 		case panelJob:
@@ -182,7 +183,7 @@ func (v *runView) panelLine(th *themes.Theme, k int, now time.Duration, w int) s
 		case panelRetries:
 			return retryLine(&v.hist, th, v.tl, k)
 		case panelWaits:
-			return waitGraph(th, v.tl, k, w, 1)[0]
+			return draw.WaitGraph(th, v.tl, k, w, 1)[0]
 		}
 	}
 	return ""
@@ -225,7 +226,7 @@ func jobState(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration)
 		case cur.Holder >= 0 && (cur.TTL <= 0 || cur.Deadline > now):
 			state = th.Text.Render("reserved by ") + th.Worker(int(cur.Holder)).Render(check.WorkerName(cur.Holder))
 			if cur.TTL > 0 {
-				state += th.Muted.Render(" · " + dur(cur.Deadline-now) + " left")
+				state += th.Muted.Render(" · " + draw.Dur(cur.Deadline-now) + " left")
 			}
 		case len(spans) > 1 || cur.Holder >= 0:
 			state = th.Warn.Render("queued again: the reservation lapsed")
@@ -280,7 +281,7 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 			sym, state = themes.SymFailover, "failed over"
 		}
 		if off := n.OffsetAt(now); off != 0 && n.State != timeline.NodeStopped {
-			sym, state = themes.SymNodeClock, fmt.Sprintf("clock +%s", dur(off))
+			sym, state = themes.SymNodeClock, fmt.Sprintf("clock +%s", draw.Dur(off))
 			if n.Slewing(now) {
 				state += ", slewing"
 			}
@@ -299,20 +300,20 @@ func nodeRows(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration,
 			}
 		}
 	}
-	return append(append(out, legendLine(th, themes.InNodes)), servers...)
+	return append(append(out, draw.LegendLine(th, themes.InNodes)), servers...)
 }
 
 // retryLine is the histogram in one line: "retry delays 100–200ms ×89 · …".
-func retryLine(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k int) string {
+func retryLine(hc *draw.HistCache, th *themes.Theme, tl *timeline.Timeline, k int) string {
 	t := tl.TallyAt(k)
-	counts, n, _ := retryCounts(&t)
+	counts, n, _ := draw.RetryCounts(&t)
 	if n == 0 {
 		return th.Muted.Render("retry delays: none yet")
 	}
 	parts := []string{th.Muted.Render(fmt.Sprintf("%d retries:", n))}
 	for i, c := range counts {
 		if c > 0 {
-			parts = append(parts, th.Text.Render(delayBins[i].label)+th.Muted.Render(fmt.Sprintf(" ×%d", c)))
+			parts = append(parts, th.Text.Render(draw.DelayBins[i].Label)+th.Muted.Render(fmt.Sprintf(" ×%d", c)))
 		}
 	}
 	return strings.Join(parts, "  ")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/tui/draw"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -210,16 +211,16 @@ func (v *ParticipantView) View() string {
 	h := v.host
 	th := h.theme
 	if h.w < minW || h.h < minH {
-		return backdrop(th, tooSmall(th, h.w, h.h), h.w)
+		return draw.Backdrop(th, draw.TooSmall(th, h.w, h.h), h.w)
 	}
-	own := []string{th.Accent.Render(fit(ownMark+" "+v.p.Name+" · "+v.status(), h.w)), fit(v.footer(th), h.w)}
+	own := []string{th.Accent.Render(draw.Fit(ownMark+" "+v.p.Name+" · "+v.status(), h.w)), draw.Fit(v.footer(th), h.w)}
 	if l := v.nameLine(th); l != "" {
-		own[1] = fit(l, h.w)
+		own[1] = draw.Fit(l, h.w)
 	}
 	h.reserve = len(own) - 1 // the room's footer (the host's keys) gives way too
 	body := strings.Split(h.view(th), "\n")
 	body = append(body[:len(body)-1], own...)
-	return backdrop(th, strings.Join(body, "\n"), h.w)
+	return draw.Backdrop(th, strings.Join(body, "\n"), h.w)
 }
 
 func (v *ParticipantView) status() string {

@@ -10,6 +10,7 @@ import (
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 )
 
 // picker chooses a scenario and a strategy.
@@ -84,7 +85,7 @@ func (p *picker) View(th *themes.Theme, w, h int) string {
 		} else {
 			line = th.Text.Render(line)
 		}
-		b.WriteString(fit(line, w) + "\n")
+		b.WriteString(draw.Fit(line, w) + "\n")
 	}
 	s := p.scenario()
 	b.WriteString("\n" + th.Muted.Render("STRATEGY") + "\n  ")

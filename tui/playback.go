@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/tui/timeline"
 	"github.com/locklab/locklab/untrusted"
 )
@@ -377,7 +378,7 @@ func (v *runView) marker(dir int) {
 	v.paused = true
 	v.cursor = target
 	v.playT = v.eventT(target)
-	v.status = fmt.Sprintf("%s at %s (event %d)", markerName(kind), dur(v.playT), target+1)
+	v.status = fmt.Sprintf("%s at %s (event %d)", markerName(kind), draw.Dur(v.playT), target+1)
 }
 
 // changeSpeed steps through the ladder, at any moment: a live run's world

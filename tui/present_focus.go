@@ -95,13 +95,3 @@ func focusOrder(all, focus []*timeline.Lock) []*timeline.Lock {
 	}
 	return out
 }
-
-// focusScroll is the first of n rows to show in avail rows (the last of
-// them given to "↓ more" when rows are left below) so that rows lo…hi are
-// in view; as far up as that allows.
-func focusScroll(lo, hi, avail, n int) int {
-	if n <= avail || lo < 0 {
-		return 0
-	}
-	return min(max(hi-(avail-2), 0), lo, n-avail)
-}

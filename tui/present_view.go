@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -71,7 +72,7 @@ func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
 		lines = append(lines, th.Title.Render(l))
 	}
 	lines = append(lines, "", strings.Repeat(" ", max((w-2-ansi.StringWidth(hint))/2, 0))+th.Muted.Render(hint))
-	return strings.Split(box(th, title, lines, w, len(lines)+2), "\n")
+	return strings.Split(draw.Box(th, title, lines, w, len(lines)+2), "\n")
 }
 
 // centreWrap wraps text at wrap cells and centres each line in w cells.
@@ -114,9 +115,9 @@ func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h
 	}
 	bodyH := max(h-1-len(top)-len(verdict)-v.schedRows(), 6)
 	var b strings.Builder
-	b.WriteString(fit(v.header(th, k, now, w), w))
+	b.WriteString(draw.Fit(v.header(th, k, now, w), w))
 	for _, l := range top {
-		b.WriteString("\n" + fit(l, w))
+		b.WriteString("\n" + draw.Fit(l, w))
 	}
 	b.WriteString("\n" + v.presentBody(th, k, now, w, bodyH))
 	if v.s.man != nil {
@@ -125,7 +126,7 @@ func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h
 		b.WriteString("\n" + v.schedPanel(th, w))
 	}
 	for _, l := range verdict {
-		b.WriteString("\n" + fit(l, w))
+		b.WriteString("\n" + draw.Fit(l, w))
 	}
 	return b.String()
 }
@@ -188,31 +189,31 @@ func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h i
 			lockH = 0
 			laneH = h
 		}
-		labelW := labelWidth(v.tl, laneH-3)
-		left := box(th, "swimlanes", lanesFocus(th, v.tl, k, now, span, lw-2, labelW, laneH-2, v.scroll, focus), lw, laneH)
+		labelW := draw.LabelWidth(v.tl, laneH-3)
+		left := draw.Box(th, "swimlanes", draw.LanesFocus(th, v.tl, k, now, span, lw-2, labelW, laneH-2, v.scroll, focus), lw, laneH)
 		if lockH > 0 {
-			left += "\n" + box(th, "locks", lockLanesOf(th, v.tl, locks, k, now, span, lw-2, labelW, lockRows), lw, lockH)
+			left += "\n" + draw.Box(th, "locks", draw.LockLanesOf(th, v.tl, locks, k, now, span, lw-2, labelW, lockRows), lw, lockH)
 		}
-		return joinH(left, v.column(th, ps, k, now, rw, h))
+		return draw.JoinH(left, v.column(th, ps, k, now, rw, h))
 	}
 	var lines []string
 	for _, p := range ps {
 		if p == panelNodes {
 			rows := nodeRows(th, v.tl, k, now, w-2)
-			lines = append(lines, strings.Split(box(th, "nodes", rows, w, len(rows)+2), "\n")...)
+			lines = append(lines, strings.Split(draw.Box(th, "nodes", rows, w, len(rows)+2), "\n")...)
 			continue
 		}
-		lines = append(lines, fit(v.onePanelLine(th, p, k, now, w), w))
+		lines = append(lines, draw.Fit(v.onePanelLine(th, p, k, now, w), w))
 	}
 	laneH := max(h-lockH-len(lines), 4)
 	if laneH+lockH+len(lines) > h {
 		lockH = 0
 		laneH = max(h-len(lines), 4)
 	}
-	labelW := labelWidth(v.tl, laneH-3)
-	out := box(th, "swimlanes", lanesFocus(th, v.tl, k, now, span, w-2, labelW, laneH-2, v.scroll, focus), w, laneH)
+	labelW := draw.LabelWidth(v.tl, laneH-3)
+	out := draw.Box(th, "swimlanes", draw.LanesFocus(th, v.tl, k, now, span, w-2, labelW, laneH-2, v.scroll, focus), w, laneH)
 	if lockH > 0 {
-		out += "\n" + box(th, "locks", lockLanesOf(th, v.tl, locks, k, now, span, w-2, labelW, lockRows), w, lockH)
+		out += "\n" + draw.Box(th, "locks", draw.LockLanesOf(th, v.tl, locks, k, now, span, w-2, labelW, lockRows), w, lockH)
 	}
 	for _, l := range lines {
 		out += "\n" + l
@@ -224,11 +225,11 @@ func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h i
 func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Duration, w int) string {
 	switch p {
 	case panelStock:
-		return th.Muted.Render("stock: ") + gaugeLine(th, v.tl, k)
+		return th.Muted.Render("stock: ") + draw.GaugeLine(th, v.tl, k)
 	case panelRetries:
 		return retryLine(&v.hist, th, v.tl, k)
 	case panelWaits:
-		g := waitGraph(th, v.tl, k, w, 1)
+		g := draw.WaitGraph(th, v.tl, k, w, 1)
 		if len(g) > 2 {
 			return th.Muted.Render("wait-for: ") + g[2]
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/tui/timeline"
 	"github.com/locklab/locklab/untrusted"
 	"github.com/muesli/termenv"
@@ -164,7 +165,7 @@ func (r *recorder) titleCard(v *runView, i int) {
 	sc := &r.o.Talk.Scenes[i]
 	v.scene, v.pr.extras = sc, sceneExtras(sc)
 	r.rec.Marker(fmt.Sprintf("scene %d: %s", i+1, sc.Title))
-	card := backdrop(r.th, cardView(r.th, r.o.Talk, i, r.o.Width, r.o.Height, ""), r.o.Width)
+	card := draw.Backdrop(r.th, cardView(r.th, r.o.Talk, i, r.o.Width, r.o.Height, ""), r.o.Width)
 	for end := r.t + r.o.Hold; r.t < end; r.t += r.step {
 		r.rec.Write(r.scr.frame(card))
 	}
@@ -383,6 +384,6 @@ func (v *runView) markEvents() {
 		if e.Kind == event.KindViolation || e.Kind == event.KindBeat {
 			continue // a violation has its own marker; a beat is narration
 		}
-		v.mark(fmt.Sprintf("event %d: %s", v.evMarked+1, untrusted.Line(describe(e))))
+		v.mark(fmt.Sprintf("event %d: %s", v.evMarked+1, untrusted.Line(draw.Describe(e))))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/tui/draw"
+
 	"github.com/locklab/locklab/check"
 
 	"github.com/locklab/locklab/themes"
@@ -14,7 +16,7 @@ import (
 
 // Layout thresholds.
 const (
-	minW, minH   = 80, 24
+	minW, minH   = draw.MinW, draw.MinH
 	fullW, fullH = 120, 36
 	rightW       = 44
 )
@@ -87,33 +89,33 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 		}
 	}
 	lockBox := func(w, labelW int) string {
-		lines := lockLanes(th, v.tl, k, now, w-2, labelW, lockRows)
+		lines := draw.LockLanes(th, v.tl, k, now, w-2, labelW, lockRows)
 		if lockNote != "" {
 			lines = append([]string{lockNote}, lines...)
 		}
-		return box(th, "locks", lines, w, lockH)
+		return draw.Box(th, "locks", lines, w, lockH)
 	}
 	var body string
 	if full {
 		leftW := w - rightW
 		laneH := bodyH - lockH
-		labelW := labelWidth(v.tl, laneH-3)
-		left := box(th, "swimlanes", lanesFocus(th, v.tl, k, now, now, leftW-2, labelW, laneH-2, v.scroll, v.own), leftW, laneH)
+		labelW := draw.LabelWidth(v.tl, laneH-3)
+		left := draw.Box(th, "swimlanes", draw.LanesFocus(th, v.tl, k, now, now, leftW-2, labelW, laneH-2, v.scroll, v.own), leftW, laneH)
 		if lockH > 0 {
 			left += "\n" + lockBox(leftW, labelW)
 		}
-		body = joinH(left, v.rightColumn(th, k, now, rightW, bodyH))
+		body = draw.JoinH(left, v.rightColumn(th, k, now, rightW, bodyH))
 	} else {
 		var nodeBox string
 		if nodes || netted {
 			// Small screens: the nodes say more than the per-key lanes.
 			rows := nodeRows(th, v.tl, k, now, w-2)
-			nodeBox = box(th, "nodes", rows, w, len(rows)+2)
+			nodeBox = draw.Box(th, "nodes", rows, w, len(rows)+2)
 			lockH = len(rows) + 1 // its box, with the panel line dropped
 		}
 		laneH := bodyH - lockH - 1
-		labelW := labelWidth(v.tl, laneH-3)
-		body = box(th, "swimlanes", lanesFocus(th, v.tl, k, now, now, w-2, labelW, laneH-2, v.scroll, v.own), w, laneH)
+		labelW := draw.LabelWidth(v.tl, laneH-3)
+		body = draw.Box(th, "swimlanes", draw.LanesFocus(th, v.tl, k, now, now, w-2, labelW, laneH-2, v.scroll, v.own), w, laneH)
 		switch {
 		case nodeBox != "":
 			body += "\n" + nodeBox
@@ -121,21 +123,21 @@ func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) s
 			body += "\n" + lockBox(w, labelW)
 		}
 		if nodeBox == "" {
-			body += "\n" + fit(v.panelLine(th, k, now, w), w)
+			body += "\n" + draw.Fit(v.panelLine(th, k, now, w), w)
 		}
 	}
 	var b strings.Builder
-	b.WriteString(fit(v.header(th, k, now, w), w))
+	b.WriteString(draw.Fit(v.header(th, k, now, w), w))
 	b.WriteString("\n" + body)
 	if v.s.man != nil {
 		b.WriteString("\n" + v.schedPanel(th, w))
 	}
-	b.WriteString("\n" + fit(v.statusLine(th), w))
-	for _, l := range logTail(th, v.s.log, v.tl.Names, k, logN, w) {
+	b.WriteString("\n" + draw.Fit(v.statusLine(th), w))
+	for _, l := range draw.LogTail(th, v.s.log, v.tl.Names, k, logN, w) {
 		b.WriteString("\n" + l)
 	}
 	for _, l := range verdict {
-		b.WriteString("\n" + fit(l, w))
+		b.WriteString("\n" + draw.Fit(l, w))
 	}
 	return b.String()
 }
@@ -162,7 +164,7 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 		{th.Title.Render("locklab"), 1},
 		{th.Text.Render(v.s.header.Scenario + " · " + v.s.header.Strategy), 0},
 		{th.Muted.Render(v.s.storeName()), 2},
-		{th.Text.Render("t " + dur(now)), 0},
+		{th.Text.Render("t " + draw.Dur(now)), 0},
 		{th.Text.Render(speed), 0},
 		{badge.Render(v.mode()), 0},
 	}
@@ -185,7 +187,7 @@ func (v *runView) header(th *themes.Theme, k int, now time.Duration, w int) stri
 			}
 		}
 		line := strings.Join(keep, sep)
-		if ansiWidth(line) <= w || drop == 0 {
+		if draw.AnsiWidth(line) <= w || drop == 0 {
 			return line
 		}
 	}
@@ -201,9 +203,9 @@ func (v *runView) statusLine(th *themes.Theme) string {
 		return th.Warn.Render(v.branchNote)
 	}
 	if v.s.loading != nil {
-		return legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d so far", v.cursor+1, v.tl.N))
+		return draw.Legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d so far", v.cursor+1, v.tl.N))
 	}
-	return legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d", v.cursor+1, v.tl.N))
+	return draw.Legend(th) + "  " + th.Muted.Render(fmt.Sprintf("event %d/%d", v.cursor+1, v.tl.N))
 }
 
 // verdict is the banner at the end of a run: the checker's verdict and the
@@ -224,7 +226,7 @@ func (v *runView) verdict(th *themes.Theme, k, w int) []string {
 	if s.HasStock { // a run without a stock cannot fail on one
 		fields += fmt.Sprintf(" · stock fails %d · stock %d→%d (expected %d)", s.FailedStock, s.InitialStock, s.FinalStock, s.ExpectedStock)
 	}
-	fields += fmt.Sprintf(" · overlaps %d · lost updates %d · %s", s.Overlaps, s.LostUpdates, dur(s.Duration.D()))
+	fields += fmt.Sprintf(" · overlaps %d · lost updates %d · %s", s.Overlaps, s.LostUpdates, draw.Dur(s.Duration.D()))
 	return wrapLines([]string{style.Render(s.Verdict) + " " + th.Muted.Render(fields), th.Text.Render(s.Detail)}, w)
 }
 

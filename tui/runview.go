@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/talk"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -34,7 +35,7 @@ type runView struct {
 	scroll     int
 	status     string
 	cache      renderCache
-	hist       histCache
+	hist       draw.HistCache
 	trade      tradeCache // trade-offs' table
 	leader     leaderFold // leader's leaders and ledger
 	faults     faultMenu

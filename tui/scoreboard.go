@@ -5,6 +5,7 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/workshop"
 )
 
@@ -24,7 +25,7 @@ func (v *HostView) scoreboard(th *themes.Theme) []string {
 func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int, me string) []string {
 	dw := max(len(term), 5)
 	head := fmt.Sprintf(" %-16s %7s %*s %7s %10s  %s", "attendee", "workers", dw, term, "denied", "violations", "state")
-	out := []string{th.Title.Render(fit(" scoreboard", w)), th.Muted.Render(fit(head, w))}
+	out := []string{th.Title.Render(draw.Fit(" scoreboard", w)), th.Muted.Render(draw.Fit(head, w))}
 	for i, s := range scores {
 		if i == scoreRows-1 && len(scores) > scoreRows {
 			out = append(out, th.Muted.Render(fmt.Sprintf(" … and %d more", len(scores)-i)))
@@ -46,7 +47,7 @@ func scoreLines(th *themes.Theme, scores []scenario.Score, term string, w int, m
 			mark = th.Accent.Render(ownMark)
 		}
 		line := fmt.Sprintf("%s%-16s %7d %*d %7d ", mark, truncName(s.Name, 16), s.Workers, dw, s.Did, s.Denials) + viol + "  " + style.Render(state)
-		out = append(out, fit(line, w))
+		out = append(out, draw.Fit(line, w))
 	}
 	return out
 }
@@ -71,8 +72,8 @@ func (v *HostView) leaderboard(th *themes.Theme) []string {
 		default:
 		}
 	}
-	out := []string{th.Title.Render(fit(fmt.Sprintf(" leaderboard after %d round(s) · l: this round's scoreboard", n), v.w)),
-		th.Muted.Render(fit(fmt.Sprintf(" %3s %-16s %6s %7s %7s %10s", "#", "participant", "rounds", "done", "denied", "violations"), v.w))}
+	out := []string{th.Title.Render(draw.Fit(fmt.Sprintf(" leaderboard after %d round(s) · l: this round's scoreboard", n), v.w)),
+		th.Muted.Render(draw.Fit(fmt.Sprintf(" %3s %-16s %6s %7s %7s %10s", "#", "participant", "rounds", "done", "denied", "violations"), v.w))}
 	for i, s := range st {
 		if i == scoreRows-1 && len(st) > scoreRows {
 			out = append(out, th.Muted.Render(fmt.Sprintf(" … and %d more", len(st)-i)))
@@ -82,7 +83,7 @@ func (v *HostView) leaderboard(th *themes.Theme) []string {
 		if s.Name == v.me && v.me != "" {
 			mark = th.Accent.Render(ownMark)
 		}
-		out = append(out, fit(fmt.Sprintf("%s%3d %-16s %6d %7d %7d %10d", mark, i+1, truncName(s.Name, 16), s.Rounds, s.Did, s.Denials, s.Violations), v.w))
+		out = append(out, draw.Fit(fmt.Sprintf("%s%3d %-16s %6d %7d %7d %10d", mark, i+1, truncName(s.Name, 16), s.Rounds, s.Did, s.Denials, s.Violations), v.w))
 	}
 	return out
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/untrusted"
 	"github.com/locklab/locklab/workshop"
 )
@@ -105,16 +106,16 @@ func (v *HostView) steerKey(msg tea.KeyMsg) tea.Cmd {
 
 // menuLines draw the menu.
 func (v *HostView) menuLines(th *themes.Theme) []string {
-	out := []string{th.Title.Render(fit(" next round · ↑/↓ choose · ←/→ change · enter applies · esc leaves it", v.w))}
+	out := []string{th.Title.Render(draw.Fit(" next round · ↑/↓ choose · ←/→ change · enter applies · esc leaves it", v.w))}
 	for i, r := range steerRows {
 		val := map[string]string{"scenario": v.menu.next.Scenario, "strategy": v.menu.next.Strategy, "retry": v.menu.next.Retry,
 			"stock": fmt.Sprint(v.menu.next.Stock)}[r]
 		line := fmt.Sprintf("   %-9s ‹ %s ›", r, val)
 		if i == v.menu.row {
-			out = append(out, th.Accent.Render(fit(" ▸"+line[2:], v.w)))
+			out = append(out, th.Accent.Render(draw.Fit(" ▸"+line[2:], v.w)))
 			continue
 		}
-		out = append(out, th.Text.Render(fit(line, v.w)))
+		out = append(out, th.Text.Render(draw.Fit(line, v.w)))
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"fmt"
@@ -22,11 +22,11 @@ var lanePrio = []themes.State{themes.Violation, themes.Crashed, themes.Critical,
 
 const outcomes = 1<<themes.DoneOK | 1<<themes.DoneFail
 
-// laneCells computes worker w's cells at cursor k up to time now, from the
+// LaneCells computes worker w's cells at cursor k up to time now, from the
 // timeline's per-column summaries: each column shows the most telling
 // state that occurred in it. An outcome that shares its column with
 // something more telling is drawn in the next column.
-func laneCells(dst []themes.State, masks []uint16, tl *timeline.Timeline, w, k int, sc scale, now time.Duration) []themes.State {
+func LaneCells(dst []themes.State, masks []uint16, tl *timeline.Timeline, w, k int, sc Scale, now time.Duration) []themes.State {
 	masks = masks[:sc.cols]
 	tl.Columns(masks, w, k, now, sc.span)
 	dst = dst[:0]
@@ -112,18 +112,18 @@ func renderCells(lk *look, b *strings.Builder, cells []themes.State) {
 	}
 }
 
-// lanesFocus renders the swimlanes box content — one row per worker
+// LanesFocus renders the swimlanes box's content — one row per worker
 // (identical rows of one participant folded together when they do not
 // fit), then the time axis — over a window of span (at least now: what is
 // past now is left blank, the time still to come), scrolled, when scroll
 // is 0, so that the lanes of the focus workers are in view.
-func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int, focus []int32) []string {
+func LanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows, scroll int, focus []int32) []string {
 	if rows < 2 {
 		return nil
 	}
 	cols := max(width-labelW-1, 1)
 	span = max(span, now)
-	sc := newScale(span, cols)
+	sc := NewScale(span, cols)
 	type group struct {
 		first   int
 		members []int
@@ -137,7 +137,7 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 	masks := make([]uint16, sc.cols)
 	lo, hi := -1, -1 // the groups of the focus workers
 	for i, w := range shown {
-		buf = laneCells(buf, masks, tl, w, k, sc, now)
+		buf = LaneCells(buf, masks, tl, w, k, sc, now)
 		g := len(groups)
 		inFocus := slices.Contains(focus, int32(w))
 		// A lane folds only while the rest would not fit one row each: as
@@ -177,7 +177,7 @@ func lanesFocus(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.D
 		b.Reset()
 		name := cutLabel(laneName(tl, g.first), labelW)
 		if len(g.members) > 1 {
-			name = membersLabel(tl, g.members, labelW)
+			name = MembersLabel(tl, g.members, labelW)
 		}
 		b.WriteString(lk.worker(g.first).wrap(name))
 		b.WriteString(strings.Repeat(" ", max(labelW-len([]rune(name)), 0)+1))
@@ -216,10 +216,10 @@ func laneName(tl *timeline.Timeline, w int) string {
 	return check.WorkerName(int32(w))
 }
 
-// membersLabel names the lanes a folded row stands for, as a list that
+// MembersLabel names the lanes a folded row stands for, as a list that
 // never reads as a range — w01,w07 or alice/1,4 — with +N for those that
 // do not fit in w cells.
-func membersLabel(tl *timeline.Timeline, members []int, w int) string {
+func MembersLabel(tl *timeline.Timeline, members []int, w int) string {
 	var parts []string
 	prefix := ""
 	for _, m := range members {
@@ -301,8 +301,8 @@ var axisRank = map[themes.Symbol]int{
 // marker is ([ and ] jump between them), and the columns where two workers
 // were inside one critical section at once.
 func axis(th *themes.Theme, indent, cols int, now, span time.Duration, tl *timeline.Timeline, k int) string {
-	right := dur(span)
-	mid := dur(span / 2)
+	right := Dur(span)
+	mid := Dur(span / 2)
 	line := []rune(strings.Repeat("─", cols))
 	if cols > 0 {
 		line[0] = '0'
@@ -329,7 +329,7 @@ func axis(th *themes.Theme, indent, cols int, now, span time.Duration, tl *timel
 	}
 	// Per-column summaries of the markers and overlaps: the cost does not
 	// grow with how many there are.
-	sc := newScale(span, len(r))
+	sc := NewScale(span, len(r))
 	marks, overlaps := make([]uint32, len(r)), make([]bool, len(r))
 	tl.MarkerColumns(marks, k, now, sc.span)
 	tl.OverlapColumns(overlaps, k, now, sc.span)
@@ -378,13 +378,13 @@ func axis(th *themes.Theme, indent, cols int, now, span time.Duration, tl *timel
 	return b.String()
 }
 
-// legend names every lane glyph, from the glyph table.
-func legend(th *themes.Theme) string {
-	return legendLine(th, themes.InLanes)
+// Legend names every lane glyph, from the glyph table.
+func Legend(th *themes.Theme) string {
+	return LegendLine(th, themes.InLanes)
 }
 
-// legendLine names the glyphs of place p: "· idle  ? attempting  …".
-func legendLine(th *themes.Theme, p themes.Place) string {
+// LegendLine names the glyphs of place p: "· idle  ? attempting  …".
+func LegendLine(th *themes.Theme, p themes.Place) string {
 	lk := lookOf(th)
 	lk.mu.Lock()
 	defer lk.mu.Unlock()
@@ -400,15 +400,15 @@ func legendLine(th *themes.Theme, p themes.Place) string {
 	return lk.legends[p]
 }
 
-// legendGroups are the glyph legend's groups for the help, generated from
+// LegendGroups are the glyph legend's groups for the help, generated from
 // the glyph table: a title and one entry per glyph.
-func legendGroups(th *themes.Theme) []legendGroup {
-	var out []legendGroup
+func LegendGroups(th *themes.Theme) []LegendGroup {
+	var out []LegendGroup
 	for _, g := range []struct {
 		title string
 		p     themes.Place
 	}{{"lanes", themes.InLanes}, {"locks", themes.InLocks}, {"time axis ([ and ] jump)", themes.InAxis}, {"Redlock nodes", themes.InNodes}} {
-		grp := legendGroup{Title: g.title}
+		grp := LegendGroup{Title: g.title}
 		for _, s := range themes.Legend(g.p) {
 			grp.Entries = append(grp.Entries, th.Mark(s, 0)+" "+th.Muted.Render(themes.Table[s].Meaning))
 		}
@@ -417,8 +417,18 @@ func legendGroups(th *themes.Theme) []legendGroup {
 	return out
 }
 
-// legendGroup is one group of the glyph legend.
-type legendGroup struct {
+// LegendGroup is one group of the glyph legend.
+type LegendGroup struct {
 	Title   string
 	Entries []string
+}
+
+// focusScroll is the first of n rows to show in avail rows (the last of
+// them given to "↓ more" when rows are left below) so that rows lo…hi are
+// in view; as far up as that allows.
+func focusScroll(lo, hi, avail, n int) int {
+	if n <= avail || lo < 0 {
+		return 0
+	}
+	return min(max(hi-(avail-2), 0), lo, n-avail)
 }

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"fmt"
@@ -12,29 +12,29 @@ import (
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// glyphLapse is the lock lane's mark of a TTL lapse under a working holder.
-var glyphLapse = themes.SymLapse.Rune()
+// GlyphLapse is the lock lane's mark of a TTL lapse under a working holder.
+var GlyphLapse = themes.SymLapse.Rune()
 
-// lockLanes renders one row per lock key: its holder over time (in the
+// LockLanes renders one row per lock key: its holder over time (in the
 // holder's colour), renewal ticks, a mark where a TTL lapsed under a
 // working holder, then who holds it now and a TTL countdown bar.
 // Each lock takes two rows; its columns line up with the swimlanes'.
-func lockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, width, labelW, rows int) []string {
+func LockLanes(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration, width, labelW, rows int) []string {
 	return lockLanesOver(th, tl, k, now, now, width, labelW, rows)
 }
 
-// lockLanesOver is lockLanes over a window of span (at least now), its
-// columns lined up with lanesFocus's.
+// lockLanesOver is LockLanes over a window of span (at least now), its
+// columns lined up with LanesFocus's.
 func lockLanesOver(th *themes.Theme, tl *timeline.Timeline, k int, now, span time.Duration, width, labelW, rows int) []string {
-	return lockLanesOf(th, tl, tl.Locks, k, now, span, width, labelW, rows)
+	return LockLanesOf(th, tl, tl.Locks, k, now, span, width, labelW, rows)
 }
 
-// lockLanesOf is lockLanesOver for the locks in order (all of the
+// LockLanesOf is lockLanesOver for the locks in order (all of the
 // timeline's, in the order to draw them).
-func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock, k int, now, span time.Duration, width, labelW, rows int) []string {
+func LockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock, k int, now, span time.Duration, width, labelW, rows int) []string {
 	var out []string
 	cols := max(width-labelW-1, 1)
-	sc := newScale(max(span, now), cols)
+	sc := NewScale(max(span, now), cols)
 	lk := lookOf(th)
 	kinds := make([]uint32, cols)
 	for _, l := range locks {
@@ -59,7 +59,7 @@ func lockLanesOf(th *themes.Theme, tl *timeline.Timeline, locks []*timeline.Lock
 // lockHolders is who holds l in each column up to now (-1: nobody), and
 // whether that holding has no TTL where the lock's keys have one; cur is
 // the holding at now.
-func lockHolders(tl *timeline.Timeline, l *timeline.Lock, k int, now time.Duration, sc scale, cols int) (holders []int32, forever []bool, cur timeline.LockSpan) {
+func lockHolders(tl *timeline.Timeline, l *timeline.Lock, k int, now time.Duration, sc Scale, cols int) (holders []int32, forever []bool, cur timeline.LockSpan) {
 	spans, _ := tl.LockAt(l, k)
 	holders = make([]int32, cols)
 	forever = make([]bool, cols) // held with no TTL where the lock's keys have one
@@ -107,7 +107,7 @@ func lockHolders(tl *timeline.Timeline, l *timeline.Lock, k int, now time.Durati
 // lockMarks is the most telling mark of each column on l, from the
 // timeline's per-column summaries (kinds, reused from lock to lock),
 // whatever the number of marks.
-func lockMarks(tl *timeline.Timeline, kinds []uint32, l *timeline.Lock, k int, now time.Duration, sc scale) []timeline.MarkKind {
+func lockMarks(tl *timeline.Timeline, kinds []uint32, l *timeline.Lock, k int, now time.Duration, sc Scale) []timeline.MarkKind {
 	markAt := make([]timeline.MarkKind, len(kinds))
 	tl.MarkColumns(kinds, l, k, now, sc.span)
 	for c, m := range kinds {
@@ -184,7 +184,7 @@ var markSyms = map[timeline.MarkKind]themes.Symbol{
 const ttlBarW = 10
 
 // holderInfo is "w03 ▕████░░░░▏ 1.20s", or the lapse under a working holder.
-func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock, sp timeline.LockSpan, now time.Duration, sc scale, markAt []timeline.MarkKind) string {
+func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock, sp timeline.LockSpan, now time.Duration, sc Scale, markAt []timeline.MarkKind) string {
 	if sp.Holder == timeline.Unknown {
 		return th.Warn.Render("held — no acquire in the log says by whom")
 	}
@@ -218,7 +218,7 @@ func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock
 	if sp.Fence > 0 {
 		fence = th.Muted.Render(fmt.Sprintf(" #%d", sp.Fence))
 	}
-	return who + " " + bar + " " + dur(left) + fence
+	return who + " " + bar + " " + Dur(left) + fence
 }
 
 // noTTL says what ends a holding without a TTL bar, from what the lock is.
@@ -244,9 +244,9 @@ func shortLock(name string, w int) string {
 	return name
 }
 
-// labelWidth is the width of the lane labels, shared by workers and locks;
+// LabelWidth is the width of the lane labels, shared by workers and locks;
 // folded lanes carry their count ("w03×12").
-func labelWidth(tl *timeline.Timeline, laneRows int) int {
+func LabelWidth(tl *timeline.Timeline, laneRows int) int {
 	w := 4
 	if len(tl.Workers) > 100 {
 		w = 5
@@ -269,6 +269,6 @@ func labelWidth(tl *timeline.Timeline, laneRows int) int {
 }
 
 // colEnd is the time at the right edge of column c.
-func colEnd(s scale, c int) time.Duration {
+func colEnd(s Scale, c int) time.Duration {
 	return time.Duration(int64(s.span) * int64(c+1) / int64(s.cols))
 }

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	"github.com/locklab/locklab/themes"
 )
 
-// describe says an event in words: "w07 acquired lock:stock token 3fa9… ttl 5s".
-func describe(e event.Event) string {
+// Describe says an event in words: "w07 acquired lock:stock token 3fa9… ttl 5s".
+func Describe(e event.Event) string {
 	var b strings.Builder
 	b.WriteString(check.WorkerName(e.Worker))
 	b.WriteByte(' ')
@@ -29,10 +29,10 @@ func describe(e event.Event) string {
 		fmt.Fprintf(&b, " fence %d", e.Fence)
 	}
 	if e.Has&event.HasTTL != 0 && (e.Kind == event.KindAcquired || e.Kind == event.KindRenewed) {
-		b.WriteString(" ttl " + dur(e.TTL))
+		b.WriteString(" ttl " + Dur(e.TTL))
 	}
 	if e.Has&event.HasDelay != 0 {
-		b.WriteString(" for " + dur(e.Delay))
+		b.WriteString(" for " + Dur(e.Delay))
 	}
 	if e.Has&event.HasStock != 0 {
 		fmt.Fprintf(&b, " stock=%d", e.Stock)
@@ -92,14 +92,14 @@ func verb(e event.Event) string {
 	return strings.ReplaceAll(e.Kind.String(), "_", " ")
 }
 
-// logTail renders the n events up to cursor k, newest last; names are the
+// LogTail renders the n events up to cursor k, newest last; names are the
 // lanes' own names, if the log gives them.
-func logTail(th *themes.Theme, log *event.Log, names []string, k, n, width int) []string {
+func LogTail(th *themes.Theme, log *event.Log, names []string, k, n, width int) []string {
 	var out []string
 	for i := max(k-n+1, 0); i <= k && i < log.Len(); i++ {
 		e := log.At(i)
-		t := th.Muted.Render(fmt.Sprintf("%10s ", dur(e.T)))
-		text := describe(e)
+		t := th.Muted.Render(fmt.Sprintf("%10s ", Dur(e.T)))
+		text := Describe(e)
 		style := th.Text
 		switch e.Kind {
 		case event.KindViolation:
@@ -113,7 +113,7 @@ func logTail(th *themes.Theme, log *event.Log, names []string, k, n, width int) 
 			who = names[e.Worker]
 		}
 		line := t + th.Worker(int(e.Worker)).Render(who) + style.Render(text)
-		out = append(out, fit(line, width))
+		out = append(out, Fit(line, width))
 	}
 	for len(out) < n {
 		out = append([]string{""}, out...)

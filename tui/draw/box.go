@@ -1,4 +1,9 @@
-package tui
+// Package draw holds the view's pure widgets: boxes and fitting text to
+// cells, the swimlanes and lock lanes, the stock gauge, the retry
+// histogram, the wait-for graph and the log's tail. Each draws a
+// timeline's state at a playhead into strings; none keeps state of its
+// own or reads anything but what it is given.
+package draw
 
 import (
 	"fmt"
@@ -9,9 +14,9 @@ import (
 	"github.com/locklab/locklab/themes"
 )
 
-// box draws lines inside a rounded border of w×h cells with title in its
+// Box draws lines inside a rounded border of w×h cells with title in its
 // top edge; lines are cut or padded to fit.
-func box(th *themes.Theme, title string, lines []string, w, h int) string {
+func Box(th *themes.Theme, title string, lines []string, w, h int) string {
 	if w < 4 || h < 2 {
 		return ""
 	}
@@ -29,7 +34,7 @@ func box(th *themes.Theme, title string, lines []string, w, h int) string {
 		b.WriteByte('\n')
 		line := ""
 		if i < len(lines) {
-			line = fit(lines[i], inner)
+			line = Fit(lines[i], inner)
 		} else {
 			line = strings.Repeat(" ", inner)
 		}
@@ -39,8 +44,8 @@ func box(th *themes.Theme, title string, lines []string, w, h int) string {
 	return b.String()
 }
 
-// fit cuts or pads a (styled) line to exactly w cells.
-func fit(s string, w int) string {
+// Fit cuts or pads a (styled) line to exactly w cells.
+func Fit(s string, w int) string {
 	n := cellWidth(s)
 	if n > w {
 		return ansi.Truncate(s, w, "…")
@@ -48,10 +53,10 @@ func fit(s string, w int) string {
 	return s + strings.Repeat(" ", w-n)
 }
 
-func ansiWidth(s string) int { return cellWidth(s) }
+func AnsiWidth(s string) int { return cellWidth(s) }
 
-// joinH puts blocks side by side; every block must have the same height.
-func joinH(blocks ...string) string {
+// JoinH puts blocks side by side; every block must have the same height.
+func JoinH(blocks ...string) string {
 	split := make([][]string, len(blocks))
 	rows := 0
 	for i, b := range blocks {
@@ -72,11 +77,11 @@ func joinH(blocks ...string) string {
 	return out.String()
 }
 
-// dur formats a virtual duration compactly: 850µs, 12.3ms, 4.21s.
-func dur(d time.Duration) string {
+// Dur formats a virtual duration compactly: 850µs, 12.3ms, 4.21s.
+func Dur(d time.Duration) string {
 	switch {
 	case d < 0:
-		return "-" + dur(-d)
+		return "-" + Dur(-d)
 	case d < time.Millisecond:
 		return fmt.Sprintf("%dµs", d.Microseconds())
 	case d < 10*time.Millisecond:
@@ -89,32 +94,36 @@ func dur(d time.Duration) string {
 	return d.Truncate(time.Second).String()
 }
 
-// scale maps virtual time onto cols columns, 0 at the left edge and span at
+// Scale maps virtual time onto cols columns, 0 at the left edge and span at
 // the right.
-type scale struct {
+type Scale struct {
 	span time.Duration
 	cols int
 }
 
-func newScale(span time.Duration, cols int) scale {
-	return scale{span: max(span, time.Millisecond), cols: max(cols, 1)}
+// NewScale is the scale of span over cols columns.
+func NewScale(span time.Duration, cols int) Scale {
+	return Scale{span: max(span, time.Millisecond), cols: max(cols, 1)}
 }
 
+// Cols is how many columns the scale spans.
+func (s Scale) Cols() int { return s.cols }
+
 // col is the column of time t.
-func (s scale) col(t time.Duration) int {
+func (s Scale) col(t time.Duration) int {
 	c := int(int64(t) * int64(s.cols) / int64(s.span))
 	return min(max(c, 0), s.cols-1)
 }
 
-// tooSmall says that a w×h window is smaller than the views need, in the
+// TooSmall says that a w×h window is smaller than the views need, in the
 // longest wording that fits one line of w cells.
-func tooSmall(th *themes.Theme, w, h int) string {
+func TooSmall(th *themes.Theme, w, h int) string {
 	for _, s := range []string{
-		fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", minW, minH, w, h),
-		fmt.Sprintf("at least %d×%d, please (now %d×%d)", minW, minH, w, h),
-		fmt.Sprintf("need %d×%d (is %d×%d)", minW, minH, w, h),
-		fmt.Sprintf("need %d×%d", minW, minH),
-		fmt.Sprintf("%d×%d", minW, minH),
+		fmt.Sprintf("make the window at least %d×%d (it is %d×%d)", MinW, MinH, w, h),
+		fmt.Sprintf("at least %d×%d, please (now %d×%d)", MinW, MinH, w, h),
+		fmt.Sprintf("need %d×%d (is %d×%d)", MinW, MinH, w, h),
+		fmt.Sprintf("need %d×%d", MinW, MinH),
+		fmt.Sprintf("%d×%d", MinW, MinH),
 	} {
 		if cellWidth(s) <= w {
 			return th.Warn.Render(s)
@@ -122,3 +131,7 @@ func tooSmall(th *themes.Theme, w, h int) string {
 	}
 	return th.Warn.Render(strings.Repeat("…", max(min(w, 1), 0)))
 }
+
+// MinW and MinH are the smallest screen the views draw in; below it they
+// say how much room they need.
+const MinW, MinH = 80, 24

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"fmt"
@@ -20,7 +20,7 @@ type stockNow struct {
 	saved                      bool
 }
 
-func stockAt(tl *timeline.Timeline, k int) stockNow {
+func StockAt(tl *timeline.Timeline, k int) stockNow {
 	t := tl.TallyAt(k)
 	return stockNow{initial: int64(t.Get(check.NInitialStock)), current: int64(t.Get(check.NCurrentStock)),
 		expected: t.Expected(), sold: t.Get(check.NSold), lost: t.Get(check.NLostUpdates),
@@ -52,14 +52,14 @@ func (s stockNow) staleWords() string {
 	return fmt.Sprintf("  stale landed %d refused %d", s.staleLanded, s.staleRefused)
 }
 
-// gauge renders the stock box content: sold against the stock there was,
+// Gauge renders the stock box's content: sold against the stock there was,
 // the counter, the lost updates, and a bar; anything the checker found
 // turns it to the alarm style.
-func gauge(th *themes.Theme, tl *timeline.Timeline, k, width int) []string {
+func Gauge(th *themes.Theme, tl *timeline.Timeline, k, width int) []string {
 	if !tl.HasStock {
 		return nil
 	}
-	s := stockAt(tl, k)
+	s := StockAt(tl, k)
 	over := int64(s.sold) > s.initial
 	num := th.Text
 	if over || (s.violations > 0 && !s.saved) {
@@ -73,7 +73,7 @@ func gauge(th *themes.Theme, tl *timeline.Timeline, k, width int) []string {
 		th.Text.Render(fmt.Sprint(s.initial)), num.Render(fmt.Sprint(s.current)), num.Render(fmt.Sprint(s.expected)))
 	line2 := fmt.Sprintf("lost updates %s", lostStyle.Render(fmt.Sprint(s.lost))) + th.Muted.Render(s.staleWords())
 	tag := s.tag(th)
-	barW := max(width-ansiWidth(tag)-1, 4)
+	barW := max(width-AnsiWidth(tag)-1, 4)
 	denom := max(s.initial, int64(s.sold), 1)
 	okCells := int(int64(barW) * min(int64(s.sold), s.initial) / denom)
 	overCells := 0
@@ -89,12 +89,12 @@ func gauge(th *themes.Theme, tl *timeline.Timeline, k, width int) []string {
 	return []string{line1, line2, bar + " " + tag}
 }
 
-// gaugeLine is the one-line stock summary of the compact layout.
-func gaugeLine(th *themes.Theme, tl *timeline.Timeline, k int) string {
+// GaugeLine is the one-line stock summary of the compact layout.
+func GaugeLine(th *themes.Theme, tl *timeline.Timeline, k int) string {
 	if !tl.HasStock {
 		return ""
 	}
-	s := stockAt(tl, k)
+	s := StockAt(tl, k)
 	text := fmt.Sprintf("stock %d → %d  sold %d of %d  lost updates %d%s  ", s.initial, s.current, s.sold, s.initial, s.lost, s.staleWords())
 	if int64(s.sold) > s.initial || (s.violations > 0 && !s.saved) {
 		return th.Alarm.Render(text) + s.tag(th)

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"fmt"
@@ -12,18 +12,18 @@ import (
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// delayBins are the retry-delay histogram's bins, the tally's: log-spaced,
+// DelayBins are the retry-delay histogram's bins, the tally's: log-spaced,
 // doubling from 100ms both ways, so a fixed delay is one bar, exponential
 // backoff's doubling is one bar per step and jitter spreads over several.
 // Each is labelled by its range.
-var delayBins = func() (bins []struct{ label string }) {
+var DelayBins = func() (bins []struct{ Label string }) {
 	for i := range check.RetryBinCount {
 		lo, hi := check.RetryBinRange(i)
 		label := "≥" + short(lo)
 		if hi > 0 {
 			label = rangeLabel(lo, hi)
 		}
-		bins = append(bins, struct{ label string }{label})
+		bins = append(bins, struct{ Label string }{label})
 	}
 	return bins
 }()
@@ -52,15 +52,15 @@ func short(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'g', 3, 64) + "s"
 }
 
-// histCache keeps the last drawn chart: it is drawn again only when a
+// HistCache keeps the last drawn chart: it is drawn again only when a
 // bar's count, the bins, the size or the theme change.
-type histCache struct {
+type HistCache struct {
 	key   string
 	chart []string
 }
 
-// retryCounts are the tally's backoffs per bin, their number and mean.
-func retryCounts(t *check.Tally) (counts []int, n int, mean time.Duration) {
+// RetryCounts are the tally's backoffs per bin, their number and mean.
+func RetryCounts(t *check.Tally) (counts []int, n int, mean time.Duration) {
 	counts = make([]int, check.RetryBinCount)
 	for i := range counts {
 		counts[i] = t.RetryBin(i)
@@ -68,14 +68,14 @@ func retryCounts(t *check.Tally) (counts []int, n int, mean time.Duration) {
 	return counts, t.Get(check.NRetries), t.RetryMean()
 }
 
-// histogram renders the retry-delay histogram (ntcharts) for the backoffs
+// Histogram renders the retry-delay histogram (ntcharts) for the backoffs
 // up to cursor k.
-func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width, height int) []string {
+func Histogram(hc *HistCache, th *themes.Theme, tl *timeline.Timeline, k, width, height int) []string {
 	if height < 3 || width < 10 {
 		return nil
 	}
 	t := tl.TallyAt(k)
-	counts, n, mean := retryCounts(&t)
+	counts, n, mean := RetryCounts(&t)
 	if n == 0 {
 		return []string{th.Muted.Render("no retries yet"), th.Muted.Render("(--retry sets a policy)")}
 	}
@@ -103,7 +103,7 @@ func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width,
 			last--
 		}
 	}
-	caption := th.Muted.Render(fmt.Sprintf("%d retries, mean %s", n, dur(mean)))
+	caption := th.Muted.Render(fmt.Sprintf("%d retries, mean %s", n, Dur(mean)))
 	peak := 1
 	for _, c := range counts[first : last+1] {
 		peak = max(peak, c)
@@ -117,8 +117,8 @@ func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width,
 	}
 	// One row per bin: its range, a bar, the count.
 	labelW := 0
-	for _, b := range delayBins[first : last+1] {
-		labelW = max(labelW, len([]rune(b.label)))
+	for _, b := range DelayBins[first : last+1] {
+		labelW = max(labelW, len([]rune(b.Label)))
 	}
 	barW := max(width-labelW-2-len(strconv.Itoa(peak))-1, 1)
 	lk := lookOf(th)
@@ -130,7 +130,7 @@ func histogram(hc *histCache, th *themes.Theme, tl *timeline.Timeline, k, width,
 		if r := cells % 8; r > 0 {
 			bar += string([]rune(" ▏▎▍▌▋▊▉")[r])
 		}
-		label := fmt.Sprintf("%*s ", labelW, delayBins[i].label)
+		label := fmt.Sprintf("%*s ", labelW, DelayBins[i].Label)
 		row := th.Muted.Render(label) + lk.states[themes.Waiting].wrap(bar)
 		if n > 0 {
 			row += " " + th.Text.Render(strconv.Itoa(n))

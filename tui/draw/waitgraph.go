@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 	"github.com/locklab/locklab/tui/timeline"
 )
 
-// waitGraph renders who waits for whom at cursor k. A cycle is drawn as a
+// WaitGraph renders who waits for whom at cursor k. A cycle is drawn as a
 // ring, in the alarm style, from the moment it closes.
-func waitGraph(th *themes.Theme, tl *timeline.Timeline, k, width, rows int) []string {
+func WaitGraph(th *themes.Theme, tl *timeline.Timeline, k, width, rows int) []string {
 	waits := tl.WaitsAt(k)
 	if cyc := timeline.Cycle(waits); cyc != nil {
 		return ring(th, cyc, width)
@@ -44,7 +44,7 @@ func waitGraph(th *themes.Theme, tl *timeline.Timeline, k, width, rows int) []st
 		shown := 0
 		for _, w := range ws {
 			name := check.WorkerName(w)
-			if ansiWidth(line)+len(name)+8 > width {
+			if AnsiWidth(line)+len(name)+8 > width {
 				break
 			}
 			line += th.Worker(int(w)).Render(name) + " "

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"strings"
@@ -8,12 +8,12 @@ import (
 	"github.com/locklab/locklab/themes"
 )
 
-// backdrop paints the theme's own background and text colour under a
+// Backdrop paints the theme's own background and text colour under a
 // whole screen of w cells per line: every line is filled to the width, and
 // the colours come back after every reset an inner style ends with. A
 // theme without its own background, or a terminal without colour, leaves
 // the screen as it is.
-func backdrop(th *themes.Theme, screen string, w int) string {
+func Backdrop(th *themes.Theme, screen string, w int) string {
 	if !th.OwnBackground {
 		return screen
 	}
