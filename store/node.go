@@ -74,15 +74,19 @@ func (s *Store) openEmbedded(cfg Config) error {
 	}
 	s.clock = NewClock(speed)
 	n := max(cfg.Nodes, 1)
+	base := epoch
+	if cfg.WallTime {
+		base = time.Now().Truncate(time.Millisecond)
+	}
 	for i := range n {
 		m := miniredis.NewMiniRedis()
 		if err := m.Start(); err != nil {
 			return fmt.Errorf("store: start embedded node %d: %w", i, err)
 		}
 		m.ClockTTL(true)
-		node := &Node{Index: i, Addr: m.Addr(), at: m.Addr(), mini: m, embedded: true, clock: s.clock, base: epoch,
+		node := &Node{Index: i, Addr: m.Addr(), at: m.Addr(), mini: m, embedded: true, clock: s.clock, base: base,
 			stop: make(chan struct{}), done: make(chan struct{})}
-		m.SetTime(epoch)
+		m.SetTime(base)
 		// One dial attempt: an in-process server that refuses is closed, not busy.
 		o := clientOptions(&redis.Options{Addr: m.Addr(), DialerRetries: 1}, cfg)
 		// An in-process server is never far: a dial or a reply that takes

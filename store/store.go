@@ -60,6 +60,12 @@ type Config struct {
 	// replica, sentinel, redlock): real processes on loopback, stopped at
 	// Close. URLs must be empty; ReplicaLag is how far replicas trail.
 	Topology string
+	// WallTime sets the embedded nodes' time to this machine's wall clock
+	// at the moment of opening, instead of a fixed instant: for a lock
+	// that sends absolute deadlines read from the wall clock (rueidislock's
+	// PXAT), which a server reading another time would keep a year long.
+	// The nodes' time then moves with the run's clock, at its speed.
+	WallTime bool
 	// Guest says the run's keys belong to another process (the race's
 	// host): Close deletes only the guest's own registration. What it
 	// writes is netted all the same, so a race whose host died leaves no

@@ -1,6 +1,7 @@
 // Package libs registers the Redis lock libraries people use as strategies,
-// unmodified: bsm/redislock ("redislock") and go-redsync ("redsync" on one
-// node, "redsync-quorum" on five). Each attempt is one call of the
+// unmodified: bsm/redislock ("redislock"), go-redsync ("redsync" on one
+// node, "redsync-quorum" on five) and rueidis's lock ("rueidislock", which
+// renews its own lock and talks through a rueidis client of its own). Each attempt is one call of the
 // library's own acquire (the scenario's retry policy spaces them), each
 // release its own release; what it sent is seen at the Redis protocol by a
 // client hook and told in the step's message. The libraries read the wall
@@ -25,7 +26,7 @@ import (
 )
 
 // Versions are the libraries' pinned versions (go.mod), for the docs.
-const Versions = "github.com/bsm/redislock v0.9.4, github.com/go-redsync/redsync/v4 v4.18.1"
+const Versions = "github.com/bsm/redislock v0.9.4, github.com/go-redsync/redsync/v4 v4.18.1, github.com/redis/rueidis v1.0.79"
 
 // WallClock says why a strategy keeps real time (its traits say its code
 // reads the wall clock), or "" if it does not.
@@ -57,6 +58,11 @@ func Register() {
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			return newRedsync(s, o, "redsync-quorum", len(s.Redis))
 		})
+	renews := single
+	renews.Renewal = trait.RenewalWatchdog
+	renews.WallDeadlines = true
+	lock.Register(lock.Info{Name: rueidisName, Doc: "github.com/redis/rueidis v1.0.79 rueidislock, unmodified: SET NX PXAT its wall clock + validity, extended every half validity; a lost extension cancels the holder's context", Traits: renews},
+		newRueidis)
 }
 
 // clientOf is node i's *redis.Client, with the protocol hook on it.
@@ -104,6 +110,11 @@ func (w *wire) add(cmd redis.Cmder) {
 			reply = fmt.Sprint(c.Val())
 		}
 	}
+	w.note(name, reply)
+}
+
+// note records one command and its reply.
+func (w *wire) note(name, reply string) {
 	if len(reply) > 40 {
 		reply = reply[:40] + "…"
 	}
