@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,5 +64,71 @@ func TestRueidislockRenewsAndReleases(t *testing.T) {
 	}
 	if _, err := b.TryAcquire(ctx, key, 300*time.Millisecond); err != nil {
 		t.Fatalf("after the release: %v", err)
+	}
+}
+
+// A holder paused past the validity: the library's extension, held by the
+// pause, gives the lock up when it ends, and the lease says so (its
+// context cancelled with ErrLockLost) while another holds the lock.
+func TestRueidislockPausedHolderLearnsItLost(t *testing.T) {
+	srv := storetest.Start(t)
+	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var seen steps
+	paused := make(chan struct{})
+	close(paused) // not paused
+	var gate atomic.Pointer[chan struct{}]
+	gate.Store(&paused)
+	hold := func(ctx context.Context) error {
+		select {
+		case <-*gate.Load():
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	mk := func(h func(context.Context) error) lock.Locker {
+		l, err := lock.NewOn("rueidislock", lock.Servers{Redis: lock.Clients(st.Clients())}, lock.Options{Observer: seen.see, Hold: h}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	a, b := mk(hold), mk(nil)
+	key := st.Key("lock:p")
+	la, err := a.TryAcquire(ctx, key, 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pause := make(chan struct{})
+	gate.Store(&pause)
+	time.Sleep(450 * time.Millisecond) // past the validity and past the extension's own deadline
+	if _, err := b.TryAcquire(ctx, key, time.Second); err != nil {
+		t.Fatalf("the paused holder's lock should have lapsed: %v", err)
+	}
+	if la.Lost() {
+		t.Fatal("a paused holder learned of the loss during its pause")
+	}
+	close(pause)
+	select {
+	case <-la.Context().Done():
+	case <-time.After(2 * time.Second):
+		t.Fatal("the library never cancelled the paused holder's lock")
+	}
+	if !la.Lost() || !errors.Is(context.Cause(la.Context()), lock.ErrLockLost) {
+		t.Fatalf("lease context ended with %v, want ErrLockLost", context.Cause(la.Context()))
+	}
+	if l := seen.of(lock.StepLockLost); len(l) != 1 || l[0].Token != la.Token {
+		t.Fatalf("lock_lost steps %+v", l)
+	}
+	if f := seen.of(lock.StepRenewFailed); len(f) != 1 {
+		t.Fatalf("renew_failed steps %+v: want the extension that came too late", f)
+	}
+	if err := la.Release(ctx); !errors.Is(err, lock.ErrNotHeld) {
+		t.Fatalf("release after the loss: %v, want not held", err)
 	}
 }
