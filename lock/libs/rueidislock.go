@@ -29,7 +29,8 @@ import (
 // context's cancel, which deletes the key if it still holds the token.
 //
 // The library takes its options per Locker, not per call, so there is one
-// of its Lockers per key and TTL: KeyValidity is the TTL asked,
+// of its Lockers per key and TTL: KeyValidity is the TTL asked, in real
+// time at the run's speed when the locker is made (its timers are real),
 // KeyMajority 1 (its default, 2 of 3 keys, spreads a lock over a
 // cluster's shards; on one server the keys live and die together), and
 // TryNextAfter a quarter second (its default, 20ms, is the acquire
@@ -127,7 +128,7 @@ func (r *rueidisLock) locker(key string, ttl time.Duration) (*rueidisLocker, err
 	}
 	var seen *seenClient
 	opt := rueidislock.LockerOption{
-		ClientOption: r.base, KeyPrefix: key, KeyValidity: r.kit.ToServer(ttl), KeyMajority: 1, NoLoopTracking: true,
+		ClientOption: r.base, KeyPrefix: key, KeyValidity: r.kit.Real(ttl), KeyMajority: 1, NoLoopTracking: true,
 		TryNextAfter: 250 * time.Millisecond,
 		ClientBuilder: func(o rueidis.ClientOption) (rueidis.Client, error) {
 			c, err := rueidis.NewClient(o)
