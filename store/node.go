@@ -31,7 +31,7 @@ type Node struct {
 	done   chan struct{}
 
 	embedded    bool
-	wallTime    bool // the node's time is this machine's wall clock (Config.WallTime)
+	wallTime    bool   // the node's time is this machine's wall clock (Config.WallTime)
 	many        bool   // one of several nodes: a described command names it
 	url         string // a real server's URL as given: for Scrub only
 	refused     atomic.Pointer[error]
