@@ -26,7 +26,8 @@ var extendLate = &Scenario{
 		"it answers 1 — it has extended w01's lock — and w00 writes a stale stock. ignored extends only its own " +
 		"token (compare-and-PEXPIRE, as redislock's Refresh and redsync's Extend do): it answers 0, but w00 " +
 		"does not read the answer and writes anyway. checked reads the 0 and stops before writing: that is how " +
-		"the holder could have known, and what it costs is its sale, done again by someone else.",
+		"the holder could have known, and what it costs is its sale. The two were inside at once all the same " +
+		"(w00 asleep mid-section): the check keeps the stale write out, not the overlap.",
 	Source:     "what the lock libraries' users report: node-redlock's extend after expiry, unchecked renewals",
 	Strategies: []string{"blind", "ignored", "checked"},
 	Defaults: withDefaults(func(p *event.Params) {
