@@ -49,7 +49,7 @@ var fencing = &Scenario{
 		"seen fence 2 and rejects it. With safe there is no fence to compare — a random token cannot order " +
 		"writes — and the stale write lands.",
 	Source:     "Kleppmann, \"How to do distributed locking\"; the locking-patterns article",
-	Strategies: []string{"fenced", "safe", "fenced-watchdog", "watchdog"},
+	Strategies: []string{"fenced", "safe", "fenced-watchdog", "watchdog", "rueidislock"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
