@@ -33,7 +33,7 @@ import (
 // time at the run's speed when the locker is made (its timers are real),
 // KeyMajority 1 (its default, 2 of 3 keys, spreads a lock over a
 // cluster's shards; on one server the keys live and die together), and
-// TryNextAfter a quarter second (its default, 20ms, is the acquire
+// TryNextAfter a second (its default, 20ms, is the acquire
 // command's own deadline, shorter than a busy machine's scheduler).
 type rueidisLock struct {
 	kit  *lock.Kit
@@ -129,7 +129,7 @@ func (r *rueidisLock) locker(key string, ttl time.Duration) (*rueidisLocker, err
 	var seen *seenClient
 	opt := rueidislock.LockerOption{
 		ClientOption: r.base, KeyPrefix: key, KeyValidity: r.kit.Real(ttl), KeyMajority: 1, NoLoopTracking: true,
-		TryNextAfter: 250 * time.Millisecond,
+		TryNextAfter: time.Second,
 		ClientBuilder: func(o rueidis.ClientOption) (rueidis.Client, error) {
 			c, err := rueidis.NewClient(o)
 			if err != nil {
