@@ -66,3 +66,54 @@ func TestExtendLateOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// late-grant on one seed, simulated: the grant heard of after the TTL,
+// trusted (two holders, a lost sale) or counted from the request (no
+// overlap; w00 asks again and sells).
+func TestLateGrantOutcomes(t *testing.T) {
+	sc, err := scenario.Lookup("late-grant")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		way                              string
+		overlaps, lost, successes, lost0 int
+		final                            int64
+	}{
+		{"trust", 1, 1, 2, 0, 1},
+		{"validity", 0, 0, 2, 1, 0},
+	} {
+		t.Run(c.way, func(t *testing.T) {
+			r := run(t, nil, scenario.Config{Scenario: "late-grant", Strategy: c.way, Seed: 7, Params: sc.Defaults})
+			if !r.Simulated() {
+				t.Fatal("late-grant should be simulated on the embedded store")
+			}
+			s := r.Summary()
+			if s.Overlaps != c.overlaps || s.LostUpdates != c.lost || s.Successes != c.successes || s.FinalStock != c.final {
+				t.Fatalf("%s: overlaps %d lost %d successes %d final %d; want %d %d %d %d", s.Verdict,
+					s.Overlaps, s.LostUpdates, s.Successes, s.FinalStock, c.overlaps, c.lost, c.successes, c.final)
+			}
+			o := outcome{s: s, evs: r.Log.Events()}
+			if n := o.count(event.KindLockLost, func(e event.Event) bool { return e.Worker == 0 }); n != c.lost0 {
+				t.Fatalf("w00's lock_lost: %d, want %d", n, c.lost0)
+			}
+			// w00 hears of its first grant only after w01 has taken the lapsed lock.
+			var w01, late bool
+			for _, e := range o.evs {
+				if e.Kind == event.KindAcquired {
+					if e.Worker == 1 {
+						w01 = true
+					} else if !late {
+						late = true
+						if !w01 || e.T < sc.Defaults.TTL.D() {
+							t.Fatalf("w00's grant at %v, w01 in: %v; want it after the TTL, w01 holding", e.T, w01)
+						}
+					}
+				}
+			}
+			if c.lost > 0 && o.count(event.KindViolation, func(e event.Event) bool { return e.Code == "overlap" }) != 1 {
+				t.Fatal("the checker should find the two holders in the log")
+			}
+		})
+	}
+}
