@@ -31,10 +31,18 @@ var lateGrant = &Scenario{
 		p.Workers, p.Stock, p.TTL = 2, 2, event.Millis(time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
 	}),
-	Uses:   []string{"stock", "ttl", "retry", "max-retries", "retry-base"},
-	Cast:   2,
-	run:    runLateGrant,
-	beats:  lateGrantBeats,
+	Uses:  []string{"stock", "ttl", "retry", "max-retries", "retry-base"},
+	Cast:  2,
+	run:   runLateGrant,
+	beats: lateGrantBeats,
+	// The run says when the slow link begins and ends, around the beats.
+	headings: func(strategy string, p event.Params) []string {
+		ids := []string{event.CodeNetOn, "taken", event.CodeNetOff, "late"}
+		if strategy != "validity" {
+			ids = append(ids, "stale-write")
+		}
+		return ids
+	},
 	lockOf: func(string) string { return "safe" },
 }
 
