@@ -132,3 +132,46 @@ func TestRueidislockPausedHolderLearnsItLost(t *testing.T) {
 		t.Fatalf("release after the loss: %v, want not held", err)
 	}
 }
+
+// The library's own clients end with the run: their connections close.
+func TestRueidislockClientsEndWithTheRun(t *testing.T) {
+	srv := storetest.Start(t)
+	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	conns := func() int {
+		s, err := st.Client().ClientList(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Count(s, "\n")
+	}
+	before := conns()
+	var undo []func()
+	l, err := lock.NewOn("rueidislock", lock.Servers{Redis: lock.Clients(st.Clients()), Cleanup: func(f func()) { undo = append(undo, f) }}, lock.Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la, err := l.TryAcquire(ctx, st.Key("lock:c"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := la.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if conns() <= before {
+		t.Fatal("the library's client should have a connection of its own")
+	}
+	if len(undo) != 1 {
+		t.Fatalf("%d cleanups registered, want 1", len(undo))
+	}
+	undo[0]()
+	for deadline := time.Now().Add(2 * time.Second); conns() > before; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d connections after the run's end, %d before the library's", conns(), before)
+		}
+	}
+}

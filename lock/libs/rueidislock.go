@@ -64,7 +64,22 @@ func newRueidis(s lock.Servers, o lock.Options) (lock.Locker, error) {
 	}
 	base := rueidisOptions(c.Options())
 	base.DisableCache = !noLoop(c)
-	return &rueidisLock{kit: lock.NewKit(o), base: base, lockers: map[lockerKey]*rueidisLocker{}}, nil
+	r := &rueidisLock{kit: lock.NewKit(o), base: base, lockers: map[lockerKey]*rueidisLocker{}}
+	if s.Cleanup != nil {
+		s.Cleanup(r.close) // the library's clients and their connections end with the run
+	}
+	return r, nil
+}
+
+// close closes the library's Lockers, and so their clients.
+func (r *rueidisLock) close() {
+	r.mu.Lock()
+	ls := r.lockers
+	r.lockers = map[lockerKey]*rueidisLocker{}
+	r.mu.Unlock()
+	for _, l := range ls {
+		l.l.Close()
+	}
 }
 
 // noLoop reports whether the server keeps CLIENT TRACKING's NOLOOP for
