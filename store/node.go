@@ -193,6 +193,21 @@ func (n *Node) sync() {
 	n.mu.Unlock()
 }
 
+// FollowWallClock makes the embedded nodes' time this machine's wall
+// clock from now on, as Config.WallTime does from the start: for a run
+// whose lock sends absolute deadlines read from the wall clock.
+func (s *Store) FollowWallClock() {
+	for _, n := range s.nodes {
+		if !n.embedded {
+			continue
+		}
+		n.mu.Lock()
+		n.wallTime = true
+		n.mu.Unlock()
+		n.sync()
+	}
+}
+
 // wall is the embedded server's time at virtual time v: the run's, moved
 // by the node's skew. mu is held.
 func (n *Node) wall(v time.Duration) time.Time {

@@ -188,9 +188,8 @@ func (r *redisLock) Acquire(ctx context.Context, key string, ttl time.Duration) 
 }
 
 func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*lock.Lease, error) {
-	if err := r.kit.Hold(ctx); err != nil {
-		return nil, err
-	}
+	// A paused worker stops at its command's gate (clock.WithGate), not
+	// here: Options.Hold is for renewals, and may hold for good.
 	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	wctx, w := watch(ctx)
 	call := r.kit.Now()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
 )
 
@@ -86,12 +87,19 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 	if dead {
 		return rueidis.NewErrorResult(errDead)
 	}
-	if script != "delete" {
+	switch script {
+	case "extend":
 		// A paused holder sends nothing until it resumes. Its library's
 		// timers run on, so an extension due during the pause goes out
 		// when it ends, bounded by the deadline it had when due: past it,
 		// the library gives the lock up without sending.
 		if err := c.kit.Hold(context.WithoutCancel(ctx)); err != nil {
+			return rueidis.NewErrorResult(err)
+		}
+	case "acquire":
+		// The worker's own call: it stops at its gate, as its go-redis
+		// commands do.
+		if err := clock.PassGate(ctx); err != nil {
 			return rueidis.NewErrorResult(err)
 		}
 	}

@@ -177,9 +177,8 @@ func (r *rueidisLock) Acquire(ctx context.Context, key string, ttl time.Duration
 }
 
 func (r *rueidisLock) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*lock.Lease, error) {
-	if err := r.kit.Hold(ctx); err != nil {
-		return nil, err
-	}
+	// A paused worker stops at its command's gate (clock.WithGate), not
+	// here: Options.Hold is for renewals, and may hold for good.
 	rl, err := r.locker(key, ttl)
 	if err != nil {
 		return nil, err
