@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
 )
@@ -67,7 +68,11 @@ func (w Where) Open(ctx context.Context, cfg store.Config) (*store.Store, error)
 // is open (so a store that cannot open leaves no file). When the run
 // cannot start, the store is closed and the error returned as it is.
 func Start(ctx context.Context, w Where, cfg scenario.Config, events func() (io.Writer, error)) (*scenario.Run, *store.Store, error) {
-	st, err := w.Open(ctx, w.Store(cfg.Params))
+	scfg := w.Store(cfg.Params)
+	if info, ok := lock.Lookup(cfg.Strategy); ok && info.WallDeadlines {
+		scfg.WallTime = true
+	}
+	st, err := w.Open(ctx, scfg)
 	if err != nil {
 		return nil, nil, err
 	}

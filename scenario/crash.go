@@ -18,7 +18,7 @@ var crash = &Scenario{
 		"(--ttl 2s) lapses; then one of them acquires and the work goes on. TTL-based locks recover from " +
 		"crashes, and the time they stand blocked is the availability they cost.",
 	Source:     "the PHP + Redis locking lab, §4",
-	Strategies: []string{"safe", "naive", "fenced", "watchdog", "redislock", "redsync"},
+	Strategies: []string{"safe", "naive", "fenced", "watchdog", "redislock", "redsync", "rueidislock"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Stock, p.TTL = 3, 5, event.Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(10*time.Millisecond), 1000

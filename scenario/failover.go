@@ -25,7 +25,7 @@ var failoverScenario = &Scenario{
 		"Sentinel promotes the real replica (--topology replica: REPLICAOF NO ONE). What would have prevented " +
 		"it: a fencing token the resource checks, WAIT before trusting the lock, or Redlock's independent primaries.",
 	Source:     "the Valkey distributed-locks page (the failover warning); the Redlock article",
-	Strategies: []string{"safe", "redislock", "redsync"},
+	Strategies: []string{"safe", "redislock", "redsync", "rueidislock"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.TTL, p.Work = event.Millis(5*time.Second), event.Millis(3*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 100

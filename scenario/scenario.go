@@ -100,7 +100,7 @@ var Strategies = func() []Strategy {
 	return ss
 }()
 
-var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, queueDouble, webhook, redlockScenario, failoverScenario, cron, tradeOffs, leaderScenario}
+var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, extendLate, lateGrant, queueDouble, webhook, redlockScenario, failoverScenario, cron, tradeOffs, leaderScenario}
 
 // Catalogue lists every scenario in order.
 func Catalogue() []*Scenario { return catalogue }

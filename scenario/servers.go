@@ -56,6 +56,9 @@ func checkServers(st *store.Store, strategy string) error {
 			return err
 		}
 	}
+	if lockInfo(strategy).WallDeadlines {
+		st.FollowWallClock() // its deadlines are the wall clock's (rueidislock's PXAT)
+	}
 	return nil
 }
 

@@ -29,7 +29,7 @@ var ttlExpiry = &Scenario{
 		"3 seconds ago — a lost update, and two workers were inside at once. With fenced the resource rejects " +
 		"w00's stale fence; with watchdog w00 renews and w01 never gets in.",
 	Source:     "the PHP + Redis locking lab, §4 (its own run hid the overlap; here it happens)",
-	Strategies: []string{"safe", "fenced", "watchdog", "fenced-watchdog", "naive", "redislock", "redsync"},
+	Strategies: []string{"safe", "fenced", "watchdog", "fenced-watchdog", "naive", "redislock", "redsync", "rueidislock"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(3*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
@@ -49,7 +49,7 @@ var fencing = &Scenario{
 		"seen fence 2 and rejects it. With safe there is no fence to compare — a random token cannot order " +
 		"writes — and the stale write lands.",
 	Source:     "Kleppmann, \"How to do distributed locking\"; the locking-patterns article",
-	Strategies: []string{"fenced", "safe", "fenced-watchdog", "watchdog"},
+	Strategies: []string{"fenced", "safe", "fenced-watchdog", "watchdog", "rueidislock"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
@@ -69,7 +69,7 @@ var renewal = &Scenario{
 		"it, and w00 resumes to write the stock it read before the pause: the write lands before the watchdog " +
 		"learns the lock is lost. With fenced-watchdog the resource rejects that write.",
 	Source:     "the locking-patterns article (lock renewal); Kleppmann on process pauses",
-	Strategies: []string{"watchdog", "fenced-watchdog"},
+	Strategies: []string{"watchdog", "fenced-watchdog", "rueidislock"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(2*time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 80

@@ -13,8 +13,15 @@ import (
 func words(h event.Header) check.Words {
 	w := check.Words{Lock: lockStrategies[h.Strategy], Note: strategyNote(h.Strategy),
 		Duplicate: duplicateDetail[h.Scenario], Detail: verdictDetail[h.Scenario]}
-	if sc, err := Lookup(h.Scenario); err == nil && sc.notes != nil {
-		w.Notes = sc.notes(h)
+	if sc, err := Lookup(h.Scenario); err == nil {
+		if sc.notes != nil {
+			w.Notes = sc.notes(h)
+		}
+		if sc.lockOf != nil && !w.Lock {
+			// A way of the scenario's that takes a lock (extend-late's).
+			l := sc.lockOf(h.Strategy)
+			w.Lock = l != "none" && lockStrategies[l]
+		}
 	}
 	return w
 }

@@ -60,3 +60,34 @@ func TestSpeedClampsToTheRange(t *testing.T) {
 		t.Fatalf("0.002 gave %g", clk.Speed())
 	}
 }
+
+// WallTime: the embedded node reads this machine's clock, so an absolute
+// deadline from the wall clock (SET … PXAT) lasts what it says, at any
+// run speed; without it the node's time is the fixed epoch's.
+func TestWallTimeNodesReadTheWallClock(t *testing.T) {
+	ctx := context.Background()
+	for _, wall := range []bool{true, false} {
+		st, err := store.Open(ctx, store.Config{Speed: 0.25, WallTime: wall})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now, err := st.Client().Time(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off := time.Since(now).Abs(); wall != (off < time.Minute) {
+			t.Errorf("WallTime %v: the node's time is %v off the wall clock", wall, off)
+		}
+		if wall {
+			key := st.Key("pxat")
+			if err := st.Client().Do(ctx, "SET", key, "v", "PXAT", time.Now().Add(300*time.Millisecond).UnixMilli()).Err(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(450 * time.Millisecond) // real time: at ¼× the run's clock has moved ~110ms
+			if n, _ := st.Client().Exists(ctx, key).Result(); n != 0 {
+				t.Error("a PXAT deadline 300ms ahead of the wall clock outlived 450ms on a wall-time node")
+			}
+		}
+		st.Close()
+	}
+}

@@ -33,6 +33,7 @@ type Node struct {
 	done   chan struct{}
 
 	embedded    bool
+	wallTime    bool   // the node's time is this machine's wall clock (Config.WallTime)
 	many        bool   // one of several nodes: a described command names it
 	url         string // a real server's URL as given: for Scrub only
 	refused     atomic.Pointer[error]
@@ -82,9 +83,9 @@ func (s *Store) openEmbedded(cfg Config) error {
 			return fmt.Errorf("store: start embedded node %d: %w", i, err)
 		}
 		m.ClockTTL(true)
-		node := &Node{Index: i, Addr: m.Addr(), at: m.Addr(), mini: m, embedded: true, clock: s.clock, base: epoch,
+		node := &Node{Index: i, Addr: m.Addr(), at: m.Addr(), mini: m, embedded: true, clock: s.clock, base: epoch, wallTime: cfg.WallTime,
 			stop: make(chan struct{}), done: make(chan struct{})}
-		m.SetTime(epoch)
+		m.SetTime(node.wall(0))
 		// One dial attempt: an in-process server that refuses is closed, not busy.
 		o := clientOptions(&redis.Options{Addr: m.Addr(), DialerRetries: 1}, cfg)
 		// An in-process server is never far: a dial or a reply that takes
@@ -187,16 +188,36 @@ func defaultConnectTimeout(cfg Config) time.Duration {
 // forward, under the node's mutex, so no TTL is counted down twice.
 func (n *Node) sync() {
 	n.mu.Lock()
-	if v := n.clock.Now(); v > n.synced || n.synced < 0 {
-		n.synced = v
+	if v := n.clock.Now(); v > n.synced || n.synced < 0 || n.wallTime {
+		n.synced = max(v, n.synced)
 		n.mini.SetTime(n.wall(v))
 	}
 	n.mu.Unlock()
 }
 
+// FollowWallClock makes the embedded nodes' time this machine's wall
+// clock from now on, as Config.WallTime does from the start: for a run
+// whose lock sends absolute deadlines read from the wall clock.
+func (s *Store) FollowWallClock() {
+	for _, n := range s.nodes {
+		if !n.embedded {
+			continue
+		}
+		n.mu.Lock()
+		n.wallTime = true
+		n.mu.Unlock()
+		n.sync()
+	}
+}
+
 // wall is the embedded server's time at virtual time v: the run's, moved
 // by the node's skew. mu is held.
-func (n *Node) wall(v time.Duration) time.Time { return n.base.Add(v + n.skew.At(v)) }
+func (n *Node) wall(v time.Duration) time.Time {
+	if n.wallTime {
+		return time.Now().Add(n.skew.At(v))
+	}
+	return n.base.Add(v + n.skew.At(v))
+}
 
 // follow keeps an idle embedded node's time with the clock until close.
 func (n *Node) follow() {

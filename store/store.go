@@ -61,6 +61,13 @@ type Config struct {
 	// replica, sentinel, redlock): real processes on loopback, stopped at
 	// Close. URLs must be empty; ReplicaLag is how far replicas trail.
 	Topology string
+	// WallTime makes the embedded nodes' time this machine's wall clock
+	// (moved by any skew injected), instead of a fixed instant moved by
+	// the run's clock: for a lock that sends absolute deadlines read from
+	// the wall clock (rueidislock's PXAT), which a server reading another
+	// time would keep a year long. The nodes then count real time, as a
+	// real server does, whatever the run's speed.
+	WallTime bool
 	// Guest says the run's keys belong to another process (the race's
 	// host): Close deletes only the guest's own registration. What it
 	// writes is netted all the same, so a race whose host died leaves no

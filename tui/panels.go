@@ -45,6 +45,8 @@ var scenarioPanels = map[string][]panel{
 	"ttl-expiry":   {panelStock, panelRetries},
 	"fencing":      {panelStock, panelRetries},
 	"renewal":      {panelStock, panelRetries},
+	"extend-late":  {panelStock, panelRetries},
+	"late-grant":   {panelStock, panelRetries},
 	"deadlock":     {panelWaits, panelRetries},
 	"retry":        {panelRetries, panelStock},
 	"redlock":      {panelNodes, panelRetries},

@@ -29,6 +29,8 @@ var presentPanels = map[string][]panel{
 	"ttl-expiry":   {panelStock},
 	"fencing":      {panelStock},
 	"renewal":      {panelStock},
+	"extend-late":  {panelStock},
+	"late-grant":   {panelStock},
 	"deadlock":     {panelWaits},
 	"retry":        {panelRetries, panelStock},
 	"redlock":      {panelNodes},
@@ -272,7 +274,7 @@ func storyScale(name string, p event.Params) time.Duration {
 		return 2 * p.RetryBase.D() // the first wave and the herd coming back
 	case "oversell", "webhook":
 		return 3 * p.Delay.D() // the race window
-	case "ttl-expiry", "fencing", "renewal", "crash", "deadlock", "naive-flaws", "queue-double", "redlock":
+	case "ttl-expiry", "fencing", "renewal", "extend-late", "late-grant", "crash", "deadlock", "naive-flaws", "queue-double", "redlock":
 		return p.TTL.D() * 5 / 4 // the TTL lapses: the story's turn
 	case "cron":
 		return p.Work.D() * 5 / 2 // the late server fires after the first run

@@ -1,6 +1,7 @@
 // Package libs registers the Redis lock libraries people use as strategies,
-// unmodified: bsm/redislock ("redislock") and go-redsync ("redsync" on one
-// node, "redsync-quorum" on five). Each attempt is one call of the
+// unmodified: bsm/redislock ("redislock"), go-redsync ("redsync" on one
+// node, "redsync-quorum" on five) and rueidis's lock ("rueidislock", which
+// renews its own lock and talks through a rueidis client of its own). Each attempt is one call of the
 // library's own acquire (the scenario's retry policy spaces them), each
 // release its own release; what it sent is seen at the Redis protocol by a
 // client hook and told in the step's message. The libraries read the wall
@@ -25,7 +26,7 @@ import (
 )
 
 // Versions are the libraries' pinned versions (go.mod), for the docs.
-const Versions = "github.com/bsm/redislock v0.9.4, github.com/go-redsync/redsync/v4 v4.18.1"
+const Versions = "github.com/bsm/redislock v0.9.4, github.com/go-redsync/redsync/v4 v4.18.1, github.com/redis/rueidis v1.0.79"
 
 // WallClock says why a strategy keeps real time (its traits say its code
 // reads the wall clock), or "" if it does not.
@@ -57,6 +58,11 @@ func Register() {
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) {
 			return newRedsync(s, o, "redsync-quorum", len(s.Redis))
 		})
+	renews := single
+	renews.Renewal = trait.RenewalWatchdog
+	renews.WallDeadlines = true
+	lock.Register(lock.Info{Name: rueidisName, Doc: "github.com/redis/rueidis v1.0.79 rueidislock, unmodified: SET NX PXAT its wall clock + validity, extended every half validity; a lost extension cancels the holder's context", Traits: renews},
+		newRueidis)
 }
 
 // clientOf is node i's *redis.Client, with the protocol hook on it.
@@ -104,6 +110,11 @@ func (w *wire) add(cmd redis.Cmder) {
 			reply = fmt.Sprint(c.Val())
 		}
 	}
+	w.note(name, reply)
+}
+
+// note records one command and its reply.
+func (w *wire) note(name, reply string) {
 	if len(reply) > 40 {
 		reply = reply[:40] + "…"
 	}
@@ -177,9 +188,8 @@ func (r *redisLock) Acquire(ctx context.Context, key string, ttl time.Duration) 
 }
 
 func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*lock.Lease, error) {
-	if err := r.kit.Hold(ctx); err != nil {
-		return nil, err
-	}
+	// A paused worker stops at its command's gate (clock.WithGate), not
+	// here: Options.Hold is for renewals, and may hold for good.
 	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	wctx, w := watch(ctx)
 	call := r.kit.Now()

@@ -47,9 +47,8 @@ func (r *redsyncLock) Acquire(ctx context.Context, key string, ttl time.Duration
 }
 
 func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, attempt int) (*lock.Lease, error) {
-	if err := r.kit.Hold(ctx); err != nil {
-		return nil, err
-	}
+	// A paused worker stops at its command's gate (clock.WithGate), not
+	// here: Options.Hold is for renewals, and may hold for good.
 	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	// One try: the scenario's retry policy spaces the attempts.
 	m := r.rs.NewMutex(key, redsync.WithExpiry(r.kit.ToServer(ttl)), redsync.WithTries(1))

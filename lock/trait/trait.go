@@ -98,6 +98,10 @@ type Traits struct {
 	// WallClock: the lock's code reads the wall clock (its deadlines and
 	// validity), which a simulation cannot move.
 	WallClock bool `json:"wall_clock,omitempty"`
+	// WallDeadlines: the lock's code sends absolute deadlines read from
+	// its own wall clock (SET … PXAT, PEXPIREAT), so a server whose clock
+	// reads another time keeps the lock for that much longer or shorter.
+	WallDeadlines bool `json:"wall_deadlines,omitempty"`
 }
 
 // Millis is a duration written as whole milliseconds.

@@ -1,0 +1,226 @@
+package libs
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/locklab/locklab/clock"
+	"github.com/locklab/locklab/lock"
+)
+
+// seenClient is the rueidis client the library talks through, seen at
+// the protocol: each of the library's scripts is told apart by its SHA-1
+// and its token (ARGV[1]); an acquire lands in its call's step, an
+// extension is a renewed or renew_failed step of its own, a delete is
+// the release's answer. A holder's pause holds the library's commands
+// (as a stopped process sends nothing); a dead holder's commands are not
+// sent at all.
+type seenClient struct {
+	rueidis.Client
+	kit   *lock.Kit
+	key   string
+	ttl   time.Duration
+	cache bool // client-side caching: the server tells the library when its key changes
+
+	mu   sync.Mutex
+	dead map[string]bool       // tokens of holders that died
+	held map[string]*heldState // by token
+}
+
+// heldState is what the protocol showed of one held lock.
+type heldState struct {
+	last string // the last extension, in words
+	del  deleted
+}
+
+// deleted is what the library's delete of a released lock answered.
+type deleted struct {
+	sent bool
+	n    int64
+	err  error
+}
+
+var errDead = errors.New("the holder's process is dead: nothing sent")
+
+func newSeenClient(c rueidis.Client, kit *lock.Kit, key string, ttl time.Duration) *seenClient {
+	return &seenClient{Client: c, kit: kit, key: key, ttl: ttl, dead: map[string]bool{}, held: map[string]*heldState{}}
+}
+
+// which names the library's script a command runs ("" for anything
+// else) and the token it carries.
+func which(args []string) (script, tok string) {
+	if len(args) < 5 || args[2] != "1" {
+		return "", ""
+	}
+	switch strings.ToUpper(args[0]) {
+	case "EVALSHA":
+		script = rueidisScripts[strings.ToLower(args[1])]
+	case "EVAL":
+		h := sha1.Sum([]byte(args[1]))
+		script = rueidisScripts[hex.EncodeToString(h[:])]
+	}
+	if script == "" {
+		return "", ""
+	}
+	return script, hex.EncodeToString([]byte(args[4]))
+}
+
+// Do sends cmd and sees what came back.
+func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	args := cmd.Commands() // read before sending: the library recycles cmd
+	script, tok := which(args)
+	if script == "" {
+		return c.Client.Do(ctx, cmd)
+	}
+	name := strings.ToUpper(args[0])
+	c.mu.Lock()
+	dead := c.dead[tok]
+	c.mu.Unlock()
+	if dead {
+		return rueidis.NewErrorResult(errDead)
+	}
+	switch script {
+	case "extend":
+		// A paused holder sends nothing until it resumes. Its library's
+		// timers run on, so an extension due during the pause goes out
+		// when it ends, bounded by the deadline it had when due: past it,
+		// the library gives the lock up without sending.
+		if err := c.kit.Hold(context.WithoutCancel(ctx)); err != nil {
+			return rueidis.NewErrorResult(err)
+		}
+	case "acquire":
+		// The worker's own call: it stops at its gate, as its go-redis
+		// commands do.
+		if err := clock.PassGate(ctx); err != nil {
+			return rueidis.NewErrorResult(err)
+		}
+	}
+	sent := c.kit.Now()
+	resp := c.Client.Do(ctx, cmd)
+	n, err := resp.AsInt64()
+	reply := fmt.Sprint(n)
+	switch {
+	case rueidis.IsRedisNil(err):
+		reply, err = "nil", nil
+	case err != nil && resp.Error() == nil:
+		reply, err = "OK", nil // the acquire's SET answers OK
+	case err != nil:
+		reply = strings.SplitN(err.Error(), " ", 2)[0] // NOSCRIPT: it sends the script itself next
+	}
+	switch script {
+	case "acquire":
+		if w, ok := ctx.Value(rcallKey{}).(*rcall); ok {
+			w.note(name, reply)
+			if reply == "OK" {
+				w.mu.Lock()
+				w.tok = tok
+				w.mu.Unlock()
+			}
+		}
+	case "extend":
+		if !noScript(err) { // it sends the script itself next
+			c.extended(tok, sent, name, n, err)
+		}
+	case "delete":
+		c.mu.Lock()
+		if h := c.held[tok]; h != nil {
+			h.del = deleted{sent: true, n: n, err: err}
+		}
+		c.mu.Unlock()
+	}
+	return resp
+}
+
+// extended records one of the library's extensions.
+func (c *seenClient) extended(tok string, sent time.Duration, name string, n int64, err error) {
+	var why string
+	switch {
+	case err != nil:
+		why = "its extension failed: " + err.Error()
+	case n != 1:
+		why = "its extension found the key gone or another's (" + name + "→0)"
+	}
+	c.mu.Lock()
+	if h := c.held[tok]; h != nil {
+		h.last = why
+	}
+	c.mu.Unlock()
+	if why == "" {
+		c.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: c.key, Token: tok, TTL: c.ttl, Node: -1, Call: sent,
+			Msg: "PEXPIREAT now+validity; sent " + name + "→1"})
+		return
+	}
+	c.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: c.key, Token: tok, Node: -1, Call: sent, Msg: why})
+}
+
+func noScript(err error) bool {
+	return err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT")
+}
+
+// hold starts watching a held lock's token.
+func (c *seenClient) hold(tok string) {
+	c.mu.Lock()
+	c.held[tok] = &heldState{}
+	c.mu.Unlock()
+}
+
+// lastRenewal says why the library gave the lock up, as far as the
+// protocol showed.
+func (c *seenClient) lastRenewal(tok string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if h := c.held[tok]; h != nil && h.last != "" {
+		return h.last
+	}
+	if c.cache {
+		return "the server told it the key changed"
+	}
+	return "it gave the lock up"
+}
+
+// released is what the library's delete answered, and forgets the token.
+func (c *seenClient) released(tok string) deleted {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := deleted{}
+	if h := c.held[tok]; h != nil {
+		d = h.del
+	}
+	delete(c.held, tok)
+	return d
+}
+
+// kill makes the holder of tok dead: nothing more of its is sent.
+func (c *seenClient) kill(tok string) {
+	c.mu.Lock()
+	c.dead[tok] = true
+	delete(c.held, tok)
+	c.mu.Unlock()
+}
+
+// rcall is what one call of the library sent, and the token it set.
+type rcall struct {
+	wire
+	tok string
+}
+
+type rcallKey struct{}
+
+func watchCall(ctx context.Context) (context.Context, *rcall) {
+	w := &rcall{}
+	return context.WithValue(ctx, rcallKey{}, w), w
+}
+
+func (w *rcall) token() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.tok
+}
