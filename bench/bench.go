@@ -134,6 +134,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	var jobs []job
 	for _, name := range cfg.Strategies {
 		info, _ := lock.Lookup(name)
+		if info.WallDeadlines {
+			st.FollowWallClock() // its deadlines are the wall clock's (rueidislock's PXAT)
+		}
 		j := job{name: name, server: string(info.Server), fresh: lockMaker(st, name, nil)}
 		j.ceil, j.hasCeil = ceilingOf(st, j.server, st.Client(), false)
 		jobs = append(jobs, j)

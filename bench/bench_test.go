@@ -167,3 +167,41 @@ func checkReport(t *testing.T, rep *bench.Report, run []string) {
 		}
 	}
 }
+
+// The safety tests end for the libraries too: a paused holder resumes
+// before it releases, so a library whose release waits for its own
+// renewals (rueidislock) is not left waiting on the pause; each library
+// gets a second holder once the paused one's TTL lapses.
+func TestSafetyOfTheLibrariesEnds(t *testing.T) {
+	t.Parallel()
+	st := open(t, store.Config{})
+	libs := []string{"redislock", "redsync", "rueidislock"}
+	done := make(chan *bench.Report, 1)
+	go func() {
+		rep, err := bench.Run(context.Background(), bench.Config{Store: st, Strategies: libs,
+			Workers: []int{1}, Duration: 10 * time.Millisecond, Warmup: time.Millisecond, Rounds: 1, SafetyTTL: 300 * time.Millisecond})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	var rep *bench.Report
+	select { // minutes are a hang, not a budget
+	case rep = <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the safety tests of the libraries never ended")
+	}
+	if rep == nil {
+		return
+	}
+	for _, name := range libs {
+		i := slices.IndexFunc(rep.Safety, func(s bench.Safety) bool { return s.Strategy == name })
+		if i < 0 {
+			t.Errorf("%s: no safety result (left out: %v)", name, rep.LeftOut)
+			continue
+		}
+		if s := rep.Safety[i]; s.SecondHolderMS < 0 {
+			t.Errorf("%s: no second holder after the paused one's TTL: %+v", name, s)
+		}
+	}
+}

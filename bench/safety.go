@@ -85,7 +85,6 @@ func (s *Safety) pause(ctx context.Context, st *store.Store, name string, ttl, b
 		return nil
 	}
 	resume := make(chan struct{})
-	defer close(resume)
 	paused, err := newLocker(st, name, func(ctx context.Context) error {
 		select {
 		case <-resume:
@@ -106,7 +105,12 @@ func (s *Safety) pause(ctx context.Context, st *store.Store, name string, ttl, b
 	if err != nil {
 		return fmt.Errorf("pause: the first holder: %w", err)
 	}
-	defer first.Release(context.WithoutCancel(ctx))
+	// The holder resumes before it releases: a library whose release
+	// waits for its own renewals (rueidislock) would wait on the pause.
+	defer func() {
+		close(resume)
+		_ = first.Release(context.WithoutCancel(ctx))
+	}()
 	s.FencePaused = first.Fence
 	second, after, err := waitFor(ctx, other, key, ttl, bound)
 	if err != nil || second == nil {
