@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -127,7 +128,7 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 		}
 	case "extend":
 		if !noScript(err) { // it sends the script itself next
-			c.extended(tok, sent, name, n, err)
+			c.extended(tok, sent, c.left(args), name, n, err)
 		}
 	case "delete":
 		c.mu.Lock()
@@ -139,8 +140,24 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 	return resp
 }
 
-// extended records one of the library's extensions.
-func (c *seenClient) extended(tok string, sent time.Duration, name string, n int64, err error) {
+// left is the TTL an extension really gives, in the run's time: the
+// library reads its deadline (the command's last argument, ms of the wall
+// clock) when the extension falls due, and a paused holder sends it only
+// when it resumes, so the key lapses sooner than now+validity. The wall
+// clock is read here as the library reads it: rueidislock keeps real time.
+func (c *seenClient) left(args []string) time.Duration {
+	ms, err := strconv.ParseInt(args[len(args)-1], 10, 64)
+	validity := c.kit.Real(c.ttl)
+	if err != nil || validity <= 0 {
+		return c.ttl
+	}
+	real := time.Until(time.UnixMilli(ms))
+	return min(max(time.Duration(float64(c.ttl)*float64(real)/float64(validity)), 0), c.ttl)
+}
+
+// extended records one of the library's extensions, which keeps the key
+// for ttl from when it was sent.
+func (c *seenClient) extended(tok string, sent, ttl time.Duration, name string, n int64, err error) {
 	var why string
 	switch {
 	case err != nil:
@@ -154,8 +171,8 @@ func (c *seenClient) extended(tok string, sent time.Duration, name string, n int
 	}
 	c.mu.Unlock()
 	if why == "" {
-		c.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: c.key, Token: tok, TTL: c.ttl, Node: -1, Call: sent,
-			Msg: "PEXPIREAT now+validity; sent " + name + "→1"})
+		c.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: c.key, Token: tok, TTL: ttl, Node: -1, Call: sent,
+			Msg: "PEXPIREAT its deadline when due; sent " + name + "→1"})
 		return
 	}
 	c.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: c.key, Token: tok, Node: -1, Call: sent, Msg: why})
