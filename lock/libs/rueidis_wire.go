@@ -104,6 +104,7 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 			return rueidis.NewErrorResult(err)
 		}
 	}
+	deadline := args[len(args)-1] // the extension's deadline, read before cmd is recycled
 	sent := c.kit.Now()
 	resp := c.Client.Do(ctx, cmd)
 	n, err := resp.AsInt64()
@@ -128,7 +129,7 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 		}
 	case "extend":
 		if !noScript(err) { // it sends the script itself next
-			c.extended(tok, sent, c.left(args), name, n, err)
+			c.extended(tok, sent, c.left(deadline), name, n, err)
 		}
 	case "delete":
 		c.mu.Lock()
@@ -145,8 +146,8 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 // clock) when the extension falls due, and a paused holder sends it only
 // when it resumes, so the key lapses sooner than now+validity. The wall
 // clock is read here as the library reads it: rueidislock keeps real time.
-func (c *seenClient) left(args []string) time.Duration {
-	ms, err := strconv.ParseInt(args[len(args)-1], 10, 64)
+func (c *seenClient) left(deadline string) time.Duration {
+	ms, err := strconv.ParseInt(deadline, 10, 64)
 	validity := c.kit.Real(c.ttl)
 	if err != nil || validity <= 0 {
 		return c.ttl
