@@ -95,7 +95,7 @@ func TestOversellPostgres(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts postgres")
 	}
-	pg := storetest.StartPostgres(t)
+	pg := storetest.SharedPostgres(t)
 	srv := store.Servers{Postgres: pg.URL}
 	for _, strategy := range []string{"pg-advisory", "pg-advisory-xact", "pg-row", "pg-optimistic", "pg-table"} {
 		// 4 seeds each (100 with LOCKLAB_DEEP=1): every run's workers are

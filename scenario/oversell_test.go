@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stop()
+	storetest.StopShared()
 	if code == 0 {
 		if err := goleak.Find(goleak.IgnoreTopFunction(spawn.SpawnerLoop)); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
@@ -142,12 +143,15 @@ func seeds(t testing.TB, n int) int {
 }
 
 // serverSeeds is how many seeds a property test runs on a real server,
-// in real time: a fifth of n, and deepSeeds times n in the deep pass.
+// in real time: a twentieth of n (a smoke test of each strategy on its
+// server: every run's workers are new connections, and a Postgres
+// connection is a process), and deepSeeds times n in the deep pass, which
+// CI runs beside.
 func serverSeeds(t testing.TB, n int) int {
 	if deep() || testing.Short() {
 		return seeds(t, n)
 	}
-	return max(n/deepSeeds, 1)
+	return max(n/20, 1)
 }
 
 // deepSeeds multiplies every property test's seeds under LOCKLAB_DEEP=1.

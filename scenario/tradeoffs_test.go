@@ -28,13 +28,13 @@ func tradeParams() event.Params {
 
 // tradeSeeds is how many seeds each fault of TestTradeOffs runs: its
 // stories keep real time and are chained by cues, so a seed changes only
-// latencies and start order; one round of four covers those, and the
-// deep pass runs five.
+// latencies and start order; two cover those, and the deep pass runs
+// twenty.
 func tradeSeeds() int {
 	if deep() {
 		return 20
 	}
-	return 4
+	return 2
 }
 
 // tradeRuns runs trade-offs with fault over seeds 1..n, side by side, each
@@ -92,7 +92,7 @@ func TestTradeOffs(t *testing.T) {
 	}
 	// Not beside the simulated stories, which take every core they are
 	// given: real time needs its margins (runs before the parallel tests).
-	srv := store.Servers{Postgres: storetest.StartPostgres(t).URL}
+	srv := store.Servers{Postgres: storetest.SharedPostgres(t).URL}
 	_, etcd := lock.Lookup("etcd")
 	ttl := tradeParams().TTL.D()
 	together(func() {
