@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -383,4 +384,38 @@ func kill9(t *testing.T, cmd *exec.Cmd) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
+}
+
+// TestASecondSignalEndsAtOnce: a run on a frozen server takes a while to
+// stop (its cleanup waits on the server); a second signal ends locklab at
+// once, saying so, whatever was stopping.
+func TestASecondSignalEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts locklab processes")
+	}
+	srv := storetest.Start(t)
+	c := srv.Client(t)
+	var out bytes.Buffer
+	cmd := locklab(t, &out, "run", "oversell", "--lock", "safe", "--stock", "100", "--workers", "4", "--retry", "fixed",
+		"--max-retries", "1000", "--redis", srv.URL, "--slowmo", "1000", "-q")
+	if !waitFor(20*time.Second, func() bool { return len(runKeys(c)) > 0 }) {
+		t.Fatalf("the run never started; locklab said:\n%s", out.String())
+	}
+	srv.Freeze(t)
+	for range 2 {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second): // a hang guard, not a timing assertion
+		t.Fatalf("locklab still running 15 s after two signals; it said:\n%s", out.String())
+	}
+	if msg := out.String(); cmd.ProcessState.ExitCode() != 1 || !strings.Contains(msg, "stopped at once on a second signal") {
+		t.Fatalf("exit %d; locklab said:\n%s", cmd.ProcessState.ExitCode(), msg)
+	}
 }

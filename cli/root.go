@@ -16,7 +16,10 @@ import (
 	"sync"
 	"syscall"
 
+	xterm "github.com/charmbracelet/x/term"
+
 	"github.com/locklab/locklab/untrusted"
+	"github.com/mattn/go-isatty"
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -32,11 +35,46 @@ func (quietLogger) Printf(context.Context, string, ...any) {}
 
 // Main runs locklab with the process's arguments and returns its exit
 // status: 0, 1 for a failure, 2 for a usage mistake. Interrupt, SIGTERM
-// and SIGHUP stop what runs, which then says what it had.
+// and SIGHUP stop what runs, which then says what it had; a second one
+// ends the process at once (something stopping hangs).
 func Main() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
+	restore := terminalState(os.Stdin)
+	go func() {
+		<-sig
+		cancel()
+		<-sig
+		restore()
+		os.Exit(forceExit(os.Stdout, os.Stderr))
+	}()
 	return execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
+}
+
+// terminalState returns what gives the terminal on f back its mode as it
+// was when locklab started (a screen sets it raw); nothing when f is not a
+// terminal.
+func terminalState(f *os.File) func() {
+	st, err := xterm.GetState(f.Fd())
+	if err != nil {
+		return func() {}
+	}
+	return func() { _ = xterm.Restore(f.Fd(), st) }
+}
+
+// forceExit says, on a second signal, that locklab stops without waiting
+// for what was stopping, and what that may leave; it leaves a screen's
+// alternate screen first. It returns the exit status.
+func forceExit(stdout, stderr *os.File) int {
+	if isatty.IsTerminal(stdout.Fd()) {
+		// Leave the alternate screen, show the cursor, stop mouse reports.
+		fmt.Fprint(stdout, "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1006l")
+	}
+	fmt.Fprintln(stderr, "locklab: stopped at once on a second signal; what a run left expires with its TTL, and `locklab clean` finds it")
+	return 1
 }
 
 // quietRedis silences go-redis's own log once: locklab says what went wrong.
