@@ -403,8 +403,9 @@ func TestASecondSignalEndsAtOnce(t *testing.T) {
 		t.Fatalf("the run never started; locklab said:\n%s", out.String())
 	}
 	srv.Freeze(t)
-	for range 2 {
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	// Two kinds: two pending signals of one kind would merge into one.
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}
 	}
