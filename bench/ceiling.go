@@ -9,6 +9,11 @@ import (
 	"strings"
 	"time"
 
+	etcdstore "github.com/locklab/locklab/store/etcd"
+	mcstore "github.com/locklab/locklab/store/memcached"
+	mystore "github.com/locklab/locklab/store/mysql"
+	pgstore "github.com/locklab/locklab/store/postgres"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
@@ -36,21 +41,21 @@ func ceilingOf(st *store.Store, server string, c redis.StringCmdable, ap bool) (
 	case string(lock.ServerPostgres):
 		return ceiling{"postgres SELECT 1", serverMaker(st, server, func(ctx context.Context, v any, _ string) error {
 			var one int
-			return v.(*store.Postgres).Pool.QueryRow(ctx, "SELECT 1").Scan(&one)
+			return v.(*pgstore.Conn).Pool.QueryRow(ctx, "SELECT 1").Scan(&one)
 		})}, true
 	case string(lock.ServerMySQL):
 		return ceiling{"mariadb DO 1", serverMaker(st, server, func(ctx context.Context, v any, _ string) error {
-			_, err := v.(*store.MySQL).DB.ExecContext(ctx, "DO 1")
+			_, err := v.(*mystore.Conn).DB.ExecContext(ctx, "DO 1")
 			return err
 		})}, true
 	case string(lock.ServerMemcached):
 		return ceiling{"memcached get", serverMaker(st, server, func(_ context.Context, v any, key string) error {
-			_, err := v.(*store.Memcached).Meta.Has(st.Key(key))
+			_, err := v.(*mcstore.Conn).Meta.Has(st.Key(key))
 			return err
 		})}, true
 	case string(lock.ServerEtcd):
 		return ceiling{"etcd Put", serverMaker(st, server, func(ctx context.Context, v any, key string) error {
-			e := v.(*store.Etcd)
+			e := v.(*etcdstore.Conn)
 			_, err := e.Client.Put(ctx, e.Prefix+key, "1")
 			return err
 		})}, true
@@ -162,16 +167,16 @@ func serverVersions(ctx context.Context, st *store.Store, used map[string]bool) 
 		}
 	}
 	ask(store.ServerPostgres, func(v any) (s string, err error) {
-		err = v.(*store.Postgres).Pool.QueryRow(ctx, "SHOW server_version").Scan(&s)
+		err = v.(*pgstore.Conn).Pool.QueryRow(ctx, "SHOW server_version").Scan(&s)
 		return s, err
 	})
 	ask(store.ServerMySQL, func(v any) (s string, err error) {
-		err = v.(*store.MySQL).DB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s)
+		err = v.(*mystore.Conn).DB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&s)
 		return s, err
 	})
-	ask(store.ServerMemcached, func(v any) (string, error) { return v.(*store.Memcached).Meta.Version() })
+	ask(store.ServerMemcached, func(v any) (string, error) { return v.(*mcstore.Conn).Meta.Version() })
 	ask(store.ServerEtcd, func(v any) (string, error) {
-		e := v.(*store.Etcd)
+		e := v.(*etcdstore.Conn)
 		eps := e.Client.Endpoints()
 		if len(eps) == 0 {
 			return "", fmt.Errorf("no endpoint")

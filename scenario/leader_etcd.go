@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	etcdstore "github.com/locklab/locklab/store/etcd"
+
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 
@@ -31,9 +33,9 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	e, ok := v.(*store.Etcd)
+	e, ok := v.(*etcdstore.Conn)
 	if !ok {
-		return 0, nil, nil, fmt.Errorf("scenario: want a *store.Etcd, got %T", v)
+		return 0, nil, nil, fmt.Errorf("scenario: want a *etcdstore.Conn, got %T", v)
 	}
 	ttl := env.Params.TTL.D()
 	fail := func(call time.Duration, err error) (int64, func(), func(), error) {

@@ -52,7 +52,7 @@ func checkServers(st *store.Store, strategy string) error {
 		return &event.ParamError{Param: "lock", Msg: need}
 	}
 	if ServerOf(strategy) == store.ServerEtcd {
-		if _, err := st.Etcd(); err != nil {
+		if _, err := st.Server(store.ServerEtcd); err != nil {
 			return err
 		}
 	}

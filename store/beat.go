@@ -5,17 +5,19 @@ import (
 	"time"
 )
 
-// beater renews an owner's heartbeat on a server beyond Redis every
+// Beat renews an owner's heartbeat on a server beyond Redis every
 // quarter of HeartbeatTTL, until stopped. A beat that fails is tried again
 // at the next tick: a server that does not answer for HeartbeatTTL sees
 // the run as dead, which it may as well be.
-type beater struct {
+type Beat struct {
 	quit chan struct{}
 	done chan struct{}
 }
 
-func startBeat(beat func(context.Context) error) *beater {
-	b := &beater{quit: make(chan struct{}), done: make(chan struct{})}
+// StartBeat starts a heartbeat that calls beat every quarter of
+// HeartbeatTTL.
+func StartBeat(beat func(context.Context) error) *Beat {
+	b := &Beat{quit: make(chan struct{}), done: make(chan struct{})}
 	life, end := context.WithCancel(context.Background())
 	go func() {
 		<-b.quit
@@ -39,8 +41,8 @@ func startBeat(beat func(context.Context) error) *beater {
 	return b
 }
 
-// stop ends the heartbeat and waits for a beat under way; nil is stopped.
-func (b *beater) stop() {
+// Stop ends the heartbeat and waits for a beat under way; nil is stopped.
+func (b *Beat) Stop() {
 	if b == nil {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	etcdstore "github.com/locklab/locklab/store/etcd"
+
 	_ "github.com/locklab/locklab/store/etcdembed"
 
 	"github.com/locklab/locklab/store"
@@ -80,10 +82,11 @@ func TestEtcdRunRemovesOnlyItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := st.Etcd()
+	v, err := st.Server(store.ServerEtcd)
 	if err != nil {
 		t.Fatal(err)
 	}
+	e := v.(*etcdstore.Conn)
 	if !strings.Contains(st.Describe(), "etcd 127.0.0.1:") {
 		t.Errorf("describe: %q", st.Describe())
 	}
@@ -125,11 +128,14 @@ func TestEmbeddedEtcdStartsOnUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := v.(*store.Etcd)
-	if e.Cluster == nil || e.Cluster.Members() != 1 || !strings.Contains(st.Describe(), "embedded etcd ×1") {
-		t.Fatalf("cluster %v, describe %q", e.Cluster, st.Describe())
+	if _, ok := v.(*etcdstore.Conn); !ok {
+		t.Fatalf("got %T", v)
 	}
-	url := e.Cluster.URL()
+	c := st.EmbeddedEtcd()
+	if c == nil || c.Members() != 1 || !strings.Contains(st.Describe(), "embedded etcd ×1") {
+		t.Fatalf("cluster %v, describe %q", c, st.Describe())
+	}
+	url := c.URL()
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}

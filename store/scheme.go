@@ -2,10 +2,10 @@ package store
 
 import "strings"
 
-// redactAs is Redact for a server's address of another kind: the scheme
+// RedactAs is Redact for a server's address of another kind: the scheme
 // is the one typed, or none (dflt "") — never redis:// for a memcached
 // address.
-func redactAs(raw, dflt string) string {
+func RedactAs(raw, dflt string) string {
 	if strings.TrimSpace(raw) == "" {
 		return ""
 	}
@@ -23,6 +23,6 @@ func (p urlParts) schemePrefix(dflt string) string {
 	return ""
 }
 
-// scrubAs is Scrub for a server of another kind: raw shows as redactAs
+// ScrubAs is Scrub for a server of another kind: raw shows as RedactAs
 // shows it.
-func scrubAs(msg, raw string) string { return scrub(msg, raw, "") }
+func ScrubAs(msg, raw string) string { return scrub(msg, raw, "") }

@@ -88,40 +88,74 @@ func (e *NotConfiguredError) Error() string {
 	return fmt.Sprintf("no %s server: pass %s", e.Kind, Needs(e.Kind))
 }
 
+// Conn is a run's connection to a server beyond Redis, as its driver
+// opened it.
+type Conn interface {
+	// Close undoes what the run made on the server (and only that), then
+	// closes the connection.
+	Close(ctx context.Context) error
+}
+
+// Run is what a driver is told about the run it connects for.
+type Run struct {
+	ID       string // the run's id
+	Owner    Owner  // its owner record, for locklab clean
+	PoolSize int    // connections its workers may hold at once
+	Embedded bool   // the server is the run's own (embedded etcd)
+}
+
+// Driver opens a run's connection to a server of one kind at raw (the
+// URL or address the user gave).
+type Driver func(ctx context.Context, raw string, r Run) (Conn, error)
+
+var drivers = map[string]Driver{}
+
+// RegisterDriver makes kind's servers usable by the stores opened after
+// it; the lock strategies that run on them register it (lock/all), so a
+// program that needs only Redis does not pay for their clients.
+func RegisterDriver(kind string, d Driver) { drivers[kind] = d }
+
 // extras are the run's resources beyond Redis: its directory, its
 // connections to other servers, and what to undo at the end.
 type extras struct {
-	mu        sync.Mutex
-	cfg       Servers
-	dir       string
-	postgres  *Postgres
-	mysql     *MySQL
-	memcached *Memcached
-	etcd      *Etcd
-	undo      []func()
+	mu    sync.Mutex
+	cfg   Servers
+	dir   string
+	conns map[string]Conn // by kind
+	addrs map[string]string
+	// cluster is the run's embedded etcd, stopped after its connection.
+	cluster     EtcdCluster
+	stopCluster func(EtcdCluster) error
+	undo        []func()
+}
+
+// open connects to the server of the kind at raw through its driver.
+func (s *Store) open(ctx context.Context, kind, raw string, embedded bool) (Conn, error) {
+	d, ok := drivers[kind]
+	if !ok {
+		return nil, fmt.Errorf("store: this program has no %s driver", kind)
+	}
+	c, err := d(ctx, raw, Run{ID: s.runID, Owner: s.owner, PoolSize: s.poolSize, Embedded: embedded})
+	if err != nil {
+		return nil, err
+	}
+	if s.extra.conns == nil {
+		s.extra.conns = map[string]Conn{}
+	}
+	s.extra.conns[kind] = c
+	return c, nil
 }
 
 // openServers connects to every configured server.
 func (s *Store) openServers(ctx context.Context, cfg Servers, poolSize int) error {
 	s.extra.cfg = cfg
-	var err error
-	if cfg.Postgres != "" {
-		if s.extra.postgres, err = openPostgres(ctx, cfg.Postgres, s.owner); err != nil {
-			return err
+	s.poolSize = poolSize
+	for _, k := range []struct{ kind, raw string }{{ServerPostgres, cfg.Postgres}, {ServerMySQL, cfg.MySQL},
+		{ServerMemcached, cfg.Memcached}, {ServerEtcd, cfg.Etcd}} {
+		if k.raw == "" {
+			continue
 		}
-	}
-	if cfg.MySQL != "" {
-		if s.extra.mysql, err = openMySQL(ctx, cfg.MySQL, poolSize, s.owner); err != nil {
-			return err
-		}
-	}
-	if cfg.Memcached != "" {
-		if s.extra.memcached, err = openMemcached(ctx, cfg.Memcached, poolSize, s.owner); err != nil {
-			return err
-		}
-	}
-	if cfg.Etcd != "" {
-		if s.extra.etcd, err = openEtcd(ctx, cfg.Etcd, s.runID); err != nil {
+		if _, err := s.open(ctx, k.kind, k.raw, false); err != nil {
 			return err
 		}
 	}
@@ -154,38 +188,25 @@ func (s *Store) AtClose(f func()) {
 	s.extra.mu.Unlock()
 }
 
-// Server is the run's connection to a server of the kind: *Postgres,
-// *MySQL, *Memcached or *Etcd; a *NotConfiguredError when it was not given.
-// Without a user's etcd, the first call for one starts the run's embedded
-// members.
+// Server is the run's connection to a server of the kind, as its driver
+// opened it (the lock strategies on it know its type); a
+// *NotConfiguredError when it was not given. Without a user's etcd, the
+// first call for one starts the run's embedded members.
 func (s *Store) Server(kind string) (any, error) {
-	var v any
 	switch kind {
 	case ServerEtcd:
-		e, err := s.Etcd()
-		if err != nil {
-			return nil, err
-		}
-		v = e
-	case ServerPostgres:
-		if p := s.extra.postgres; p != nil {
-			v = p
-		}
-	case ServerMySQL:
-		if m := s.extra.mysql; m != nil {
-			v = m
-		}
-	case ServerMemcached:
-		if m := s.extra.memcached; m != nil {
-			v = m
-		}
+		return s.etcd()
+	case ServerPostgres, ServerMySQL, ServerMemcached:
 	default:
 		return nil, fmt.Errorf("store: no server of kind %q", kind)
 	}
-	if v == nil {
+	s.extra.mu.Lock()
+	c := s.extra.conns[kind]
+	s.extra.mu.Unlock()
+	if c == nil {
 		return nil, &NotConfiguredError{kind}
 	}
-	return v, nil
+	return c, nil
 }
 
 // closeServers undoes what the run did beyond Redis: its undo list, the
@@ -201,24 +222,19 @@ func (s *Store) closeServers(ctx context.Context) error {
 		undo[i]()
 	}
 	var errs []error
-	if p := s.extra.postgres; p != nil {
-		errs = append(errs, p.close(ctx))
-		s.extra.postgres = nil
-	}
-	if m := s.extra.mysql; m != nil {
-		errs = append(errs, m.close(ctx))
-		s.extra.mysql = nil
-	}
-	if m := s.extra.memcached; m != nil {
-		errs = append(errs, m.close(ctx))
-		s.extra.memcached = nil
-	}
 	s.extra.mu.Lock()
-	e := s.extra.etcd
-	s.extra.etcd = nil
+	conns := s.extra.conns
+	s.extra.conns = nil
+	cluster, stop := s.extra.cluster, s.extra.stopCluster
+	s.extra.cluster = nil
 	s.extra.mu.Unlock()
-	if e != nil {
-		errs = append(errs, e.close(ctx))
+	for _, kind := range []string{ServerPostgres, ServerMySQL, ServerMemcached, ServerEtcd} {
+		if c := conns[kind]; c != nil {
+			errs = append(errs, c.Close(ctx))
+		}
+	}
+	if cluster != nil {
+		errs = append(errs, stop(cluster)) // its data goes with it
 	}
 	if dir != "" {
 		errs = append(errs, os.RemoveAll(dir))
@@ -230,39 +246,46 @@ func (s *Store) closeServers(ctx context.Context) error {
 // Redis the run is connected to; never a password.
 func (s *Store) describeServers() string {
 	out := ""
-	if p := s.extra.postgres; p != nil {
-		out += " + postgres " + p.Addr
-	}
-	if m := s.extra.mysql; m != nil {
-		out += " + mysql " + m.Addr
-	}
-	if m := s.extra.memcached; m != nil {
-		out += " + memcached " + m.Addr
-	}
 	s.extra.mu.Lock()
 	defer s.extra.mu.Unlock()
-	switch e := s.extra.etcd; {
-	case e != nil && e.Cluster != nil:
-		out += fmt.Sprintf(" + embedded etcd ×%d", e.Cluster.Members())
-	case e != nil:
-		out += " + etcd " + e.Addr
+	for _, kind := range []string{ServerPostgres, ServerMySQL, ServerMemcached, ServerEtcd} {
+		c := s.extra.conns[kind]
+		switch {
+		case c == nil:
+		case kind == ServerEtcd && s.extra.cluster != nil:
+			out += fmt.Sprintf(" + embedded etcd ×%d", s.extra.cluster.Members())
+		default:
+			out += " + " + kind + " " + addrOf(c)
+		}
 	}
 	return out
 }
 
-// Etcd is the run's etcd: the user's, or else members embedded for the run
-// (Servers.EtcdMembers of them), started on the first call and stopped with
-// the store. A single member is shared by the stores of this process that
-// are open at once (each run keeps to its own prefix) and stopped with the
-// last of them; three or five are the run's own, to stop one of.
-func (s *Store) Etcd() (*Etcd, error) {
+// addrOf is a connection's address as its driver shows it (its Addr
+// field: host:port/db, never a password).
+func addrOf(c Conn) string {
+	if a, ok := c.(interface{ Address() string }); ok {
+		return a.Address()
+	}
+	return "?"
+}
+
+// etcd is the run's etcd: the user's, or else members embedded for the
+// run (Servers.EtcdMembers of them), started on the first call and stopped
+// with the store. A single member is shared by the stores of this process
+// that are open at once (each run keeps to its own prefix) and stopped with
+// the last of them; three or five are the run's own, to stop one of.
+func (s *Store) etcd() (Conn, error) {
 	s.extra.mu.Lock()
 	defer s.extra.mu.Unlock()
-	if s.extra.etcd != nil {
-		return s.extra.etcd, nil
+	if c := s.extra.conns[ServerEtcd]; c != nil {
+		return c, nil
 	}
 	if startEmbedded == nil {
 		return nil, &NotConfiguredError{Kind: ServerEtcd}
+	}
+	if _, ok := drivers[ServerEtcd]; !ok {
+		return nil, fmt.Errorf("store: this program has no %s driver", ServerEtcd)
 	}
 	n := max(s.extra.cfg.EtcdMembers, 1)
 	start, stop := StartEtcd, EtcdCluster.Close
@@ -275,12 +298,19 @@ func (s *Store) Etcd() (*Etcd, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	e, err := openEtcd(ctx, c.URL(), s.runID)
+	e, err := s.open(ctx, ServerEtcd, c.URL(), true)
 	if err != nil {
 		stop(c)
 		return nil, err
 	}
-	e.Cluster, e.stopCluster = c, stop
-	s.extra.etcd = e
+	s.extra.cluster, s.extra.stopCluster = c, stop
 	return e, nil
+}
+
+// EmbeddedEtcd is the run's embedded etcd cluster once started; nil on a
+// user's etcd or before a strategy asked for etcd.
+func (s *Store) EmbeddedEtcd() EtcdCluster {
+	s.extra.mu.Lock()
+	defer s.extra.mu.Unlock()
+	return s.extra.cluster
 }

@@ -78,15 +78,18 @@ type Config struct {
 // Store is the world of one run: its nodes, its clock and its key namespace.
 // Open one per run and Close it when the run ends.
 type Store struct {
-	kind   Kind
-	guest  bool // the keys are another process's: never netted, never deleted here
-	clock  *Clock
-	nodes  []*Node
-	runID  string
-	prefix string
-	owner  Owner // the run's registration on real servers
-	extra  extras
-	topo   *spawn.Topology // the servers the run spawned, if any
+	kind  Kind
+	guest bool // the keys are another process's: never netted, never deleted here
+	clock *Clock
+	nodes []*Node
+	runID string
+	// poolSize is the connections its workers may hold at once, as the
+	// servers beyond Redis are told.
+	poolSize int
+	prefix   string
+	owner    Owner // the run's registration on real servers
+	extra    extras
+	topo     *spawn.Topology // the servers the run spawned, if any
 
 	netFaults *netTable // the network faults in force
 

@@ -7,6 +7,11 @@ import (
 	"testing"
 	"time"
 
+	etcdstore "github.com/locklab/locklab/store/etcd"
+	mcstore "github.com/locklab/locklab/store/memcached"
+	mystore "github.com/locklab/locklab/store/mysql"
+	pgstore "github.com/locklab/locklab/store/postgres"
+
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/spawn"
 	"github.com/locklab/locklab/store/storetest"
@@ -19,6 +24,11 @@ import (
 const parallelTests = 8
 
 func TestMain(m *testing.M) {
+	// The drivers the strategies beyond Redis register, as lock/all does.
+	pgstore.Register()
+	mystore.Register()
+	mcstore.Register()
+	etcdstore.Register()
 	storetest.QuietRedis()
 	storetest.WidenParallel(parallelTests)
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction(spawn.SpawnerLoop))

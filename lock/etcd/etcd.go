@@ -43,6 +43,8 @@ import (
 	"sync"
 	"time"
 
+	etcdstore "github.com/locklab/locklab/store/etcd"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
@@ -58,6 +60,7 @@ const Name = "etcd"
 // Register adds the strategy to lock's registry; lock/all calls it once
 // for every program that runs the catalogue.
 func Register() {
+	etcdstore.Register()
 	lock.Register(lock.Info{Name: Name, Doc: "etcd mutex over the worker's lease of the TTL (reused; a new one after a crash or a pause lapses it), renewed while held; fence = the key's create revision",
 		Traits: trait.Traits{Server: lock.ServerEtcd, Expiry: trait.ExpiryLease, Token: trait.TokenRevision, Renewal: trait.RenewalKeepAlive,
 			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true, Queued: true}},
@@ -69,9 +72,9 @@ func Register() {
 			if err != nil {
 				return nil, err
 			}
-			e, ok := v.(*store.Etcd)
+			e, ok := v.(*etcdstore.Conn)
 			if !ok {
-				return nil, fmt.Errorf("lock/etcd: want a *store.Etcd, got %T", v)
+				return nil, fmt.Errorf("lock/etcd: want a *etcdstore.Conn, got %T", v)
 			}
 			return New(e, o), nil
 		})
@@ -80,7 +83,7 @@ func Register() {
 // Mutex is the etcd strategy on one run's etcd.
 type Mutex struct {
 	kit *lock.Kit
-	e   *store.Etcd
+	e   *etcdstore.Conn
 
 	mu sync.Mutex
 	s  *session // the worker's lease, reused by its locks while alive
@@ -89,7 +92,7 @@ type Mutex struct {
 var _ lock.Locker = (*Mutex)(nil)
 
 // New returns the etcd strategy on e.
-func New(e *store.Etcd, o lock.Options) *Mutex { return &Mutex{kit: lock.NewKit(o), e: e} }
+func New(e *etcdstore.Conn, o lock.Options) *Mutex { return &Mutex{kit: lock.NewKit(o), e: e} }
 
 // Strategy returns "etcd".
 func (*Mutex) Strategy() string { return Name }

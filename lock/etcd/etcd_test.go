@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	etcdstore "github.com/locklab/locklab/store/etcd"
+
 	_ "github.com/locklab/locklab/store/etcdembed"
 
 	"github.com/locklab/locklab/lock"
@@ -21,7 +23,7 @@ import (
 
 // startEtcd starts n embedded members for the test and opens a store on
 // them; both end with the test.
-func startEtcd(t *testing.T, n int) (store.EtcdCluster, *store.Store, *store.Etcd) {
+func startEtcd(t *testing.T, n int) (store.EtcdCluster, *store.Store, *etcdstore.Conn) {
 	t.Helper()
 	c, err := store.StartEtcd(n)
 	if err != nil {
@@ -33,11 +35,11 @@ func startEtcd(t *testing.T, n int) (store.EtcdCluster, *store.Store, *store.Etc
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	e, err := st.Etcd()
+	v, err := st.Server(store.ServerEtcd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, st, e
+	return c, st, v.(*etcdstore.Conn)
 }
 
 func TestRegistryNamesEtcd(t *testing.T) {
@@ -189,7 +191,7 @@ func TestThreeMembersSurviveOneStopped(t *testing.T) {
 
 // startEtcdB starts one embedded member for a benchmark and opens a store
 // on it; both end with the benchmark.
-func startEtcdB(b *testing.B) (*store.Etcd, error) {
+func startEtcdB(b *testing.B) (*etcdstore.Conn, error) {
 	c, err := store.StartEtcd(1)
 	if err != nil {
 		return nil, err
@@ -200,7 +202,11 @@ func startEtcdB(b *testing.B) (*store.Etcd, error) {
 		return nil, err
 	}
 	b.Cleanup(func() { st.Close() })
-	return st.Etcd()
+	v, err := st.Server(store.ServerEtcd)
+	if err != nil {
+		return nil, err
+	}
+	return v.(*etcdstore.Conn), nil
 }
 
 // BenchmarkAcquireRelease is one uncontended lock cycle on an embedded

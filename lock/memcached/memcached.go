@@ -8,6 +8,8 @@ import (
 	"math"
 	"time"
 
+	mcstore "github.com/locklab/locklab/store/memcached"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
@@ -16,6 +18,7 @@ import (
 // Register adds the strategy to lock's registry; lock/all calls it once
 // for every program that runs the catalogue.
 func Register() {
+	mcstore.Register()
 	lock.Register(lock.Info{Name: "memcached-add", Doc: "memcached add key token (only if absent), expiry in whole seconds; release deletes only if the CAS value is still the holder's",
 		Traits: trait.Traits{Server: lock.ServerMemcached, Expiry: trait.ExpiryTTL, Token: trait.TokenRandom, Renewal: trait.RenewalNone,
 			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true, OwnClock: true}},
@@ -27,9 +30,9 @@ func Register() {
 			if err != nil {
 				return nil, err
 			}
-			m, ok := v.(*store.Memcached)
+			m, ok := v.(*mcstore.Conn)
 			if !ok {
-				return nil, fmt.Errorf("lock/memcached: want a *store.Memcached, got %T", v)
+				return nil, fmt.Errorf("lock/memcached: want a *mcstore.Conn, got %T", v)
 			}
 			return New(m, o), nil
 		})
@@ -46,13 +49,13 @@ func Register() {
 // resource could check, and nothing renews the lock.
 type Add struct {
 	kit *lock.Kit
-	m   *store.Memcached
+	m   *mcstore.Conn
 }
 
 var _ lock.Locker = (*Add)(nil)
 
 // New returns the memcached-add strategy on m.
-func New(m *store.Memcached, o lock.Options) *Add { return &Add{kit: lock.NewKit(o), m: m} }
+func New(m *mcstore.Conn, o lock.Options) *Add { return &Add{kit: lock.NewKit(o), m: m} }
 
 // Strategy returns "memcached-add".
 func (*Add) Strategy() string { return "memcached-add" }
@@ -111,10 +114,10 @@ func (a *Add) release(key, tok string, cas uint64) error {
 		return err
 	}
 	switch got {
-	case store.NotFound:
+	case mcstore.NotFound:
 		a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "expired", Call: call})
 		return lock.ErrNotHeld
-	case store.CASMoved:
+	case mcstore.CASMoved:
 		a.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: key, Token: tok, Node: -1, Msg: "held by another owner", Call: call})
 		return lock.ErrNotHeld
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	mcstore "github.com/locklab/locklab/store/memcached"
+
 	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/locklab/locklab/lock"
 	_ "github.com/locklab/locklab/lock/all" // registers memcached-add
@@ -18,7 +20,7 @@ import (
 )
 
 // open starts memcached and returns the run's connection to it.
-func open(tb testing.TB) *store.Memcached {
+func open(tb testing.TB) *mcstore.Conn {
 	tb.Helper()
 	mc := storetest.StartMemcached(tb)
 	st, err := store.Open(context.Background(), store.Config{Nodes: 1, Servers: store.Servers{Memcached: mc.Addr}})
@@ -30,10 +32,10 @@ func open(tb testing.TB) *store.Memcached {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return v.(*store.Memcached)
+	return v.(*mcstore.Conn)
 }
 
-func newLock(tb testing.TB, m *store.Memcached) lock.Locker {
+func newLock(tb testing.TB, m *mcstore.Conn) lock.Locker {
 	tb.Helper()
 	l, err := lock.NewOn("memcached-add", lock.Servers{Conn: func(lock.Server) (any, error) { return m, nil }}, lock.Options{}, nil)
 	if err != nil {
@@ -150,7 +152,7 @@ func TestMetaRefusesAHostileServer(t *testing.T) {
 			bufio.NewReader(c).ReadString('\n')
 			c.Write([]byte(reply))
 		}()
-		m := store.NewMeta(l.Addr().String(), time.Second, 1)
+		m := mcstore.NewMeta(l.Addr().String(), time.Second, 1)
 		_, _, err = m.AddCAS("k", []byte("v"), 2)
 		l.Close()
 		if err == nil || strings.ContainsAny(err.Error(), "\x1b\n") || len(err.Error()) > 200 {

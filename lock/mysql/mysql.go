@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"time"
 
+	mystore "github.com/locklab/locklab/store/mysql"
+
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/store"
@@ -20,6 +22,7 @@ import (
 // Register adds the strategy to lock's registry; lock/all calls it once
 // for every program that runs the catalogue.
 func Register() {
+	mystore.Register()
 	lock.Register(lock.Info{Name: "mysql-get-lock", Doc: "MySQL GET_LOCK(name, 0) on its own session: freed by RELEASE_LOCK or the session's end",
 		Traits: trait.Traits{Server: lock.ServerMySQL, Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone,
 			Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true}},
@@ -31,9 +34,9 @@ func Register() {
 			if err != nil {
 				return nil, err
 			}
-			m, ok := v.(*store.MySQL)
+			m, ok := v.(*mystore.Conn)
 			if !ok {
-				return nil, fmt.Errorf("lock/mysql: want a *store.MySQL, got %T", v)
+				return nil, fmt.Errorf("lock/mysql: want a *mystore.Conn, got %T", v)
 			}
 			return New(m.DB, o), nil
 		})

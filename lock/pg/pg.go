@@ -1,7 +1,7 @@
 // Package pg implements lock strategies on PostgreSQL: session and
 // transaction advisory locks, a row lock (SELECT … FOR UPDATE), optimistic
 // concurrency on a version column, and a lock table with owner and expiry.
-// Each runs on the run's *store.Postgres; every table it makes lives in the
+// Each runs on the run's *pgstore.Conn; every table it makes lives in the
 // run's schema, which the store drops when the run ends.
 package pg
 
@@ -12,6 +12,8 @@ import (
 	"hash/fnv"
 	"sync"
 	"time"
+
+	pgstore "github.com/locklab/locklab/store/postgres"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,6 +26,7 @@ import (
 // Register adds the strategy to lock's registry; lock/all calls it once
 // for every program that runs the catalogue.
 func Register() {
+	pgstore.Register()
 	one := trait.Nodes{Min: 1, Default: 1}
 	session := trait.Traits{Expiry: trait.ExpirySession, Token: trait.TokenNone, Renewal: trait.RenewalNone, Nodes: one, Excludes: true}
 	reg := func(name, doc string, t trait.Traits, mk func(*db, lock.Options) lock.Locker) {
@@ -55,14 +58,14 @@ func Register() {
 
 // db is the run's Postgres with its tables made.
 type db struct {
-	*store.Postgres
+	*pgstore.Conn
 	stock, locks string // quoted table names
 }
 
 var made = struct {
 	sync.Mutex
-	by map[*store.Postgres]*db
-}{by: map[*store.Postgres]*db{}}
+	by map[*pgstore.Conn]*db
+}{by: map[*pgstore.Conn]*db{}}
 
 // open makes the run's tables on first use.
 func open(s lock.Servers) (*db, error) {
@@ -73,9 +76,9 @@ func open(s lock.Servers) (*db, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, ok := v.(*store.Postgres)
+	p, ok := v.(*pgstore.Conn)
 	if !ok {
-		return nil, fmt.Errorf("lock/pg: want a *store.Postgres, got %T", v)
+		return nil, fmt.Errorf("lock/pg: want a *pgstore.Conn, got %T", v)
 	}
 	d, fresh, err := setup(context.Background(), p)
 	if err == nil && fresh && s.Cleanup != nil {
@@ -86,13 +89,13 @@ func open(s lock.Servers) (*db, error) {
 
 // setup makes the tables the strategies use in p's schema (once per p;
 // fresh the first time).
-func setup(ctx context.Context, p *store.Postgres) (d *db, fresh bool, err error) {
+func setup(ctx context.Context, p *pgstore.Conn) (d *db, fresh bool, err error) {
 	made.Lock()
 	defer made.Unlock()
 	if d, ok := made.by[p]; ok {
 		return d, false, nil
 	}
-	d = &db{Postgres: p, stock: p.Table("stock"), locks: p.Table("locks")}
+	d = &db{Conn: p, stock: p.Table("stock"), locks: p.Table("locks")}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	_, err = p.Pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+d.stock+` (k text PRIMARY KEY, v bigint NOT NULL, version bigint NOT NULL DEFAULT 0);
@@ -105,7 +108,7 @@ CREATE TABLE IF NOT EXISTS `+d.locks+` (k text PRIMARY KEY, owner text NOT NULL,
 }
 
 // forget drops the memory of p's tables (the store dropped its schema).
-func forget(p *store.Postgres) {
+func forget(p *pgstore.Conn) {
 	made.Lock()
 	delete(made.by, p)
 	made.Unlock()

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	mystore "github.com/locklab/locklab/store/mysql"
+
 	"github.com/go-sql-driver/mysql"
 	"github.com/locklab/locklab/store"
 )
@@ -21,7 +23,7 @@ type MySQLServer struct {
 
 // DialMySQL connects to the MySQL at a URL (the same as run takes).
 func DialMySQL(ctx context.Context, raw string) (*MySQLServer, error) {
-	cfg, err := store.MySQLConfig(raw)
+	cfg, err := mystore.Config(raw)
 	if err != nil {
 		return nil, store.NewURLError(fmt.Sprintf("invalid MySQL URL %s: %s", store.Redact(raw), store.Scrub(err.Error(), raw)))
 	}

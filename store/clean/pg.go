@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/locklab/locklab/store/postgres"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/locklab/locklab/store"
@@ -34,7 +36,7 @@ type PostgresServer struct {
 func DialPostgres(ctx context.Context, raw string) (*PostgresServer, error) {
 	cfg, err := pgx.ParseConfig(raw)
 	if err != nil {
-		return nil, store.NewURLError(fmt.Sprintf("invalid Postgres URL %s: %s", store.Redact(raw), store.Scrub(store.PGMessage(err), raw)))
+		return nil, store.NewURLError(fmt.Sprintf("invalid Postgres URL %s: %s", store.Redact(raw), store.Scrub(postgres.Message(err), raw)))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 2 * time.Second
@@ -52,7 +54,7 @@ func DialPostgres(ctx context.Context, raw string) (*PostgresServer, error) {
 
 // Fail is an error of this server for people, without its password.
 func (s *PostgresServer) Fail(err error) error {
-	return &store.ServerError{Kind: "Postgres", Addr: s.Addr, Err: errors.New(store.Scrub(store.PGMessage(err), s.url))}
+	return &store.ServerError{Kind: "Postgres", Addr: s.Addr, Err: errors.New(store.Scrub(postgres.Message(err), s.url))}
 }
 
 // Close closes the connection.

@@ -1,4 +1,4 @@
-package store
+package mysql
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func TestMySQLURLsSendTheServerNoStatement(t *testing.T) {
 		"u:p@tcp(h:3306)/db?max_execution_time=1":                    true,
 		"mysql://u:p@h/db?multiStatements=true":                      true,
 	} {
-		cfg, err := MySQLConfig(raw)
+		cfg, err := Config(raw)
 		if refused {
 			if err == nil || !strings.Contains(err.Error(), "not one locklab passes on") {
 				t.Errorf("%s: %v, want refused", raw, err)
@@ -37,7 +37,7 @@ func TestMySQLURLsSendTheServerNoStatement(t *testing.T) {
 			t.Errorf("%s: read as %+v", raw, cfg)
 		}
 	}
-	cfg, _ := MySQLConfig("mariadb://u:p@h/d%2Fb")
+	cfg, _ := Config("mariadb://u:p@h/d%2Fb")
 	if cfg.DBName != "d/b" || cfg.Addr != "h:3306" {
 		t.Errorf("database %q at %q", cfg.DBName, cfg.Addr)
 	}

@@ -1,4 +1,6 @@
-package store
+// Package etcd is a run's connection to etcd: the keys under its prefix
+// and the leases it granted, removed when the run ends.
+package etcd
 
 import (
 	"context"
@@ -10,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc/grpclog"
@@ -20,40 +23,40 @@ func init() {
 	grpclog.SetLoggerV2(grpclog.NewLoggerV2(io.Discard, io.Discard, io.Discard))
 }
 
-// Etcd is a run's connection to etcd: a cluster the user named, or members
+// Conn is a run's connection to etcd: a cluster the user named, or members
 // embedded for the run. Every key the run writes there lives under Prefix,
 // and every lease it grants is recorded; both are removed when the store
 // closes (an embedded cluster is stopped and its data removed).
-type Etcd struct {
+type Conn struct {
 	Client *clientv3.Client
 	Prefix string // locklab/<run-id>/
 	Addr   string // the endpoints, never a password
-	// Cluster is the run's embedded cluster; nil on a user's etcd.
-	Cluster     EtcdCluster
-	stopCluster func(EtcdCluster) error
+	// embedded: the run's own members, stopped after it (a failure to
+	// clean up on them is no one's concern).
+	embedded bool
 
 	mu     sync.Mutex
 	leases map[clientv3.LeaseID]bool
 }
 
 // Granted records a lease the run granted, for cleanup.
-func (e *Etcd) Granted(id clientv3.LeaseID) {
+func (e *Conn) Granted(id clientv3.LeaseID) {
 	e.mu.Lock()
 	e.leases[id] = true
 	e.mu.Unlock()
 }
 
 // Revoked forgets a lease the run revoked (or saw lapse).
-func (e *Etcd) Revoked(id clientv3.LeaseID) {
+func (e *Conn) Revoked(id clientv3.LeaseID) {
 	e.mu.Lock()
 	delete(e.leases, id)
 	e.mu.Unlock()
 }
 
-// etcdEndpoints splits "http://u:p@h:2379,h2:2379" into endpoints without
+// endpoints splits "http://u:p@h:2379,h2:2379" into endpoints without
 // user information, and the user and password given with the first that has
 // them.
-func etcdEndpoints(raw string) (eps []string, user, pass string, err error) {
+func endpoints(raw string) (eps []string, user, pass string, err error) {
 	for _, part := range strings.Split(raw, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -66,7 +69,7 @@ func etcdEndpoints(raw string) (eps []string, user, pass string, err error) {
 		u, perr := url.Parse(s)
 		if perr != nil || u.Host == "" || u.Port() == "" || (u.Scheme != "http" && u.Scheme != "https") ||
 			(u.Path != "" && u.Path != "/") {
-			return nil, "", "", &URLError{msg: fmt.Sprintf("invalid etcd URL %s: want http://host:port[,http://host:port…]", redactAs(part, ""))}
+			return nil, "", "", store.NewURLError(fmt.Sprintf("invalid etcd URL %s: want http://host:port[,http://host:port…]", store.RedactAs(part, "")))
 		}
 		if u.User != nil && user == "" {
 			user = u.User.Username()
@@ -75,15 +78,15 @@ func etcdEndpoints(raw string) (eps []string, user, pass string, err error) {
 		eps = append(eps, u.Scheme+"://"+u.Host)
 	}
 	if len(eps) == 0 {
-		return nil, "", "", &URLError{msg: "invalid etcd URL: empty; want http://host:port"}
+		return nil, "", "", store.NewURLError("invalid etcd URL: empty; want http://host:port")
 	}
 	return eps, user, pass, nil
 }
 
-// openEtcd connects to the etcd cluster at raw (comma-separated endpoints)
-// and checks that it answers.
-func openEtcd(ctx context.Context, raw, runID string) (*Etcd, error) {
-	eps, user, pass, err := etcdEndpoints(raw)
+// Open connects to the etcd cluster at raw (comma-separated endpoints)
+// for the run r and checks that it answers.
+func Open(ctx context.Context, raw string, r store.Run) (*Conn, error) {
+	eps, user, pass, err := endpoints(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +95,11 @@ func openEtcd(ctx context.Context, raw, runID string) (*Etcd, error) {
 		addr = strings.ReplaceAll(addr, s, "")
 	}
 	fail := func(err error) error {
-		msg := firstLine(err.Error())
+		msg := store.FirstLine(err.Error())
 		if errors.Is(err, context.DeadlineExceeded) {
 			msg = "no answer within 3s"
 		}
-		return &ServerError{Kind: "etcd", Addr: addr, Err: errors.New(scrubAs(msg, raw)),
+		return &store.ServerError{Kind: "etcd", Addr: addr, Err: errors.New(store.ScrubAs(msg, raw)),
 			Hint: "is the server running? Start one with `docker compose up -d etcd`"}
 	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: eps, Username: user, Password: pass,
@@ -104,7 +107,7 @@ func openEtcd(ctx context.Context, raw, runID string) (*Etcd, error) {
 	if err != nil {
 		return nil, fail(err)
 	}
-	e := &Etcd{Client: c, Prefix: "locklab/" + runID + "/", Addr: addr, leases: map[clientv3.LeaseID]bool{}}
+	e := &Conn{Client: c, Prefix: "locklab/" + r.ID + "/", Addr: addr, embedded: r.Embedded, leases: map[clientv3.LeaseID]bool{}}
 	cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if _, err := c.Get(cctx, e.Prefix, clientv3.WithPrefix(), clientv3.WithCountOnly()); err != nil {
@@ -114,9 +117,9 @@ func openEtcd(ctx context.Context, raw, runID string) (*Etcd, error) {
 	return e, nil
 }
 
-// close revokes the leases the run granted, deletes the keys under its
-// prefix (and only those), then closes the client and any embedded cluster.
-func (e *Etcd) close(ctx context.Context) error {
+// Close revokes the leases the run granted, deletes the keys under its
+// prefix (and only those), then closes the client.
+func (e *Conn) Close(ctx context.Context) error {
 	e.mu.Lock()
 	ids := e.leases
 	e.leases = map[clientv3.LeaseID]bool{}
@@ -134,12 +137,25 @@ func (e *Etcd) close(ctx context.Context) error {
 		}
 	}
 	var err error
-	if len(errs) > 0 && e.Cluster == nil {
-		err = fmt.Errorf("store: cleanup on etcd %s: %s", e.Addr, firstLine(errors.Join(errs...).Error()))
+	if len(errs) > 0 && !e.embedded {
+		err = fmt.Errorf("store: cleanup on etcd %s: %s", e.Addr, store.FirstLine(errors.Join(errs...).Error()))
 	}
 	e.Client.Close()
-	if e.Cluster != nil {
-		return e.stopCluster(e.Cluster) // its data goes with it
-	}
 	return err
+}
+
+// Address is where the server is: host:port (and database), never a
+// password.
+func (x *Conn) Address() string { return x.Addr }
+
+// Register makes stores opened from now on reach etcd servers through
+// Open; the strategies on etcd call it when they register.
+func Register() {
+	store.RegisterDriver(store.ServerEtcd, func(ctx context.Context, raw string, r store.Run) (store.Conn, error) {
+		c, err := Open(ctx, raw, r)
+		if err != nil {
+			return nil, err // not a nil *Conn in an interface
+		}
+		return c, nil
+	})
 }

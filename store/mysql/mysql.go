@@ -1,4 +1,6 @@
-package store
+// Package mysql is a run's connection to a MySQL or MariaDB server, and
+// the reading of its URL.
+package mysql
 
 import (
 	"context"
@@ -11,13 +13,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+	gomysql "github.com/go-sql-driver/mysql"
+	"github.com/locklab/locklab/store"
 )
 
-// MySQL is a run's connection to a MySQL or MariaDB server. The strategy
+// Conn is a run's connection to a MySQL or MariaDB server. The strategy
 // on it (GET_LOCK) creates nothing that outlives a session: its locks are
 // named under the run's prefix and end with their connections.
-type MySQL struct {
+type Conn struct {
 	DB   *sql.DB
 	Addr string // host:port/db, never a password
 	// Registry is the run's own database, locklab_<run-id>, holding its
@@ -26,17 +29,17 @@ type MySQL struct {
 	// sessions).
 	Registry string
 
-	beat *beater
+	beat *store.Beat
 }
 
-// MySQLConfig reads mysql://user:password@host:port/db?param=value (or a
+// Config reads mysql://user:password@host:port/db?param=value (or a
 // driver DSN, user:password@tcp(host:port)/db?param=value). Only the
 // driver's connection parameters in mysqlParams are taken: the driver
 // sends any other as a SET statement to the server, so a URL could change
 // the server's session however it liked.
-func MySQLConfig(raw string) (*mysql.Config, error) {
+func Config(raw string) (*gomysql.Config, error) {
 	if !strings.Contains(raw, "://") {
-		cfg, err := mysql.ParseDSN(raw)
+		cfg, err := gomysql.ParseDSN(raw)
 		if err != nil {
 			return nil, err
 		}
@@ -62,7 +65,7 @@ func MySQLConfig(raw string) (*mysql.Config, error) {
 	}
 	// The driver reads its parameters from a DSN: the address, database
 	// and known parameters go through one; the credentials are set after.
-	cfg, err := mysql.ParseDSN("tcp(" + addr + ")/" + url.PathEscape(strings.TrimPrefix(u.Path, "/")) + "?" + u.RawQuery)
+	cfg, err := gomysql.ParseDSN("tcp(" + addr + ")/" + url.PathEscape(strings.TrimPrefix(u.Path, "/")) + "?" + u.RawQuery)
 	if err != nil {
 		return nil, err
 	}
@@ -99,16 +102,19 @@ func checkMySQLParams(raw string) error {
 	return nil
 }
 
-func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, error) {
-	cfg, err := MySQLConfig(raw)
+// Open connects to the MySQL or MariaDB server at raw for the run r, and
+// registers the run there when the user may create its database.
+func Open(ctx context.Context, raw string, r store.Run) (*Conn, error) {
+	poolSize, o := r.PoolSize, r.Owner
+	cfg, err := Config(raw)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", redactAs(raw, ""), scrubAs(err.Error(), raw))}
+		return nil, store.NewURLError(fmt.Sprintf("invalid MySQL URL %s: %s", store.RedactAs(raw, ""), store.ScrubAs(err.Error(), raw)))
 	}
 	cfg.Timeout = 2 * time.Second
-	m := &MySQL{Addr: cfg.Addr + "/" + cfg.DBName}
-	conn, err := mysql.NewConnector(cfg)
+	m := &Conn{Addr: cfg.Addr + "/" + cfg.DBName}
+	conn, err := gomysql.NewConnector(cfg)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid MySQL URL %s: %s", redactAs(raw, ""), scrubAs(err.Error(), raw))}
+		return nil, store.NewURLError(fmt.Sprintf("invalid MySQL URL %s: %s", store.RedactAs(raw, ""), store.ScrubAs(err.Error(), raw)))
 	}
 	m.DB = sql.OpenDB(conn)
 	m.DB.SetMaxOpenConns(min(max(poolSize, 10), 64))
@@ -117,8 +123,8 @@ func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, 
 	defer cancel()
 	if err := m.DB.PingContext(pctx); err != nil {
 		m.DB.Close()
-		se := &ServerError{Kind: "MySQL", Addr: m.Addr, Err: errors.New(scrubAs(firstLine(err.Error()), raw))}
-		var me *mysql.MySQLError
+		se := &store.ServerError{Kind: "MySQL", Addr: m.Addr, Err: errors.New(store.ScrubAs(store.FirstLine(err.Error()), raw))}
+		var me *gomysql.MySQLError
 		if !errors.As(err, &me) {
 			se.Hint = "is the server running? Start one with `docker compose up -d mariadb`"
 		}
@@ -128,16 +134,11 @@ func openMySQL(ctx context.Context, raw string, poolSize int, o Owner) (*MySQL, 
 	return m, nil
 }
 
-// mysqlBeatTable is the table in a run's registry database.
-// HeartbeatTable is the table a run's heartbeat is kept in, in its own
-// schema (Postgres) or database (MySQL).
-const HeartbeatTable = "locklab_heartbeat"
-
-const mysqlBeatTable = HeartbeatTable
+const mysqlBeatTable = store.HeartbeatTable
 
 // register makes the run's registry database: its one table holds the
 // owner record and the heartbeat, renewed by the server's clock.
-func (m *MySQL) register(ctx context.Context, o Owner) {
+func (m *Conn) register(ctx context.Context, o store.Owner) {
 	db := "locklab_" + o.NS
 	if len(db) > 64 {
 		return
@@ -154,25 +155,36 @@ func (m *MySQL) register(ctx context.Context, o Owner) {
 		return
 	}
 	m.Registry = db
-	m.beat = startBeat(func(ctx context.Context) error {
+	m.beat = store.StartBeat(func(ctx context.Context) error {
 		_, err := m.DB.ExecContext(ctx, "UPDATE "+q+" SET beat = NOW(6)")
 		return err
 	})
 }
 
-// close drops the run's registry and closes the pool.
-func (m *MySQL) close(ctx context.Context) error {
-	m.beat.stop()
+// Close drops the run's registry and closes the pool.
+func (m *Conn) Close(ctx context.Context) error {
+	m.beat.Stop()
 	var err error
 	if m.Registry != "" {
 		if _, err = m.DB.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+m.Registry+"`"); err != nil {
-			err = fmt.Errorf("store: cleanup on MySQL %s: %s", m.Addr, firstLine(err.Error()))
+			err = fmt.Errorf("store: cleanup on MySQL %s: %s", m.Addr, store.FirstLine(err.Error()))
 		}
 	}
 	return errors.Join(err, m.DB.Close())
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
+// Address is where the server is: host:port (and database), never a
+// password.
+func (x *Conn) Address() string { return x.Addr }
+
+// Register makes stores opened from now on reach mysql servers through
+// Open; the strategies on mysql call it when they register.
+func Register() {
+	store.RegisterDriver(store.ServerMySQL, func(ctx context.Context, raw string, r store.Run) (store.Conn, error) {
+		c, err := Open(ctx, raw, r)
+		if err != nil {
+			return nil, err // not a nil *Conn in an interface
+		}
+		return c, nil
+	})
 }

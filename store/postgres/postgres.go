@@ -1,4 +1,6 @@
-package store
+// Package postgres is a run's connection to a PostgreSQL server: its own
+// schema, registered for locklab clean, dropped when the run ends.
+package postgres
 
 import (
 	"context"
@@ -11,26 +13,30 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/locklab/locklab/store"
 )
 
-// Postgres is a run's connection to a PostgreSQL server. Everything the run
+// Conn is a run's connection to a PostgreSQL server. Everything the run
 // creates there lives in its own schema, dropped when the store closes.
-type Postgres struct {
+type Conn struct {
 	Pool   *pgxpool.Pool
 	Schema string // locklab_<run-id>
 	Addr   string // host:port/db, never a password
 
-	beat *beater // renews the schema's heartbeat (see Owner)
+	beat *store.Beat // renews the schema's heartbeat (see store.Owner)
 }
 
 // maxPostgresConns bounds the pool (a server allows 100 connections by
 // default); pool_max_conns in the URL overrides it.
 const maxPostgresConns = 64
 
-func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
+// Open connects to the Postgres server at raw for the run r and makes the
+// run's schema there.
+func Open(ctx context.Context, raw string, r store.Run) (*Conn, error) {
+	o := r.Owner
 	cfg, err := pgxpool.ParseConfig(raw)
 	if err != nil {
-		return nil, &URLError{msg: fmt.Sprintf("invalid Postgres URL %s: %s", redactAs(raw, ""), scrubAs(PGMessage(err), raw))}
+		return nil, store.NewURLError(fmt.Sprintf("invalid Postgres URL %s: %s", store.RedactAs(raw, ""), store.ScrubAs(Message(err), raw)))
 	}
 	if !strings.Contains(raw, "pool_max_conns") {
 		cfg.MaxConns = maxPostgresConns
@@ -39,13 +45,13 @@ func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 		cfg.ConnConfig.ConnectTimeout = 2 * time.Second
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = "locklab"
-	p := &Postgres{Schema: "locklab_" + o.NS,
+	p := &Conn{Schema: "locklab_" + o.NS,
 		Addr: fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)}
 	if strings.HasPrefix(cfg.ConnConfig.Host, "/") {
 		p.Addr = fmt.Sprintf("%s/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Database)
 	}
 	fail := func(err error) error {
-		se := &ServerError{Kind: "Postgres", Addr: p.Addr, Err: errors.New(scrubAs(PGMessage(err), raw))}
+		se := &store.ServerError{Kind: "Postgres", Addr: p.Addr, Err: errors.New(store.ScrubAs(Message(err), raw))}
 		var pe *pgconn.PgError
 		if !errors.As(err, &pe) {
 			se.Hint = "is the server running? Start one with `docker compose up -d postgres`"
@@ -62,7 +68,7 @@ func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 		p.Pool.Close()
 		return nil, fail(err)
 	}
-	p.beat = startBeat(func(ctx context.Context) error {
+	p.beat = store.StartBeat(func(ctx context.Context) error {
 		_, err := p.Pool.Exec(ctx, "UPDATE "+p.Table(pgBeatTable)+" SET beat = now()")
 		return err
 	})
@@ -70,11 +76,11 @@ func openPostgres(ctx context.Context, raw string, o Owner) (*Postgres, error) {
 }
 
 // pgBeatTable is the table in a run's schema that holds its heartbeat.
-const pgBeatTable = HeartbeatTable
+const pgBeatTable = store.HeartbeatTable
 
 // register makes the run's schema with its owner record as its comment
 // and its heartbeat, all at once: a schema without them is not a run's.
-func (p *Postgres) register(ctx context.Context, o Owner) error {
+func (p *Conn) register(ctx context.Context, o store.Owner) error {
 	tx, err := p.Pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -95,17 +101,17 @@ func (p *Postgres) register(ctx context.Context, o Owner) error {
 func pgQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // Ident is the run's schema, quoted for SQL.
-func (p *Postgres) Ident() string { return pgx.Identifier{p.Schema}.Sanitize() }
+func (p *Conn) Ident() string { return pgx.Identifier{p.Schema}.Sanitize() }
 
 // Table is a table of the run's schema, quoted for SQL.
-func (p *Postgres) Table(name string) string { return pgx.Identifier{p.Schema, name}.Sanitize() }
+func (p *Conn) Table(name string) string { return pgx.Identifier{p.Schema, name}.Sanitize() }
 
-// close drops the run's schema (and only it) and closes the pool.
-func (p *Postgres) close(ctx context.Context) error {
+// Close drops the run's schema (and only it) and closes the pool.
+func (p *Conn) Close(ctx context.Context) error {
 	defer p.Pool.Close()
-	p.beat.stop()
+	p.beat.Stop()
 	if _, err := p.Pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+p.Ident()+" CASCADE"); err != nil {
-		return fmt.Errorf("store: cleanup on Postgres %s: %s", p.Addr, PGMessage(err))
+		return fmt.Errorf("store: cleanup on Postgres %s: %s", p.Addr, Message(err))
 	}
 	return nil
 }
@@ -113,7 +119,7 @@ func (p *Postgres) close(ctx context.Context) error {
 // PGMessage is the heart of a pgx error, on one line: the server's
 // message, the network's, or the first line of the rest (pgx repeats the
 // URL and every address it tried).
-func PGMessage(err error) string {
+func Message(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
@@ -135,21 +141,18 @@ func PGMessage(err error) string {
 	return strings.TrimSuffix(msg, ":")
 }
 
-// ServerError says a server beyond Redis could not be reached or refused
-// what the run asked of it.
-type ServerError struct {
-	Kind string // "Postgres", "MySQL", "memcached"
-	Addr string
-	Err  error
-	Hint string // what to do, when the server did not answer for itself
-}
+// Address is where the server is: host:port (and database), never a
+// password.
+func (x *Conn) Address() string { return x.Addr }
 
-func (e *ServerError) Error() string {
-	msg := fmt.Sprintf("cannot use %s at %s: %v", e.Kind, e.Addr, e.Err)
-	if e.Hint != "" {
-		msg += " — " + e.Hint
-	}
-	return msg
+// Register makes stores opened from now on reach postgres servers through
+// Open; the strategies on postgres call it when they register.
+func Register() {
+	store.RegisterDriver(store.ServerPostgres, func(ctx context.Context, raw string, r store.Run) (store.Conn, error) {
+		c, err := Open(ctx, raw, r)
+		if err != nil {
+			return nil, err // not a nil *Conn in an interface
+		}
+		return c, nil
+	})
 }
-
-func (e *ServerError) Unwrap() error { return e.Err }
