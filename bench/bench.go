@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/all" // registers the strategies beyond Redis
 	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/locklab/locklab/lock/all" // the strategies beyond Redis
+
 	"github.com/locklab/locklab/bench"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"

@@ -83,7 +83,7 @@ func strategyCandidates(cmd *cobra.Command) []string {
 	}
 	short := map[string]string{}
 	var names []string
-	for _, st := range scenario.Strategies {
+	for _, st := range scenario.Strategies() {
 		short[st.Name] = st.Short
 		names = append(names, st.Name)
 	}

@@ -48,8 +48,8 @@ func TestFlagValuesComplete(t *testing.T) {
 	if got := candidates(t, "run", "ttl-expiry", "--lock", ""); strings.Join(got, ",") != strings.Join(ttl.Strategies, ",") {
 		t.Errorf("run ttl-expiry --lock completes %v, want that scenario's %v", got, ttl.Strategies)
 	}
-	if got := candidates(t, "--lock", ""); len(got) != len(scenario.Strategies) {
-		t.Errorf("--lock with no scenario completes %d strategies, want all %d", len(got), len(scenario.Strategies))
+	if got := candidates(t, "--lock", ""); len(got) != len(scenario.Strategies()) {
+		t.Errorf("--lock with no scenario completes %d strategies, want all %d", len(got), len(scenario.Strategies()))
 	}
 	if got := candidates(t, "run", "oversell", "--retry", ""); len(got) != len(lock.Policies) {
 		t.Errorf("--retry completes %v, want the %d policies", got, len(lock.Policies))

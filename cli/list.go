@@ -38,7 +38,7 @@ func printList(out io.Writer) {
 	}
 	fmt.Fprintln(tw, "\t")
 	fmt.Fprintln(tw, "STRATEGIES (--lock)\t")
-	for _, s := range scenario.Strategies {
+	for _, s := range scenario.Strategies() {
 		fmt.Fprintf(tw, "  %s\t%s\n", s.Name, s.Short)
 	}
 	fmt.Fprintln(tw, "\t")

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 
+	_ "github.com/locklab/locklab/lock/all" // the strategies beyond Redis, and their servers' drivers
+
 	xterm "github.com/charmbracelet/x/term"
 
 	"github.com/locklab/locklab/untrusted"

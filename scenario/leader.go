@@ -25,7 +25,8 @@ var leaderScenario = &Scenario{
 		"candidates campaign in an etcd election; w00's lease lapses the same way, but each leader writes with " +
 		"its key's revision and the ledger refuses the stale leader's older one.",
 	Source:     "the PHP + Redis locking lab's future improvements (leader election); Kleppmann (fencing)",
-	Strategies: leaderStrategies(),
+	Strategies: []string{"watchdog"},
+	more:       leaderOnEtcd,
 	Defaults: withDefaults(func(p *event.Params) {
 		p.TTL, p.Work = event.Millis(time.Second), event.Millis(2500*time.Millisecond)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(50*time.Millisecond), 1000
@@ -36,14 +37,13 @@ var leaderScenario = &Scenario{
 	beats: leaderBeats,
 }
 
-// leaderStrategies are the ways to elect a leader this build has: a Redis
-// lock with renewal, and an etcd election when etcd is in it.
-func leaderStrategies() []string {
-	ss := []string{"watchdog"}
+// leaderOnEtcd is the other way to elect a leader, when this program has
+// etcd: an etcd election.
+func leaderOnEtcd() []string {
 	if _, ok := lock.Lookup("etcd"); ok {
-		ss = append(ss, "etcd")
+		return []string{"etcd"}
 	}
-	return ss
+	return nil
 }
 
 // electsOnEtcd reports whether the strategy's lock lives on etcd: the

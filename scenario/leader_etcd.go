@@ -2,23 +2,18 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	etcdstore "github.com/locklab/locklab/store/etcd"
-
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/lock"
 
 	"github.com/locklab/locklab/store"
-	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // leaderElection campaigns as w in the run's etcd election until elected,
@@ -33,9 +28,12 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	e, ok := v.(*etcdstore.Conn)
-	if !ok {
-		return 0, nil, nil, fmt.Errorf("scenario: want a *etcdstore.Conn, got %T", v)
+	c, ok, err := lock.NewCandidate(lock.ServerEtcd, v)
+	if !ok && err == nil {
+		err = fmt.Errorf("scenario: this program has no etcd election")
+	}
+	if err != nil {
+		return 0, nil, nil, err
 	}
 	ttl := env.Params.TTL.D()
 	fail := func(call time.Duration, err error) (int64, func(), func(), error) {
@@ -46,28 +44,19 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 	}
 	w.Emit(event.Event{Kind: event.KindAttempt, Res: leaderLock, TTL: ttl, Has: event.HasTTL, Msg: "campaigns in the etcd election"})
 	call := w.Now()
-	g, err := e.Client.Grant(ctx, int64(max(math.Ceil(env.Clock().Real(ttl).Seconds()), 1)))
+	granted, err := c.Grant(ctx, int64(max(math.Ceil(env.Clock().Real(ttl).Seconds()), 1)))
 	if err != nil {
 		return fail(call, err)
 	}
-	e.Granted(g.ID)
-	s, err := concurrency.NewSession(e.Client, concurrency.WithLease(g.ID), concurrency.WithContext(context.WithoutCancel(ctx)))
-	if err != nil {
+	if rev, err = c.Campaign(ctx, check.WorkerName(w.ID)); err != nil {
 		return fail(call, err)
 	}
-	el := concurrency.NewElection(s, e.Prefix+"election/leader")
-	if err := el.Campaign(ctx, check.WorkerName(w.ID)); err != nil {
-		s.Orphan()
-		return fail(call, err)
-	}
-	s.Orphan() // elected: the keep-alives are w's from here on, in the log
-	rev = el.Rev()
-	tok := strconv.FormatInt(int64(g.ID), 16)
+	tok := c.Token()
 	// The lease etcd granted, in its whole seconds (its leader may round a
 	// short TTL up to its minimum), as the run counts time.
-	w.Emit(event.Event{Kind: event.KindAcquired, Res: leaderLock, Token: tok, TTL: leaseTTL(env, g.TTL), Has: event.HasTTL,
+	w.Emit(event.Event{Kind: event.KindAcquired, Res: leaderLock, Token: tok, TTL: leaseTTL(env, granted), Has: event.HasTTL,
 		Msg: "elected"}.WithFence(rev).WithCall(call))
-	ka := &keepAlive{env: env, w: w, c: e.Client, id: g.ID, tok: tok, rev: rev, lastOK: call}
+	ka := &keepAlive{env: env, w: w, c: c, tok: tok, rev: rev, lastOK: call}
 	stop := ka.start(ctx)
 	resign = func() {
 		stop()
@@ -75,17 +64,16 @@ func leaderElection(ctx context.Context, env *Env, w *Worker) (rev int64, orphan
 		// resignation left unanswered makes the run's end unknown.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resignWithin)
 		defer cancel()
-		_ = el.Resign(rctx)
+		_ = c.Resign(rctx)
 		// Revoking the lease deletes the leader's key: the release. A
 		// lease already gone had lapsed.
 		call := w.Now()
-		_, err := e.Client.Revoke(rctx, g.ID)
-		e.Revoked(g.ID)
+		err := c.Revoke(rctx)
 		rel := event.Event{Kind: event.KindRelease, Res: leaderLock, Token: tok}.WithFence(rev).WithCall(call)
 		switch {
 		case err == nil:
 			w.Emit(rel.WithOK(true))
-		case leaseGone(err):
+		case errors.Is(err, lock.ErrLeaseGone):
 			rel.Kind, rel.Msg = event.KindReleaseFailed, "expired"
 			w.Emit(rel.WithOK(false))
 		default:
@@ -116,8 +104,7 @@ func leaseTTL(env *Env, secs int64) time.Duration {
 type keepAlive struct {
 	env    *Env
 	w      *Worker
-	c      *clientv3.Client
-	id     clientv3.LeaseID
+	c      lock.Candidate
 	tok    string
 	rev    int64
 	lastOK time.Duration
@@ -155,19 +142,19 @@ func (k *keepAlive) run(ctx context.Context) {
 		}
 		sent := k.w.Now()
 		rctx, cancel := context.WithTimeout(ctx, max(k.env.Clock().Real(ttl), time.Second))
-		r, err := k.c.KeepAliveOnce(rctx, k.id)
+		ttl2, err := k.c.KeepAliveOnce(rctx)
 		cancel()
 		if ctx.Err() != nil {
 			return
 		}
 		e := ev.WithCall(sent)
 		switch {
-		case err == nil && r.TTL > 0:
+		case err == nil && ttl2 > 0:
 			k.lastOK = sent
-			e.Kind, e.TTL, e.Has = event.KindRenewed, leaseTTL(k.env, r.TTL), e.Has|event.HasTTL
+			e.Kind, e.TTL, e.Has = event.KindRenewed, leaseTTL(k.env, ttl2), e.Has|event.HasTTL
 			k.w.Emit(e)
 			continue
-		case err == nil || leaseGone(err):
+		case err == nil || errors.Is(err, lock.ErrLeaseGone):
 			e.Kind, e.Msg = event.KindRenewFailed, "lease expired"
 			k.w.Emit(e)
 			k.w.Emit(event.Event{Kind: event.KindLockLost, Res: leaderLock, Token: k.tok, Msg: "lease expired"}.WithFence(k.rev))
@@ -180,11 +167,6 @@ func (k *keepAlive) run(ctx context.Context) {
 			return
 		}
 	}
-}
-
-// leaseGone reports etcd's answer for a lease it no longer knows.
-func leaseGone(err error) bool {
-	return status.Code(err) == codes.NotFound || strings.Contains(err.Error(), "requested lease not found")
 }
 
 func oneLine(err error) string {

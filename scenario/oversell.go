@@ -33,7 +33,8 @@ var oversell = &Scenario{
 		"for one item and the counter never notices: the updates are lost, the stock never goes negative. " +
 		"A correct lock sells exactly the stock; without --retry it may undersell, because the losers give up.",
 	Source:     "the PHP + Redis locking lab, §1–3",
-	Strategies: withBeyond("none", "naive", "safe", "fenced", "watchdog", "redlock", "atomic", "redislock", "redsync", "redsync-quorum", "rueidislock"),
+	Strategies: []string{"none", "naive", "safe", "fenced", "watchdog", "redlock", "atomic", "redislock", "redsync", "redsync-quorum", "rueidislock"},
+	more:       beyondRedis,
 	noRetry:    []string{"none", "atomic"}, // nothing to be turned away by
 	Defaults:   baseDefaults,
 	Uses:       []string{"workers", "stock", "delay", "ttl", "retry", "max-retries", "retry-base", "retry-cap", "nodes"},

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/locklab/locklab/lock/all" // every strategy the catalogue names
+
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 

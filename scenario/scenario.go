@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/locklab/locklab/check"
@@ -28,6 +29,10 @@ type Scenario struct {
 	Source  string // where it comes from
 	// Strategies are the ones the scenario runs with; the first is the default.
 	Strategies []string
+	// more, when set, adds the strategies this program registered that
+	// the scenario also runs with (the ones beyond Redis); the catalogue
+	// adds them on first use, once the program has registered its own.
+	more func() []string
 	// Defaults are its parameters' defaults.
 	Defaults event.Params
 	// Uses names the parameters (flag names) the scenario reads.
@@ -82,8 +87,9 @@ type Strategy struct {
 }
 
 // Strategies are the lock strategies on Redis, "atomic" (the lock-free
-// answer for a plain counter), then the strategies beyond Redis.
-var Strategies = func() []Strategy {
+// answer for a plain counter), then the strategies beyond Redis this
+// program registered.
+func Strategies() []Strategy {
 	var ss []Strategy
 	for _, s := range lock.Strategies {
 		ss = append(ss, Strategy{s.Name, s.Doc})
@@ -98,15 +104,33 @@ var Strategies = func() []Strategy {
 		ss = append(ss, Strategy{info.Name, info.Doc})
 	}
 	return ss
-}()
+}
 
 var catalogue = []*Scenario{oversell, naiveFlaws, crash, ttlExpiry, deadlock, retryScenario, fencing, renewal, extendLate, lateGrant, queueDouble, webhook, redlockScenario, failoverScenario, cron, tradeOffs, leaderScenario}
 
 // Catalogue lists every scenario in order.
-func Catalogue() []*Scenario { return catalogue }
+func Catalogue() []*Scenario {
+	completeCatalogue()
+	return catalogue
+}
+
+var completed sync.Once
+
+// completeCatalogue adds to each scenario the strategies beyond Redis the
+// program registered (in its packages' init, before any use).
+func completeCatalogue() {
+	completed.Do(func() {
+		for _, s := range catalogue {
+			if s.more != nil {
+				s.Strategies = slices.Concat(s.Strategies, s.more())
+			}
+		}
+	})
+}
 
 // Names lists the scenario names, comma-separated.
 func Names() string {
+	completeCatalogue()
 	names := make([]string, len(catalogue))
 	for i, s := range catalogue {
 		names[i] = s.Name
@@ -116,6 +140,7 @@ func Names() string {
 
 // Lookup finds a scenario by name.
 func Lookup(name string) (*Scenario, error) {
+	completeCatalogue()
 	for _, s := range catalogue {
 		if s.Name == name {
 			return s, nil

@@ -8,7 +8,6 @@ import (
 	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/all" // registers the strategies beyond Redis
 	"github.com/locklab/locklab/store"
 )
 
@@ -86,9 +85,6 @@ func libraries() []string {
 	}
 	return out
 }
-
-// withBeyond appends the strategies beyond Redis to a scenario's own.
-func withBeyond(own ...string) []string { return slices.Concat(own, beyondRedis()) }
 
 // lockInfo describes a lock strategy (zero for lock-free ones).
 func lockInfo(strategy string) lock.Info {

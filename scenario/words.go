@@ -38,7 +38,7 @@ func NewSummarizer(h event.Header) *check.Summarizer {
 }
 
 func strategyNote(name string) string {
-	for _, st := range Strategies {
+	for _, st := range Strategies() {
 		if st.Name == name {
 			return " — " + st.Short
 		}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/locklab/locklab/lock/all" // every strategy the picker lists
+
 	"github.com/locklab/locklab/event"
 
 	tea "github.com/charmbracelet/bubbletea"

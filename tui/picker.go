@@ -120,7 +120,7 @@ func (p *picker) View(th *themes.Theme, w, h int) string {
 }
 
 func strategyDoc(name string) string {
-	for _, s := range scenario.Strategies {
+	for _, s := range scenario.Strategies() {
 		if s.Name == name {
 			return s.Short
 		}

@@ -61,6 +61,7 @@ const Name = "etcd"
 // for every program that runs the catalogue.
 func Register() {
 	etcdstore.Register()
+	lock.RegisterElection(lock.ServerEtcd, newCandidate)
 	lock.Register(lock.Info{Name: Name, Doc: "etcd mutex over the worker's lease of the TTL (reused; a new one after a crash or a pause lapses it), renewed while held; fence = the key's create revision",
 		Traits: trait.Traits{Server: lock.ServerEtcd, Expiry: trait.ExpiryLease, Token: trait.TokenRevision, Renewal: trait.RenewalKeepAlive,
 			Unit: 1000, Nodes: trait.Nodes{Min: 1, Default: 1}, Excludes: true, Queued: true}},

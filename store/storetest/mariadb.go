@@ -1,16 +1,14 @@
 package storetest
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 // MariaDB is a MariaDB (or MySQL) server the test started.
@@ -63,19 +61,7 @@ func StartMariaDB(tb testing.TB) *MariaDB {
 			tb.Fatal(err)
 		}
 		url := fmt.Sprintf("mysql://root@127.0.0.1:%d/", port)
-		err = waitFor(p, 60*time.Second, func() error {
-			cfg := mysql.NewConfig()
-			cfg.User, cfg.Net, cfg.Addr, cfg.Timeout = "root", "tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second
-			c, err := mysql.NewConnector(cfg)
-			if err != nil {
-				return err
-			}
-			db := sql.OpenDB(c)
-			defer db.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			return db.PingContext(ctx)
-		})
+		err = waitFor(p, 60*time.Second, func() error { return greets(fmt.Sprintf("127.0.0.1:%d", port)) })
 		if err == nil {
 			tb.Cleanup(p.stop)
 			return &MariaDB{URL: url}
@@ -84,5 +70,25 @@ func StartMariaDB(tb testing.TB) *MariaDB {
 		last = err
 	}
 	tb.Fatalf("start mariadbd: %v", last)
+	return nil
+}
+
+// greets reports whether a MySQL-protocol server at addr is ready: it
+// listens once its engines are up, and greets a client first, with a
+// handshake packet (protocol version 10) or an error packet (0xff).
+func greets(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	var b [5]byte // a 3-byte length, a sequence number, the first byte
+	if _, err := io.ReadFull(c, b[:]); err != nil {
+		return fmt.Errorf("no greeting: %w", err)
+	}
+	if b[4] != 10 {
+		return fmt.Errorf("greeting %#x, not a handshake", b[4])
+	}
 	return nil
 }

@@ -1,15 +1,13 @@
 package storetest
 
 import (
-	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // Postgres is a PostgreSQL server the test started.
@@ -25,8 +23,8 @@ type Postgres struct {
 func StartPostgres(tb testing.TB) *Postgres {
 	tb.Helper()
 	dirs := []string{"/usr/lib/postgresql/*/bin"}
-	initdb, server := findBin("initdb", dirs...), findBin("postgres", dirs...)
-	if initdb == "" || server == "" {
+	initdb, server, isready := findBin("initdb", dirs...), findBin("postgres", dirs...), findBin("pg_isready", dirs...)
+	if initdb == "" || server == "" || isready == "" {
 		missing(tb, "postgres and initdb on PATH or in /usr/lib/postgresql/*/bin", "apt-get install -y postgresql")
 	}
 	as := unprivileged("postgres")
@@ -48,14 +46,14 @@ func StartPostgres(tb testing.TB) *Postgres {
 			tb.Fatal(err)
 		}
 		url := fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=20", port)
+		// pg_isready: accepting connections (no driver linked into every
+		// test that starts a server).
 		err = waitFor(p, 30*time.Second, func() error {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			c, err := pgx.Connect(ctx, url)
+			out, err := exec.Command(isready, "-q", "-h", "127.0.0.1", "-p", strconv.Itoa(port), "-U", "postgres", "-t", "1").CombinedOutput()
 			if err != nil {
-				return err
+				return fmt.Errorf("pg_isready: %v %s", err, out)
 			}
-			return c.Close(ctx)
+			return nil
 		})
 		if err == nil {
 			tb.Cleanup(p.stop)
