@@ -362,10 +362,6 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			a.orig.fork = br
 			a.orig.tl.Fork, a.run.tl.Fork = br.t, br.t
 		}
-		a.run.setKeys()
-		if a.orig != nil {
-			a.orig.setKeys()
-		}
 		a.run.pr.on = present
 		a.run.pr.talkOpts(a.opts)
 		if a.rec != nil {
@@ -407,12 +403,8 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		a.showHelp = false
 		return a, nil
 	}
-	if a.talk != nil {
-		if cmd, ok := a.handleTalkKey(msg); ok {
-			return a, cmd
-		}
-	}
-	if done, cmd := a.handlePresenterKey(msg); done {
+	if a.talk != nil || a.screen == screenRun {
+		_, cmd := press(msg, a.controllers()...)
 		return a, cmd
 	}
 	switch a.screen {
@@ -432,85 +424,26 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case formRun:
 			return a, a.start(a.form.spec())
 		}
-	case screenRun:
-		return a.handleRunKey(msg)
 	}
 	return a, nil
 }
 
-func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if a.run.faults.open {
-		a.run.handleFaultKey(msg) // modal: nothing falls through
-		return a, nil
+// controllers are the modes of the screen of a talk or a run, in the order
+// a key goes to them.
+func (a *App) controllers() []controller {
+	if t := a.talk; t != nil && (t.card || t.end || a.run == nil) {
+		return []controller{talkCtl{a}}
 	}
-	k := a.run.keys
-	switch {
-	case key.Matches(msg, k.Back):
-		if a.run.s.replay != "" {
-			return a, a.quit()
-		}
-		a.stopRun()
-		a.run = nil
-		a.screen = screenForm
-		return a, nil
-	case key.Matches(msg, k.Rerun):
-		spec := a.run.s.spec
-		if spec.Manual {
-			spec.Steps, spec.From = nil, 0 // the scheduler mode starts over
-		}
-		spec.Speed = a.run.speed // the pace on screen, not the one it opened at
-		return a, a.start(spec, nil)
-	case key.Matches(msg, k.NewSeed):
-		spec := a.run.s.spec
-		spec.Seed, spec.Speed = newSeed(), a.run.speed
-		a.form.setSeed(spec.Seed)
-		return a, a.start(spec, nil)
+	v := a.run
+	cs := []controller{faultCtl{v}}
+	if a.talk != nil {
+		cs = append(cs, talkCtl{a})
 	}
-	switch mk := a.run.mkeys; {
-	case key.Matches(msg, mk.Undo) && a.run.s.man != nil:
-		return a, a.undo()
-	case key.Matches(msg, mk.Manual) && mk.Manual.Enabled():
-		return a, a.toManual()
-	case key.Matches(msg, mk.Branch) && a.run.canBranch():
-		return a, a.branchHere()
-	case key.Matches(msg, mk.Switch) && a.orig != nil:
-		a.run, a.orig = a.orig, a.run
-		a.run.cache = renderCache{} // the other side's verdict may have come meanwhile
-		return a, nil
+	cs = append(cs, presentCtl{v, a}, schedCtl{v}, playCtl{v}, runCtl{v})
+	if v.s.replay != "" {
+		return append(cs, replayCtl{a})
 	}
-	a.run.handleKey(msg)
-	return a, nil
-}
-
-// undo plays the run again with every hand-chosen step but the person's
-// last, and asks again where that one was chosen: the same seed and the
-// same choices give the same run.
-func (a *App) undo() tea.Cmd {
-	s := a.run.s
-	hand := s.run.Hand()
-	last := -1
-	for i, st := range hand {
-		if s.man.laneOf(st.Actor) != "" || st.Actor == scenario.WaitStep {
-			last = i
-		}
-	}
-	if last < 0 {
-		a.run.status = "nothing to undo: no step chosen yet"
-		return nil
-	}
-	spec := s.spec
-	spec.Steps, spec.From = hand[:last], hand[last].N
-	return a.start(spec, nil)
-}
-
-// toManual plays the simulated run again up to where it is now and hands
-// the steps from there on to the person.
-func (a *App) toManual() tea.Cmd {
-	s := a.run.s
-	spec := s.spec
-	spec.Manual, spec.From = true, s.run.Steps()+1
-	spec.Faults, spec.Steps = s.run.Faults(), s.run.Hand()
-	return a.start(spec, nil)
+	return append(cs, liveCtl{a})
 }
 
 // View draws the current screen with the help footer, on the theme's own
@@ -534,13 +467,13 @@ func (a *App) view(th *themes.Theme) string {
 	var keys helpMap
 	switch {
 	case a.talk != nil && (a.talk.card || a.talk.end || a.run == nil):
-		body, keys = a.talkView(th, a.w, a.h-1), a.talkHelp()
+		body, keys = a.talkView(th, a.w, a.h-1), helpOf(a.controllers())
 	case a.screen == screenPicker:
 		body, keys = a.picker.View(th, a.w, a.h-2), a.picker.helpKeys()
 	case a.screen == screenForm:
 		body, keys = a.form.View(th, a.w, a.h-2), a.form.helpKeys()
 	case a.screen == screenRun:
-		body, keys = a.run.View(th, a.w, a.h-1), a.run.helpKeys()
+		body, keys = a.run.View(th, a.w, a.h-1), helpOf(a.controllers())
 	}
 	g := a.keys
 	if a.screen == screenForm {

@@ -108,67 +108,68 @@ func (v *runView) busiestWorker() int32 {
 	return 0
 }
 
-// handleFaultKey handles a key while the fault menu is open. Every key
-// stops here: one the menu does not know is explained, never passed on.
-func (v *runView) handleFaultKey(msg tea.KeyMsg) {
+// faultCtl is the fault menu. It is modal: while it is open every key but
+// the global ones (q, ?, t) is its own, and one it does not know is
+// explained, never passed on.
+type faultCtl struct{ v *runView }
+
+func (c faultCtl) open() bool { return c.v.faults.open }
+
+func (c faultCtl) keys() []binding {
+	v := c.v
+	if !v.faults.open {
+		return nil
+	}
 	k, f := v.faults.keys, &v.faults
 	workers, nodes := int32(len(v.tl.Workers)), v.s.header.Params.Nodes
-	var inject *scenario.Fault
-	for _, m := range []struct {
-		b    key.Binding
-		kind scenario.FaultKind
-	}{
-		{k.Crash, scenario.FaultCrash}, {k.Pause, scenario.FaultPause}, {k.Stop, scenario.FaultNodeStop},
-		{k.Restart, scenario.FaultNodeRestart}, {k.NodePause, scenario.FaultNodePause},
-		{k.Jump, scenario.FaultClockJump}, {k.Failover, scenario.FaultFailover},
-	} {
-		if key.Matches(msg, m.b) {
-			inject = &scenario.Fault{Kind: m.kind, Worker: f.worker, Node: f.node}
-		}
+	aim := func(move func()) func(tea.KeyMsg) tea.Cmd {
+		return act(func() { move(); v.status = "" })
 	}
-	if v.handleNetKey(msg) {
-		return
+	inject := func(kind scenario.FaultKind) func(tea.KeyMsg) tea.Cmd {
+		return act(func() { v.injectFault(scenario.Fault{Kind: kind, Worker: f.worker, Node: f.node}) })
 	}
-	switch {
-	case inject != nil:
-	case key.Matches(msg, k.Close):
-		v.closeFaults()
-		return
-	case key.Matches(msg, k.NextWorker):
-		f.worker = (f.worker + 1) % max(workers, 1)
-	case key.Matches(msg, k.PrevWorker):
-		f.worker = (f.worker + workers - 1) % max(workers, 1)
-	case key.Matches(msg, k.NextNode):
-		f.node = (f.node + 1) % max(nodes, 1)
-	default:
-		v.status = fmt.Sprintf("%q is not a fault key — esc closes the fault menu", msg.String())
-		return
+	bs := []binding{
+		{k.Crash, footNone, inject(scenario.FaultCrash)},
+		{k.Pause, footNone, inject(scenario.FaultPause)},
+		{k.NextWorker, footNone, aim(func() { f.worker = (f.worker + 1) % max(workers, 1) })},
+		{k.PrevWorker, footNone, aim(func() { f.worker = (f.worker + workers - 1) % max(workers, 1) })},
+		{k.Stop, footNone, inject(scenario.FaultNodeStop)},
+		{k.NodePause, footNone, inject(scenario.FaultNodePause)},
+		{k.Restart, footNone, inject(scenario.FaultNodeRestart)},
+		{k.Jump, footNone, inject(scenario.FaultClockJump)},
+		{k.Failover, footNone, inject(scenario.FaultFailover)},
+		{k.NextNode, footNone, aim(func() { f.node = (f.node + 1) % max(nodes, 1) })},
+		{k.Close, footClose, act(v.closeFaults)},
 	}
-	v.status = ""
-	if inject == nil {
-		return
-	}
+	return append(bs, v.netBindings()...)
+}
+
+// rest explains a key the menu does not know.
+func (c faultCtl) rest(msg tea.KeyMsg) tea.Cmd {
+	c.v.status = fmt.Sprintf("%q is not a fault key — esc closes the fault menu", msg.String())
+	return nil
+}
+
+// injectFault injects f into the live run and says what it did.
+func (v *runView) injectFault(f scenario.Fault) {
 	if v.recorded() {
 		v.status = "the run has ended: nothing left to break — esc closes the menu"
 		return
 	}
-	what, err := v.s.run.Inject(*inject)
+	what, err := v.s.run.Inject(f)
+	v.sayFault(what, err)
+}
+
+// sayFault says what a fault key did.
+func (v *runView) sayFault(what string, err error) {
 	switch {
 	case err != nil:
 		v.status = "fault not injected: " + untrusted.Line(err.Error())
-	case f.resume:
+	case v.faults.resume:
 		v.status = what + " — esc lets the run go on"
 	default:
 		v.status = what
 	}
-}
-
-// faultHelp is the footer while the fault menu is open: the menu itself
-// says what each key does.
-func (v *runView) faultHelp() helpMap {
-	k := v.faults.keys
-	all := []key.Binding{k.Crash, k.Pause, k.NextWorker, k.PrevWorker, k.Stop, k.NodePause, k.Restart, k.Jump, k.Failover, k.NextNode, k.Close}
-	return helpMap{short: []key.Binding{k.Close}, full: [][]key.Binding{all[:4], all[4:9], all[9:], k.net.list()}}
 }
 
 // faultPanel is the open fault menu: what each key would hit and what it

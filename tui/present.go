@@ -135,24 +135,35 @@ func (v *runView) presentPrev() {
 	v.status = "this is the first beat"
 }
 
-// handlePresentKey handles the presenter's keys; false lets the run view
-// have the key.
-func (v *runView) handlePresentKey(msg tea.KeyMsg) bool {
-	k := v.pr.keys
-	switch {
-	case key.Matches(msg, k.Toggle):
-		v.togglePresent()
-	case !v.pr.on:
-		return false
-	case key.Matches(msg, k.Next):
-		v.presentNext()
-	case key.Matches(msg, k.Prev):
-		v.presentPrev()
-	case key.Matches(msg, k.Stay):
-	default:
-		return false
+// presentCtl is presenter mode: → goes on to the next beat (at the run's
+// last, Options.AfterLast), ← back a beat, b blanks the screen, esc and F5
+// do nothing, p leaves. a is nil in a room's view, which has no stage.
+type presentCtl struct {
+	v *runView
+	a *App
+}
+
+func (c presentCtl) keys() []binding {
+	v, a, k := c.v, c.a, c.v.pr.keys
+	if !v.pr.on {
+		return nil // p, which turns it on, is the run's (runCtl)
 	}
-	return true
+	next := act(v.presentNext)
+	blank := k.Blank
+	if a != nil {
+		next = func(tea.KeyMsg) tea.Cmd { return a.PresentNext() }
+	} else {
+		blank.SetEnabled(false)
+	}
+	leave := k.Toggle
+	leave.SetHelp("p", "leave presenter")
+	return []binding{
+		{k.Next, footBeatNext, next},
+		{k.Prev, footBeatPrev, act(v.presentPrev)},
+		{blank, footBlank, act(func() { a.blank = true })},
+		{k.Stay, footNone, act(func() {})},
+		{leave, footLeave, act(v.togglePresent)},
+	}
 }
 
 func (v *runView) togglePresent() {

@@ -122,18 +122,6 @@ func (a *App) presenting() bool {
 	return a.screen == screenRun && a.run != nil && a.run.pr.on
 }
 
-// handlePresenterKey gives presenter mode the keys a remote sends before
-// the run view sees them; true when the key was presenter mode's.
-func (a *App) handlePresenterKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	if !a.presenting() || a.run.faults.open {
-		return false, nil
-	}
-	if key.Matches(msg, a.run.pr.keys.Next) {
-		return true, a.PresentNext()
-	}
-	return a.run.handlePresentKey(msg), nil
-}
-
 // talkOpts takes a talk's additions from the options.
 func (p *presenter) talkOpts(o *Options) {
 	p.extras, p.talk = o.Extras, o.AfterLast != nil

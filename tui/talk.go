@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
@@ -36,34 +35,52 @@ func (a *App) startTalk() {
 	a.screen = screenRun
 }
 
-// handleTalkKey handles the keys that move through a talk; false lets the
-// run view have the key.
-func (a *App) handleTalkKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	tp := a.talk
-	pk := defaultPresentKeys()
-	next, prev := key.Matches(msg, pk.Next), key.Matches(msg, pk.Prev)
+// talkCtl is a talk: on a title card → starts the scene and ← goes to
+// the one before, and a card takes every other key but quit, help and
+// theme; in a scene, ← at its first beat goes back to its card, and esc
+// does nothing (a talk has no form to go back to).
+type talkCtl struct{ a *App }
+
+// open: a card, or a scene still starting, takes every key.
+func (c talkCtl) open() bool {
+	tp := c.a.talk
+	return tp.card || tp.end || c.a.run == nil
+}
+
+func (c talkCtl) rest(tea.KeyMsg) tea.Cmd { return nil }
+
+func (c talkCtl) keys() []binding {
+	a, tp, pk := c.a, c.a.talk, defaultPresentKeys()
 	switch {
 	case tp.card || tp.end:
-		switch {
-		case next && tp.end:
-		case next:
-			return a.startScene(), true
-		case prev && tp.end:
-			tp.end, tp.card = false, true
-		case prev && tp.i > 0:
-			tp.i--
+		start, back := pk.Next, pk.Prev
+		start.SetHelp("→/space/.", "start the scene")
+		start.SetEnabled(!tp.end)
+		back.SetHelp("←", "back")
+		back.SetEnabled(tp.end || tp.i > 0)
+		return []binding{
+			{start, footCard, func(tea.KeyMsg) tea.Cmd { return a.startScene() }},
+			{back, footCardBack, act(func() {
+				if tp.end {
+					tp.end, tp.card = false, true
+					return
+				}
+				tp.i--
+			})},
 		}
-		return nil, true // a card swallows every other key but quit, help and theme
 	case a.run == nil:
-		return nil, true // the scene is starting
-	case prev && a.run.firstBeatShown():
-		a.stopRun()
-		tp.card = true
-		return nil, true
-	case msg.String() == "esc":
-		return nil, true // a talk has no form to go back to
+		return nil // the scene is starting
 	}
-	return nil, false
+	card, stay := pk.Prev, bind([]string{"esc"}, "", "")
+	card.SetHelp("←", "title card")
+	card.SetEnabled(a.run.firstBeatShown())
+	return []binding{
+		{card, footBeatPrev, act(func() {
+			a.stopRun()
+			tp.card = true
+		})},
+		{stay, footNone, act(func() {})},
+	}
 }
 
 // nextScene is → after a scene's last beat: the next scene's title card,
@@ -249,18 +266,6 @@ func (a *App) publishPosition() {
 		a.talk.last = p
 		a.talk.publish(p)
 	}
-}
-
-// talkHelp is the footer's keys on a card.
-func (a *App) talkHelp() helpMap {
-	pk := defaultPresentKeys()
-	next := bind([]string{"right"}, "→/space/.", "start the scene")
-	if a.talk.end {
-		next.SetEnabled(false)
-	}
-	prev := pk.Prev
-	prev.SetHelp("←", "back")
-	return helpMap{short: []key.Binding{next, prev}, full: [][]key.Binding{{next, prev}}}
 }
 
 // firstBeatID is the ID of the first beat a scene's run can tell.
