@@ -432,10 +432,11 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 // a key goes to them.
 func (a *App) controllers() []controller {
 	if t := a.talk; t != nil && (t.card || t.end || a.run == nil) {
-		return []controller{talkCtl{a}}
+		return []controller{stageCtl{a}, talkCtl{a}}
 	}
 	v := a.run
-	cs := []controller{faultCtl{v}}
+	// The stage has had the key already (handleKey); it is here for help.
+	cs := []controller{stageCtl{a}, faultCtl{v}}
 	if a.talk != nil {
 		cs = append(cs, talkCtl{a})
 	}

@@ -136,8 +136,8 @@ func (v *runView) presentPrev() {
 }
 
 // presentCtl is presenter mode: → goes on to the next beat (at the run's
-// last, Options.AfterLast), ← back a beat, b blanks the screen, esc and F5
-// do nothing, p leaves. a is nil in a room's view, which has no stage.
+// last, Options.AfterLast), ← back a beat, esc and F5 do nothing, p
+// leaves (b and . are the stage's: stageCtl). a is nil in a room's view.
 type presentCtl struct {
 	v *runView
 	a *App
@@ -149,18 +149,14 @@ func (c presentCtl) keys() []binding {
 		return nil // p, which turns it on, is the run's (runCtl)
 	}
 	next := act(v.presentNext)
-	blank := k.Blank
 	if a != nil {
 		next = func(tea.KeyMsg) tea.Cmd { return a.PresentNext() }
-	} else {
-		blank.SetEnabled(false)
 	}
 	leave := k.Toggle
 	leave.SetHelp("p", "leave presenter")
 	return []binding{
 		{k.Next, footBeatNext, next},
 		{k.Prev, footBeatPrev, act(v.presentPrev)},
-		{blank, footBlank, act(func() { a.blank = true })},
 		{k.Stay, footNone, act(func() {})},
 		{leave, footLeave, act(v.togglePresent)},
 	}

@@ -3,7 +3,6 @@ package tui
 import (
 	"strconv"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
 )
@@ -133,32 +132,59 @@ func (a *App) onStage() bool {
 	return a.talk != nil || a.presenting()
 }
 
-// handleStageKey handles what a remote may send on stage before any screen
-// sees it: b (or . held) blanks the screen and any key brings it back; . tapped
-// goes on; q asks once.
+// stageCtl is what a remote may send on stage, before any screen sees it:
+// b (or . held) blanks the screen and any key brings it back; . tapped
+// goes on; q asks once. It is off while the fault menu is open.
+type stageCtl struct{ a *App }
+
+func (c stageCtl) on() bool {
+	a := c.a
+	return a.onStage() && !(a.run != nil && a.run.faults.open && a.screen == screenRun)
+}
+
+// open: a dark screen takes every key, and the first brings it back.
+func (c stageCtl) open() bool { return c.on() && c.a.blank }
+
+func (c stageCtl) rest(tea.KeyMsg) tea.Cmd {
+	c.a.blank = false
+	return nil
+}
+
+func (c stageCtl) keys() []binding {
+	a := c.a
+	if !c.on() {
+		return nil
+	}
+	// "." and q are described by → ("→/space/.") and the footer ("q q").
+	dot, quit := bind([]string{"."}, "", ""), bind([]string{"q"}, "", "")
+	bs := []binding{{dot, footNone, func(msg tea.KeyMsg) tea.Cmd { return a.handleDot(max(dots(msg), 1)) }}}
+	if a.blank {
+		return bs
+	}
+	return append(bs,
+		binding{quit, footNone, func(tea.KeyMsg) tea.Cmd {
+			if a.quitAsked {
+				return a.quit()
+			}
+			a.quitAsked = true
+			return nil
+		}},
+		binding{defaultPresentKeys().Blank, footBlank, act(func() { a.blank = true })},
+	)
+}
+
+// handleStageKey gives a key to the stage first; a key held down can come
+// as one message of several "."s.
 func (a *App) handleStageKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	if !a.onStage() || a.run != nil && a.run.faults.open && a.screen == screenRun {
+	c := stageCtl{a}
+	if !c.on() {
 		return false, nil
 	}
-	if n := dots(msg); n > 0 {
+	if msg.String() != "q" {
 		a.quitAsked = false
+	}
+	if n := dots(msg); n > 1 {
 		return true, a.handleDot(n)
 	}
-	if a.blank {
-		a.blank = false
-		return true, nil
-	}
-	if key.Matches(msg, a.keys.Quit) {
-		if a.quitAsked {
-			return true, a.quit()
-		}
-		a.quitAsked = true
-		return true, nil
-	}
-	a.quitAsked = false
-	if key.Matches(msg, defaultPresentKeys().Blank) {
-		a.blank = true
-		return true, nil
-	}
-	return false, nil
+	return press(msg, c)
 }
