@@ -31,6 +31,7 @@ import (
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 	"github.com/locklab/locklab/tui/draw"
+	"github.com/locklab/locklab/tui/present"
 	"github.com/locklab/locklab/untrusted"
 )
 
@@ -83,7 +84,7 @@ type Options struct {
 }
 
 // presentTheme is presenter mode's theme.
-var presentTheme = themes.HighContrast()
+var presentTheme = present.Theme
 
 type screen int
 

@@ -7,10 +7,10 @@ import (
 
 	"github.com/locklab/locklab/event"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/draw"
+	"github.com/locklab/locklab/tui/present"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -63,27 +63,6 @@ func hasPanel(ps []panel, p panel) bool {
 		}
 	}
 	return false
-}
-
-// captionBox is the caption, large: bold, wrapped, centred in a box, with
-// a title (which beat) and a hint (what the keys do now).
-func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
-	inner := max(w-8, 20)
-	lines := []string{""}
-	for _, l := range centreWrap(text, inner, w-2) {
-		lines = append(lines, th.Title.Render(l))
-	}
-	lines = append(lines, "", strings.Repeat(" ", max((w-2-ansi.StringWidth(hint))/2, 0))+th.Muted.Render(hint))
-	return strings.Split(draw.Box(th, title, lines, w, len(lines)+2), "\n")
-}
-
-// centreWrap wraps text at wrap cells and centres each line in w cells.
-func centreWrap(text string, wrap, w int) []string {
-	var out []string
-	for _, l := range strings.Split(ansi.Wordwrap(text, wrap, ""), "\n") {
-		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
-	}
-	return out
 }
 
 // presentHint says what the presenter's keys do now.
@@ -150,7 +129,7 @@ func (v *runView) presentTop(th *themes.Theme, st PresenterState, k, w, h int) [
 	if big := v.bigTop(th, st, title, text, hint, w, h); big != nil {
 		return big
 	}
-	return captionBox(th, title, text, hint, w)
+	return present.CaptionBox(th, title, text, hint, w)
 }
 
 // noteAfter is the newest beat without an ID (a fault's or a script's note)
@@ -291,6 +270,6 @@ func (v *runView) bigShown(st PresenterState, w, h int) bool {
 	if v.big == nil {
 		v.big = bigCache{}
 	}
-	return w >= bigW && h >= bigH && st.Index > 0 && st.ID != "" &&
-		v.big.letters(headline(st), w-2, h >= bigTall) != nil
+	return w >= present.W && h >= present.H && st.Index > 0 && st.ID != "" &&
+		v.big.letters(present.Headline(st.ID, st.Caption), w-2, h >= present.Tall) != nil
 }

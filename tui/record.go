@@ -17,6 +17,7 @@ import (
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 	"github.com/locklab/locklab/tui/draw"
+	"github.com/locklab/locklab/tui/present"
 	"github.com/locklab/locklab/tui/timeline"
 	"github.com/locklab/locklab/untrusted"
 	"github.com/muesli/termenv"
@@ -165,7 +166,7 @@ func (r *recorder) titleCard(v *runView, i int) {
 	sc := &r.o.Talk.Scenes[i]
 	v.scene, v.pr.extras = sc, sceneExtras(sc)
 	r.rec.Marker(fmt.Sprintf("scene %d: %s", i+1, sc.Title))
-	card := draw.Backdrop(r.th, cardView(r.th, r.o.Talk, i, r.o.Width, r.o.Height, ""), r.o.Width)
+	card := draw.Backdrop(r.th, present.Card(r.th, r.o.Talk, i, r.o.Width, r.o.Height, ""), r.o.Width)
 	for end := r.t + r.o.Hold; r.t < end; r.t += r.step {
 		r.rec.Write(r.scr.frame(card))
 	}

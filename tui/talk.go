@@ -3,14 +3,13 @@ package tui
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/present"
 )
 
 // talkPlay is a talk in progress: its scenes in order, each opened by a
@@ -164,52 +163,9 @@ func (a *App) talkView(th *themes.Theme, w, h int) string {
 		hint = "→ starts it"
 	}
 	if tp.end {
-		return endCard(th, tp.t, w, h)
+		return present.EndCard(th, tp.t, w, h)
 	}
-	return cardView(th, tp.t, tp.i, w, h, hint)
-}
-
-// cardView is scene i's title card: which scene, its title, what runs and
-// what to watch for.
-func cardView(th *themes.Theme, t *talk.Talk, i, w, h int, hint string) string {
-	sc := t.Scenes[i]
-	what := sc.Scenario + " · " + sc.Strategy
-	if sc.Params.Order != "" && sc.Scenario == "deadlock" {
-		what += " · " + sc.Params.Order + " order"
-	}
-	lines := []string{th.Muted.Render(t.Title), "", th.Accent.Render(fmt.Sprintf("scene %d of %d", i+1, len(t.Scenes))), ""}
-	for _, l := range strings.Split(ansi.Wordwrap(sc.Title, max(w-12, 20), ""), "\n") {
-		lines = append(lines, th.Title.Render(l))
-	}
-	lines = append(lines, "", th.Text.Render(what))
-	if s, err := scenario.Lookup(sc.Scenario); err == nil && s.Watch != "" {
-		for _, l := range strings.Split(ansi.Wordwrap("watch "+s.Watch, max(w-16, 20), ""), "\n") {
-			lines = append(lines, th.Muted.Render(l))
-		}
-	}
-	if hint != "" {
-		lines = append(lines, "", "", th.Muted.Render(hint))
-	}
-	return centred(lines, w, h)
-}
-
-func endCard(th *themes.Theme, t *talk.Talk, w, h int) string {
-	lines := []string{th.Muted.Render(t.Title), "", th.Title.Render("the end of the talk"), "",
-		th.Muted.Render(fmt.Sprintf("%d scenes · ← goes back · q quits", len(t.Scenes)))}
-	return centred(lines, w, h)
-}
-
-// centred places lines in the middle of a w×h screen.
-func centred(lines []string, w, h int) string {
-	top := max((h-len(lines))/2, 0)
-	out := make([]string, 0, h)
-	for range top {
-		out = append(out, "")
-	}
-	for _, l := range lines {
-		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
-	}
-	return strings.Join(out, "\n")
+	return present.Card(th, tp.t, tp.i, w, h, hint)
 }
 
 // position is where the talk stands, for the speaker's notes.
