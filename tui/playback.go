@@ -101,7 +101,7 @@ func (v *runView) onFrame(now time.Time) {
 		v.stepping = false // an open fault menu stays open (and modal) until esc
 	}
 	if done && v.follow {
-		if !v.paused && v.presentFrame(v.tl.N-1) {
+		if !v.paused && v.pr.frame(v.tl.N-1) {
 			return
 		}
 		v.ended() // the live run just ended: from now on it is a recording
@@ -123,7 +123,7 @@ func (v *runView) onFrame(now time.Time) {
 		return
 	}
 	if v.follow && !v.paused {
-		if v.presentFrame(v.tl.N - 1) {
+		if v.pr.frame(v.tl.N - 1) {
 			return
 		}
 		v.cursor = v.tl.N - 1
@@ -146,7 +146,7 @@ func (v *runView) play(elapsed time.Duration) {
 	end := v.endT()
 	v.playT = min(v.playT+time.Duration(float64(elapsed)*v.speed), end)
 	target := max(v.lastAtOrBefore(v.playT), v.cursor)
-	if v.presentFrame(target) {
+	if v.pr.frame(target) {
 		return
 	}
 	v.cursor = target

@@ -43,7 +43,7 @@ func (a *App) Presenter() PresenterState {
 	if a.run == nil || a.screen != screenRun {
 		return PresenterState{}
 	}
-	return a.run.presenterState()
+	return a.run.pr.state()
 }
 
 // PresentNext does what → does in presenter mode: on to the next beat, or,
@@ -52,17 +52,17 @@ func (a *App) PresentNext() tea.Cmd {
 	if a.run == nil || a.screen != screenRun {
 		return nil
 	}
-	if st := a.run.presenterState(); st.On && st.Last && a.run.recorded() && a.opts.AfterLast != nil {
+	if st := a.run.pr.state(); st.On && st.Last && a.run.recorded() && a.opts.AfterLast != nil {
 		return a.opts.AfterLast()
 	}
-	a.run.presentNext()
+	a.run.pr.next()
 	return nil
 }
 
 // PresentBack does what ← does in presenter mode: back to the previous beat.
 func (a *App) PresentBack() {
 	if a.run != nil && a.screen == screenRun {
-		a.run.presentPrev()
+		a.run.pr.prev()
 	}
 }
 
@@ -78,13 +78,14 @@ func (a *App) reportBeat() {
 	}
 }
 
-// presenterState is the beat at the cursor, counted against the beats the
+// state is the beat at the cursor, counted against the beats the
 // run can tell.
-func (v *runView) presenterState() PresenterState {
-	st := PresenterState{On: v.pr.on, Waiting: v.pr.waiting}
+func (p *presenter) state() PresenterState {
+	v := p.v
+	st := PresenterState{On: p.on, Waiting: p.waiting}
 	seq, said := -1, 0
 	for _, m := range v.tl.Markers {
-		if !v.isStop(m) {
+		if !p.isStop(m) {
 			continue
 		}
 		if said++; int(m.Seq) <= v.cursor {
@@ -93,23 +94,23 @@ func (v *runView) presenterState() PresenterState {
 	}
 	st.Total = said
 	if !v.recorded() {
-		st.Total = max(said, len(v.pr.ids)) // more are coming
+		st.Total = max(said, len(p.ids)) // more are coming
 	}
 	if seq >= 0 {
 		e := v.s.log.At(seq)
 		st.ID, st.Caption = e.Code, e.Msg
 	}
-	x := extraFor(v.pr.extras, st.ID, st.Index)
+	x := extraFor(p.extras, st.ID, st.Index)
 	st.Extra, st.Notes = x.Caption, x.Notes
 	st.Last = st.Index > 0 && (st.ID == scenario.BeatVerdict || (v.recorded() && st.Index == st.Total))
 	switch {
 	case st.Last:
-	case st.Index == 0 && len(v.pr.ids) > 0:
-		st.NextID = v.pr.ids[0]
+	case st.Index == 0 && len(p.ids) > 0:
+		st.NextID = p.ids[0]
 	default:
-		for i, id := range v.pr.ids {
-			if id == st.ID && i+1 < len(v.pr.ids) {
-				st.NextID = v.pr.ids[i+1]
+		for i, id := range p.ids {
+			if id == st.ID && i+1 < len(p.ids) {
+				st.NextID = p.ids[i+1]
 			}
 		}
 	}

@@ -13,14 +13,14 @@ import (
 // bigTop is the beat in big type — headline in block letters, the caption
 // under it, then which beat and the keys — or nil when the screen is too
 // small for it or the headline does not fit.
-func (v *runView) bigTop(th *themes.Theme, st PresenterState, title, text, hint string, w, h int) []string {
+func (p *presenter) bigTop(th *themes.Theme, st PresenterState, title, text, hint string, w, h int) []string {
 	if w < present.W || h < present.H || st.Index == 0 || st.ID == "" {
 		return nil
 	}
-	if v.big == nil {
-		v.big = bigCache{}
+	if p.big == nil {
+		p.big = bigCache{}
 	}
-	rows := v.big.letters(present.Headline(st.ID, st.Caption), w-2, h >= present.Tall)
+	rows := p.big.letters(present.Headline(st.ID, st.Caption), w-2, h >= present.Tall)
 	if rows == nil {
 		return nil
 	}

@@ -180,7 +180,7 @@ func (r *recorder) play(ctx context.Context, a *App, l *scenario.Loaded) error {
 	epoch := time.Unix(0, 0).Add(r.t) // the frames' own clock
 	a.Update(frameMsg(epoch.Add(r.t)))
 	if r.o.Present {
-		v.presentNext()
+		v.pr.next()
 		v.fitGap(r.o.pace(l), r.o.MaxGap)
 	} else {
 		v.togglePause()
@@ -202,7 +202,7 @@ func (r *recorder) play(ctx context.Context, a *App, l *scenario.Loaded) error {
 				stoppedAt = r.t
 			} else if r.t-stoppedAt >= r.o.Hold {
 				stoppedAt = -1
-				v.presentNext()
+				v.pr.next()
 				v.fitGap(r.o.pace(l), r.o.MaxGap)
 			}
 			continue
@@ -226,7 +226,7 @@ func (v *runView) fitGap(pace float64, most time.Duration) {
 		return
 	}
 	end := v.eventT(v.tl.N - 1)
-	if b, ok := v.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok {
+	if b, ok := v.pr.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok {
 		end = v.eventT(int(b))
 	}
 	gap := end - v.playT

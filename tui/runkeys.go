@@ -16,7 +16,7 @@ type runCtl struct{ v *runView }
 func (c runCtl) keys() []binding {
 	v, k := c.v, c.v.keys
 	return []binding{
-		{v.pr.keys.Toggle, footPresent, act(v.togglePresent)},
+		{v.pr.keys.Toggle, footPresent, act(v.pr.toggle)},
 		{k.Save, footNone, act(v.saveLog)},
 		{k.ScrollUp, footNone, act(func() { v.scroll = max(v.scroll-1, 0) })},
 		{k.ScrollDown, footNone, act(func() { v.scroll++ })},

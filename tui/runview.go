@@ -39,7 +39,6 @@ type runView struct {
 	leader     leaderFold // leader's leaders and ledger
 	faults     faultMenu
 	pr         presenter
-	big        bigCache           // headlines in block letters
 	mark       func(label string) // a recording's markers, if recording
 	eventMarks bool               // a marker at every event too
 	evMarked   int                // events marked so far
@@ -58,6 +57,7 @@ type runView struct {
 func newRunView(s *session, speed float64) *runView {
 	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
+	v.pr.v = v
 	v.tl.Strategy = s.header.Strategy
 	v.tl.SetTraits(s.header.LockTraits())
 	if v.speed == 0 {

@@ -72,7 +72,7 @@ func (c talkCtl) keys() []binding {
 	}
 	card, stay := pk.Prev, bind([]string{"esc"}, "", "")
 	card.SetHelp("←", "title card")
-	card.SetEnabled(a.run.firstBeatShown())
+	card.SetEnabled(a.run.pr.firstBeatShown())
 	return []binding{
 		{card, footBeatPrev, act(func() {
 			a.stopRun()
@@ -113,7 +113,7 @@ func (a *App) startScene() tea.Cmd {
 		a.run = newRunView(replaySession(filepath.Base(sc.Log), tp.logs[tp.i]), speed)
 		a.run.status = ""
 		a.onSceneRun()
-		a.run.presentNext() // plays to the first beat
+		a.run.pr.next() // plays to the first beat
 		return nil
 	}
 	if speed == 0 {
@@ -150,9 +150,10 @@ func sceneExtras(sc *talk.Scene) map[string]BeatExtra {
 
 // firstBeatShown reports whether the presenter stands at the first beat or
 // before it: ← then goes back to the scene's title card.
-func (v *runView) firstBeatShown() bool {
-	bs := v.beats()
-	return len(bs) == 0 || (v.pr.waiting && v.pr.at <= bs[0]) || int64(v.cursor) < bs[0]
+func (p *presenter) firstBeatShown() bool {
+	v := p.v
+	bs := p.beats()
+	return len(bs) == 0 || (p.waiting && p.at <= bs[0]) || int64(v.cursor) < bs[0]
 }
 
 // talkView is the title card or the end card, or "" when a scene plays.
@@ -190,7 +191,7 @@ func (a *App) position() talk.Position {
 		}
 	default:
 		v := a.run
-		st := v.presenterState()
+		st := v.pr.state()
 		p.Beat, p.Beats, p.Caption, p.Notes = st.Index, st.Total, st.Caption, st.Notes
 		if st.Extra != "" {
 			p.Caption += "  " + st.Extra
@@ -200,7 +201,7 @@ func (a *App) position() talk.Position {
 			p.Next = nextScene
 		default:
 			p.Next = fmt.Sprintf("beat %d", st.Index+1)
-			if seq, ok := v.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok && !v.s.live() || ok && v.rewoundBeat() {
+			if seq, ok := v.pr.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok && !v.s.live() || ok && v.pr.rewound() {
 				p.Next += ": " + v.s.log.At(int(seq)).Msg
 			} else if st.NextID != "" {
 				p.Next += " (" + st.NextID + ")"
