@@ -13,21 +13,17 @@ import (
 
 // manualKeys are the scheduler mode's keys.
 type manualKeys struct {
-	Pick, Up, Down, Enter, Seed, Wait, Undo, Manual, Branch, Switch key.Binding
+	Pick, Up, Down, Enter, Seed, Wait key.Binding
 }
 
 func defaultManualKeys() manualKeys {
 	return manualKeys{
-		Pick:   bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "move worker"),
-		Up:     bind([]string{"up", "k"}, "↑", "choose"),
-		Down:   bind([]string{"down", "j"}, "↓", "choose"),
-		Enter:  bind([]string{"enter"}, "enter", "move it"),
-		Seed:   bind([]string{" "}, "space", "seed decides"),
-		Undo:   bind([]string{"u"}, "u", "undo"),
-		Wait:   bind([]string{"w"}, "w", "let time pass"),
-		Manual: bind([]string{"m"}, "m", "you schedule"),
-		Branch: bind([]string{"F"}, "F", "branch here"),
-		Switch: bind([]string{"tab"}, "tab", "original/branch"),
+		Pick:  bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "move worker"),
+		Up:    bind([]string{"up", "k"}, "↑", "choose"),
+		Down:  bind([]string{"down", "j"}, "↓", "choose"),
+		Enter: bind([]string{"enter"}, "enter", "move it"),
+		Seed:  bind([]string{" "}, "space", "seed decides"),
+		Wait:  bind([]string{"w"}, "w", "let time pass"),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -12,8 +13,30 @@ import (
 // playhead and change its pace.
 type playCtl struct{ v *runView }
 
+// playKeys move the playhead and change its pace.
+type playKeys struct {
+	Pause, StepFwd, StepBack, SeekBack, SeekFwd, PrevMark, NextMark key.Binding
+	Faster, Slower, Start, Live                                     key.Binding
+}
+
+func defaultPlayKeys() playKeys {
+	return playKeys{
+		Pause:    bind([]string{" "}, "space", "pause"),
+		StepFwd:  bind([]string{"."}, ".", "step"),
+		StepBack: bind([]string{","}, ",", "step back"),
+		SeekBack: bind([]string{"left"}, "←", "seek back"),
+		SeekFwd:  bind([]string{"right"}, "→", "seek"),
+		PrevMark: bind([]string{"["}, "[", "prev marker"),
+		NextMark: bind([]string{"]"}, "]", "next marker"),
+		Faster:   bind([]string{"+", "="}, "+", "faster"),
+		Slower:   bind([]string{"-", "_"}, "-", "slower"),
+		Start:    bind([]string{"home"}, "home", "start"),
+		Live:     bind([]string{"end"}, "end", "live"),
+	}
+}
+
 func (c playCtl) keys() []binding {
-	v, k := c.v, c.v.keys
+	v, k := c.v, c.v.pkeys
 	end := k.Live
 	if v.recorded() {
 		end.SetHelp("end", "to the end")

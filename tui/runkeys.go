@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/untrusted"
@@ -12,6 +13,19 @@ import (
 // runCtl is the run on screen, live or replayed, in any view: presenter
 // mode's switch, saving its log and scrolling its lanes.
 type runCtl struct{ v *runView }
+
+// runKeys are the run on screen's: saving its log, scrolling its lanes.
+type runKeys struct {
+	Save, ScrollUp, ScrollDown key.Binding
+}
+
+func defaultRunKeys() runKeys {
+	return runKeys{
+		Save:       bind([]string{"s"}, "s", "save log"),
+		ScrollUp:   bind([]string{"up", "k"}, "↑", "scroll"),
+		ScrollDown: bind([]string{"down", "j"}, "↓", "scroll"),
+	}
+}
 
 func (c runCtl) keys() []binding {
 	v, k := c.v, c.v.keys
@@ -28,25 +42,43 @@ func (c runCtl) keys() []binding {
 // parameters.
 type liveCtl struct{ a *App }
 
+// liveKeys are a live run's.
+type liveKeys struct {
+	Faults, Rerun, NewSeed, Manual, Branch, Switch, Undo, Back key.Binding
+}
+
+func defaultLiveKeys() liveKeys {
+	return liveKeys{
+		Faults:  bind([]string{"f"}, "f", "faults"),
+		Rerun:   bind([]string{"r"}, "r", "rerun"),
+		NewSeed: bind([]string{"n"}, "n", "new seed"),
+		Manual:  bind([]string{"m"}, "m", "you schedule"),
+		Branch:  bind([]string{"F"}, "F", "branch here"),
+		Switch:  bind([]string{"tab"}, "tab", "original/branch"),
+		Undo:    bind([]string{"u"}, "u", "undo"),
+		Back:    bind([]string{"esc"}, "esc", "parameters"),
+	}
+}
+
 func (c liveCtl) keys() []binding {
 	a, v := c.a, c.a.run
-	k, mk := v.keys, v.mkeys
+	k := defaultLiveKeys()
 	live, sim := v.s.live(), v.s.live() && v.s.run.Simulated()
 	k.Faults.SetEnabled(live && !v.recorded() && v.s.man == nil)
 	k.Rerun.SetEnabled(live)
 	k.NewSeed.SetEnabled(live)
-	mk.Manual.SetEnabled(sim && !v.recorded() && v.s.man == nil)
-	mk.Branch.SetEnabled(sim)
-	mk.Switch.SetEnabled(a.orig != nil)
-	mk.Undo.SetEnabled(live && v.s.man != nil)
+	k.Manual.SetEnabled(sim && !v.recorded() && v.s.man == nil)
+	k.Branch.SetEnabled(sim)
+	k.Switch.SetEnabled(a.orig != nil)
+	k.Undo.SetEnabled(live && v.s.man != nil)
 	return []binding{
 		{k.Faults, footFaults, act(v.openFaults)},
 		{k.Rerun, footRerun, func(tea.KeyMsg) tea.Cmd { return a.rerun() }},
 		{k.NewSeed, footNone, func(tea.KeyMsg) tea.Cmd { return a.rerunNewSeed() }},
-		{mk.Manual, footManual, func(tea.KeyMsg) tea.Cmd { return a.toManual() }},
-		{mk.Branch, footBranch, func(tea.KeyMsg) tea.Cmd { return a.branchOrSay() }},
-		{mk.Switch, footSwitch, act(a.switchBranch)},
-		{mk.Undo, footUndo, func(tea.KeyMsg) tea.Cmd { return a.undo() }},
+		{k.Manual, footManual, func(tea.KeyMsg) tea.Cmd { return a.toManual() }},
+		{k.Branch, footBranch, func(tea.KeyMsg) tea.Cmd { return a.branchOrSay() }},
+		{k.Switch, footSwitch, act(a.switchBranch)},
+		{k.Undo, footUndo, func(tea.KeyMsg) tea.Cmd { return a.undo() }},
 		{k.Back, footBack, act(a.backToForm)},
 	}
 }
@@ -55,7 +87,7 @@ func (c liveCtl) keys() []binding {
 type replayCtl struct{ a *App }
 
 func (c replayCtl) keys() []binding {
-	quit := c.a.run.keys.Back
+	quit := defaultLiveKeys().Back
 	quit.SetHelp("esc", "quit")
 	return []binding{{quit, footBack, func(tea.KeyMsg) tea.Cmd { return c.a.quit() }}}
 }

@@ -14,6 +14,7 @@ import (
 type runView struct {
 	s          *session
 	tl         *timeline.Timeline
+	pkeys      playKeys
 	keys       runKeys
 	mkeys      manualKeys
 	seen       int         // events the scheduler mode has looked at for the level's goal
@@ -55,7 +56,7 @@ type runView struct {
 }
 
 func newRunView(s *session, speed float64) *runView {
-	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
+	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), pkeys: defaultPlayKeys(), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
 	v.pr.v = v
 	v.tl.Strategy = s.header.Strategy
