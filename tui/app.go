@@ -383,7 +383,7 @@ func (a *App) view(th *themes.Theme) string {
 	}
 	if a.screen == screenRun && a.run != nil && a.run.faults.open {
 		// The menu covers the bottom of the run view, above the footer.
-		panel := a.run.faultPanel(th, a.w)
+		panel := a.run.faults.panel(th, a.w)
 		copy(lines[max(height-len(panel), 0):], panel)
 	}
 	return strings.Join(lines, "\n") + "\n" + draw.Fit(footer, a.w)

@@ -31,9 +31,10 @@ func defaultNetKeys() netKeys {
 
 // netToxic is the fault a network key puts on a link, sized to the run's
 // TTL so that it tells: latency a quarter of it, give or take a tenth.
-func (v *runView) netToxic(kind store.ToxicKind) store.Toxic {
+func (m *faultMenu) netToxic(kind store.ToxicKind) store.Toxic {
+	v := m.v
 	ttl := v.s.header.Params.TTL.D()
-	dir := v.faults.dir
+	dir := m.dir
 	if dir == 0 {
 		dir = store.Both
 	}
@@ -55,15 +56,16 @@ func (v *runView) netToxic(kind store.ToxicKind) store.Toxic {
 
 // netBindings are the open fault menu's network keys: each puts its fault
 // on the aimed link, or lifts it; u turns the way they act.
-func (v *runView) netBindings() []binding {
-	k, f := v.faults.keys.net, &v.faults
+func (m *faultMenu) netBindings() []binding {
+	v := m.v
+	k, f := m.keys.net, m
 	toggle := func(kind store.ToxicKind) func(tea.KeyMsg) tea.Cmd {
 		return act(func() {
 			if v.recorded() {
 				v.status = "the run has ended: nothing left to break — esc closes the menu"
 				return
 			}
-			v.sayFault(v.s.run.ToggleNet(f.worker, f.node, v.netToxic(kind)))
+			m.say(v.s.run.ToggleNet(f.worker, f.node, m.netToxic(kind)))
 		})
 	}
 	turn := func() {
@@ -84,10 +86,10 @@ func (v *runView) netBindings() []binding {
 
 // netRows are the fault menu's network rows, aimed at the worker and node
 // the menu aims at.
-func (v *runView) netRows() [][3]string {
-	f := v.faults
+func (m *faultMenu) netRows() [][3]string {
+	f := *m
 	link := scenario.Link(f.worker, f.node)
-	desc := func(kind store.ToxicKind) string { return v.netToxic(kind).String() }
+	desc := func(kind store.ToxicKind) string { return m.netToxic(kind).String() }
 	return [][3]string{
 		{"l", "latency", fmt.Sprintf("%s on %s (again: lift)", desc(store.ToxicLatency), link)},
 		{"b", "bandwidth", desc(store.ToxicBandwidth) + ": a slow link"},
@@ -96,12 +98,12 @@ func (v *runView) netRows() [][3]string {
 		{"k", "slow close", desc(store.ToxicSlowClose) + ": a closed connection is seen late"},
 		{"d", "limit data", desc(store.ToxicLimitData) + ": the connection closes past it"},
 		{"i", "partition", fmt.Sprintf("%s cut off: dials refused, connections reset", link)},
-		{"u", "direction", "network faults act " + v.dirWord()},
+		{"u", "direction", "network faults act " + m.dirWord()},
 	}
 }
 
-func (v *runView) dirWord() string {
-	switch v.faults.dir {
+func (m *faultMenu) dirWord() string {
+	switch m.dir {
 	case store.Up:
 		return "on requests (up)"
 	case store.Down:

@@ -72,7 +72,7 @@ func (c liveCtl) keys() []binding {
 	k.Switch.SetEnabled(a.orig != nil)
 	k.Undo.SetEnabled(live && v.s.man != nil)
 	return []binding{
-		{k.Faults, footFaults, act(v.openFaults)},
+		{k.Faults, footFaults, act(v.faults.show)},
 		{k.Rerun, footRerun, func(tea.KeyMsg) tea.Cmd { return a.rerun() }},
 		{k.NewSeed, footNone, func(tea.KeyMsg) tea.Cmd { return a.rerunNewSeed() }},
 		{k.Manual, footManual, func(tea.KeyMsg) tea.Cmd { return a.toManual() }},

@@ -58,7 +58,7 @@ type runView struct {
 func newRunView(s *session, speed float64) *runView {
 	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), pkeys: defaultPlayKeys(), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
-	v.pr.v = v
+	v.pr.v, v.faults.v = v, v
 	v.tl.Strategy = s.header.Strategy
 	v.tl.SetTraits(s.header.LockTraits())
 	if v.speed == 0 {
