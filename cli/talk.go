@@ -10,6 +10,7 @@ import (
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/tui"
+	"github.com/locklab/locklab/tui/present"
 	"github.com/spf13/cobra"
 )
 
@@ -82,9 +83,9 @@ func (f *talkFlags) run(cmd *cobra.Command, path string) error {
 	}
 	if f.notes {
 		if cmd.Flags().Changed("theme") {
-			return tui.RunNotes(cmd.Context(), th, sock, path, os.Stdin, os.Stdout)
+			return present.RunNotes(cmd.Context(), th, sock, path, os.Stdin, os.Stdout)
 		}
-		return tui.RunNotes(cmd.Context(), nil, sock, path, os.Stdin, os.Stdout)
+		return present.RunNotes(cmd.Context(), nil, sock, path, os.Stdin, os.Stdout)
 	}
 	pub, err := talk.Publish(sock)
 	if err != nil {

@@ -6,84 +6,24 @@
 package tui
 
 import (
-	"context"
 	crand "crypto/rand"
 	"encoding/binary"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/locklab/locklab/event"
-
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/term"
-	"github.com/locklab/locklab/files"
-	"github.com/locklab/locklab/levels"
-	"github.com/locklab/locklab/scenario"
-	"github.com/locklab/locklab/store"
-	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 	"github.com/locklab/locklab/tui/draw"
+	"github.com/locklab/locklab/tui/present"
 	"github.com/locklab/locklab/untrusted"
 )
 
-// Options configure the interactive view.
-type Options struct {
-	Theme    *themes.Theme
-	URLs     []string // real Redis; empty: embedded
-	Topology string   // servers spawned for each run (spawn.Topologies); "" none
-	Slowmo   float64
-	Realtime bool    // embedded: real time instead of the simulation
-	Speed    float64 // embedded clock speed; 0: the scenario's own
-	SpeedSet bool    // --speed was given: it wins over the scenario's
-	Scenario string  // preselected scenario
-	Strategy string  // preselected strategy
-	Params   *event.Params
-	Seed     uint64
-	SeedSet  bool
-	Start    bool   // start the preselected run at once
-	Events   string // write every run's event log here
-	Replay   *scenario.Loaded
-	Loading  *scenario.Loading // a replay still being read: shown as it loads
-	Name     string            // the replayed file
-	Tool     string
-	Present  bool          // presenter mode from the start
-	Cast     string        // record the session as an asciicast v2 file here
-	Servers  store.Servers // servers beyond Redis (--postgres, …)
-	// The scheduler mode (the person decides each step), a level to play
-	// in it, and a schedule's faults and hand-chosen steps for the run
-	// started at once.
-	Manual bool
-	Level  *levels.Level
-	Faults []scenario.Timed
-	Steps  []scenario.Step
-
-	// A talk's hold on presenter mode. Extras add a caption and notes to
-	// beats, keyed by beat ID ("race", "verdict") or number from 1 ("2").
-	// OnBeat is called from Update whenever the presenter's state changes
-	// (see App.Presenter). AfterLast is called when → is pressed at the
-	// last beat of a finished run; its command is run (a talk moves to its
-	// next scene there). Without it, → at the last beat does nothing.
-	Extras    map[string]BeatExtra
-	OnBeat    func(PresenterState)
-	AfterLast func() tea.Cmd
-	// Talk, when set, is given scene by scene in presenter mode; TalkLogs
-	// holds a scene's saved run (nil: run it live), Publish gets the talk's
-	// position for the speaker's notes whenever it moves.
-	Talk     *talk.Talk
-	TalkLogs []*scenario.Loaded
-	Publish  func(talk.Position)
-}
-
 // presentTheme is presenter mode's theme.
-var presentTheme = themes.HighContrast()
+var presentTheme = present.Theme
 
 type screen int
 
@@ -173,76 +113,6 @@ func New(opts Options) *App {
 	}
 	return a
 }
-
-// Run runs the interactive view until the user quits or ctx ends (a
-// signal); either way the run's keys are deleted before it returns.
-func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	a := New(opts)
-	if opts.Cast != "" {
-		f, err := files.Create(opts.Cast)
-		if err != nil {
-			return fmt.Errorf("cannot write the recording: %w", err)
-		}
-		defer func() {
-			if cerr := f.Close(); cerr != nil {
-				fmt.Fprintln(os.Stderr, "locklab: the recording was not saved:", cerr)
-			}
-		}()
-		w, h := fullW, fullH
-		if t, ok := out.(interface{ Fd() uintptr }); ok {
-			if cw, ch, err := term.GetSize(t.Fd()); err == nil {
-				w, h = cw, ch
-			}
-		}
-		title := "locklab"
-		if opts.Scenario != "" {
-			title += " — " + opts.Scenario
-		}
-		th := opts.Theme
-		if opts.Present && th.Name != "mono" {
-			th = presentTheme
-		}
-		rec, err := cast.NewWriter(f, castHeader(th, w, h, title, time.Now().Unix()), cast.WallClock())
-		if err != nil {
-			return err
-		}
-		a.rec, a.recW, a.recH = rec, w, h
-		if f, ok := out.(*os.File); ok {
-			out = teeFile{f, rec} // still the terminal, for its size and mode
-		} else {
-			out = io.MultiWriter(out, rec)
-		}
-		defer func() {
-			if cerr := rec.Close(); cerr != nil {
-				fmt.Fprintln(os.Stderr, "locklab: the recording is incomplete:", cerr)
-			}
-		}()
-	}
-	p := tea.NewProgram(a, tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
-	_, err := p.Run()
-	a.shutdown()
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		err = nil
-	}
-	if err == nil && len(a.left) > 0 {
-		return errors.Join(a.left...) // what the runs left behind, and how to remove it
-	}
-	return err
-}
-
-// teeFile is the terminal, with everything written to it recorded too.
-type teeFile struct {
-	*os.File
-	rec io.Writer
-}
-
-func (t teeFile) Write(p []byte) (int, error) {
-	n, err := t.File.Write(p)
-	t.rec.Write(p[:n])
-	return n, err
-}
-
-func (t teeFile) WriteString(s string) (int, error) { return t.Write([]byte(s)) }
 
 // Init starts the frame tick, and the run when it was asked for.
 func (a *App) Init() tea.Cmd {
@@ -362,10 +232,6 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			a.orig.fork = br
 			a.orig.tl.Fork, a.run.tl.Fork = br.t, br.t
 		}
-		a.run.setKeys()
-		if a.orig != nil {
-			a.orig.setKeys()
-		}
 		a.run.pr.on = present
 		a.run.pr.talkOpts(a.opts)
 		if a.rec != nil {
@@ -407,12 +273,8 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		a.showHelp = false
 		return a, nil
 	}
-	if a.talk != nil {
-		if cmd, ok := a.handleTalkKey(msg); ok {
-			return a, cmd
-		}
-	}
-	if done, cmd := a.handlePresenterKey(msg); done {
+	if a.talk != nil || a.screen == screenRun {
+		_, cmd := press(msg, a.controllers()...)
 		return a, cmd
 	}
 	switch a.screen {
@@ -432,85 +294,27 @@ func (a *App) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		case formRun:
 			return a, a.start(a.form.spec())
 		}
-	case screenRun:
-		return a.handleRunKey(msg)
 	}
 	return a, nil
 }
 
-func (a *App) handleRunKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if a.run.faults.open {
-		a.run.handleFaultKey(msg) // modal: nothing falls through
-		return a, nil
+// controllers are the modes of the screen of a talk or a run, in the order
+// a key goes to them.
+func (a *App) controllers() []controller {
+	if t := a.talk; t != nil && (t.card || t.end || a.run == nil) {
+		return []controller{stageCtl{a}, talkCtl{a}}
 	}
-	k := a.run.keys
-	switch {
-	case key.Matches(msg, k.Back):
-		if a.run.s.replay != "" {
-			return a, a.quit()
-		}
-		a.stopRun()
-		a.run = nil
-		a.screen = screenForm
-		return a, nil
-	case key.Matches(msg, k.Rerun):
-		spec := a.run.s.spec
-		if spec.Manual {
-			spec.Steps, spec.From = nil, 0 // the scheduler mode starts over
-		}
-		spec.Speed = a.run.speed // the pace on screen, not the one it opened at
-		return a, a.start(spec, nil)
-	case key.Matches(msg, k.NewSeed):
-		spec := a.run.s.spec
-		spec.Seed, spec.Speed = newSeed(), a.run.speed
-		a.form.setSeed(spec.Seed)
-		return a, a.start(spec, nil)
+	v := a.run
+	// The stage has had the key already (handleKey); it is here for help.
+	cs := []controller{stageCtl{a}, faultCtl{v}}
+	if a.talk != nil {
+		cs = append(cs, talkCtl{a})
 	}
-	switch mk := a.run.mkeys; {
-	case key.Matches(msg, mk.Undo) && a.run.s.man != nil:
-		return a, a.undo()
-	case key.Matches(msg, mk.Manual) && mk.Manual.Enabled():
-		return a, a.toManual()
-	case key.Matches(msg, mk.Branch) && a.run.canBranch():
-		return a, a.branchHere()
-	case key.Matches(msg, mk.Switch) && a.orig != nil:
-		a.run, a.orig = a.orig, a.run
-		a.run.cache = renderCache{} // the other side's verdict may have come meanwhile
-		return a, nil
+	cs = append(cs, presentCtl{v, a}, schedCtl{v}, playCtl{v}, runCtl{v})
+	if v.s.replay != "" {
+		return append(cs, replayCtl{a})
 	}
-	a.run.handleKey(msg)
-	return a, nil
-}
-
-// undo plays the run again with every hand-chosen step but the person's
-// last, and asks again where that one was chosen: the same seed and the
-// same choices give the same run.
-func (a *App) undo() tea.Cmd {
-	s := a.run.s
-	hand := s.run.Hand()
-	last := -1
-	for i, st := range hand {
-		if s.man.laneOf(st.Actor) != "" || st.Actor == scenario.WaitStep {
-			last = i
-		}
-	}
-	if last < 0 {
-		a.run.status = "nothing to undo: no step chosen yet"
-		return nil
-	}
-	spec := s.spec
-	spec.Steps, spec.From = hand[:last], hand[last].N
-	return a.start(spec, nil)
-}
-
-// toManual plays the simulated run again up to where it is now and hands
-// the steps from there on to the person.
-func (a *App) toManual() tea.Cmd {
-	s := a.run.s
-	spec := s.spec
-	spec.Manual, spec.From = true, s.run.Steps()+1
-	spec.Faults, spec.Steps = s.run.Faults(), s.run.Hand()
-	return a.start(spec, nil)
+	return append(cs, liveCtl{a})
 }
 
 // View draws the current screen with the help footer, on the theme's own
@@ -534,13 +338,13 @@ func (a *App) view(th *themes.Theme) string {
 	var keys helpMap
 	switch {
 	case a.talk != nil && (a.talk.card || a.talk.end || a.run == nil):
-		body, keys = a.talkView(th, a.w, a.h-1), a.talkHelp()
+		body, keys = a.talkView(th, a.w, a.h-1), helpOf(a.controllers())
 	case a.screen == screenPicker:
 		body, keys = a.picker.View(th, a.w, a.h-2), a.picker.helpKeys()
 	case a.screen == screenForm:
 		body, keys = a.form.View(th, a.w, a.h-2), a.form.helpKeys()
 	case a.screen == screenRun:
-		body, keys = a.run.View(th, a.w, a.h-1), a.run.helpKeys()
+		body, keys = a.run.View(th, a.w, a.h-1), helpOf(a.controllers())
 	}
 	g := a.keys
 	if a.screen == screenForm {
@@ -579,7 +383,7 @@ func (a *App) view(th *themes.Theme) string {
 	}
 	if a.screen == screenRun && a.run != nil && a.run.faults.open {
 		// The menu covers the bottom of the run view, above the footer.
-		panel := a.run.faultPanel(th, a.w)
+		panel := a.run.faults.panel(th, a.w)
 		copy(lines[max(height-len(panel), 0):], panel)
 	}
 	return strings.Join(lines, "\n") + "\n" + draw.Fit(footer, a.w)

@@ -43,6 +43,7 @@ func defaultFaultKeys() faultKeys {
 
 // faultMenu is the state of the fault menu.
 type faultMenu struct {
+	v      *runView // the run view it breaks
 	open   bool
 	keys   faultKeys
 	worker int32
@@ -51,10 +52,11 @@ type faultMenu struct {
 	dir    store.Dir // the way the next network fault acts; 0: both
 }
 
-// openFaults opens the fault menu aimed at the worker that holds a lock
+// show opens the fault menu aimed at the worker that holds a lock
 // now, or the first one still at work. On the embedded store the world
 // stands still while the menu is open.
-func (v *runView) openFaults() {
+func (m *faultMenu) show() {
+	v := m.v
 	if v.s.replay != "" || v.s.run == nil {
 		v.status = "a replay cannot change what happened: faults work in live runs"
 		return
@@ -63,37 +65,39 @@ func (v *runView) openFaults() {
 		v.status = "the run has ended: nothing left to break (r runs it again)"
 		return
 	}
-	v.faults.open = true
-	v.faults.worker = v.busiestWorker()
-	v.faults.node = min(v.faults.node, max(v.s.header.Params.Nodes-1, 0))
-	v.faults.resume = false
+	m.open = true
+	m.worker = m.busiestWorker()
+	m.node = min(m.node, max(v.s.header.Params.Nodes-1, 0))
+	m.resume = false
 	if v.s.embedded() && !v.paused {
 		if v.follow {
 			v.playT = v.now()
 		}
-		v.paused, v.faults.resume = true, true
+		v.paused, m.resume = true, true
 		v.pauseWorld(true)
 	}
 	v.status = ""
 }
 
-// closeFaults closes the menu and lets the world go on if the menu
+// close closes the menu and lets the world go on if the menu
 // stopped it.
-func (v *runView) closeFaults() {
-	v.faults.open = false
+func (m *faultMenu) close() {
+	v := m.v
+	m.open = false
 	if strings.HasSuffix(v.status, "esc closes the fault menu") || strings.HasSuffix(v.status, "esc closes the menu") {
 		v.status = "" // the menu's own advice goes with it
 	}
-	if v.faults.resume && !v.recorded() {
+	if m.resume && !v.recorded() {
 		v.paused = false
 		v.pauseWorld(false)
 	}
-	v.faults.resume = false
+	m.resume = false
 }
 
 // busiestWorker is a lock holder at the newest event, else the first
 // worker that has not finished.
-func (v *runView) busiestWorker() int32 {
+func (m *faultMenu) busiestWorker() int32 {
+	v := m.v
 	k := v.tl.N - 1
 	for _, l := range v.tl.Locks {
 		if spans, _ := v.tl.LockAt(l, k); len(spans) > 0 && spans[len(spans)-1].Holder >= 0 {
@@ -108,73 +112,77 @@ func (v *runView) busiestWorker() int32 {
 	return 0
 }
 
-// handleFaultKey handles a key while the fault menu is open. Every key
-// stops here: one the menu does not know is explained, never passed on.
-func (v *runView) handleFaultKey(msg tea.KeyMsg) {
+// faultCtl is the fault menu. It is modal: while it is open every key but
+// the global ones (q, ?, t) is its own, and one it does not know is
+// explained, never passed on.
+type faultCtl struct{ v *runView }
+
+func (c faultCtl) open() bool { return c.v.faults.open }
+
+func (c faultCtl) keys() []binding {
+	v := c.v
+	if !v.faults.open {
+		return nil
+	}
 	k, f := v.faults.keys, &v.faults
 	workers, nodes := int32(len(v.tl.Workers)), v.s.header.Params.Nodes
-	var inject *scenario.Fault
-	for _, m := range []struct {
-		b    key.Binding
-		kind scenario.FaultKind
-	}{
-		{k.Crash, scenario.FaultCrash}, {k.Pause, scenario.FaultPause}, {k.Stop, scenario.FaultNodeStop},
-		{k.Restart, scenario.FaultNodeRestart}, {k.NodePause, scenario.FaultNodePause},
-		{k.Jump, scenario.FaultClockJump}, {k.Failover, scenario.FaultFailover},
-	} {
-		if key.Matches(msg, m.b) {
-			inject = &scenario.Fault{Kind: m.kind, Worker: f.worker, Node: f.node}
-		}
+	aim := func(move func()) func(tea.KeyMsg) tea.Cmd {
+		return act(func() { move(); v.status = "" })
 	}
-	if v.handleNetKey(msg) {
-		return
+	inject := func(kind scenario.FaultKind) func(tea.KeyMsg) tea.Cmd {
+		return act(func() { v.faults.inject(scenario.Fault{Kind: kind, Worker: f.worker, Node: f.node}) })
 	}
-	switch {
-	case inject != nil:
-	case key.Matches(msg, k.Close):
-		v.closeFaults()
-		return
-	case key.Matches(msg, k.NextWorker):
-		f.worker = (f.worker + 1) % max(workers, 1)
-	case key.Matches(msg, k.PrevWorker):
-		f.worker = (f.worker + workers - 1) % max(workers, 1)
-	case key.Matches(msg, k.NextNode):
-		f.node = (f.node + 1) % max(nodes, 1)
-	default:
-		v.status = fmt.Sprintf("%q is not a fault key — esc closes the fault menu", msg.String())
-		return
+	bs := []binding{
+		{k.Crash, footNone, inject(scenario.FaultCrash)},
+		{k.Pause, footNone, inject(scenario.FaultPause)},
+		{k.NextWorker, footNone, aim(func() { f.worker = (f.worker + 1) % max(workers, 1) })},
+		{k.PrevWorker, footNone, aim(func() { f.worker = (f.worker + workers - 1) % max(workers, 1) })},
+		{k.Stop, footNone, inject(scenario.FaultNodeStop)},
+		{k.NodePause, footNone, inject(scenario.FaultNodePause)},
+		{k.Restart, footNone, inject(scenario.FaultNodeRestart)},
+		{k.Jump, footNone, inject(scenario.FaultClockJump)},
+		{k.Failover, footNone, inject(scenario.FaultFailover)},
+		{k.NextNode, footNone, aim(func() { f.node = (f.node + 1) % max(nodes, 1) })},
+		{k.Close, footClose, act(v.faults.close)},
 	}
-	v.status = ""
-	if inject == nil {
-		return
-	}
+	return append(bs, v.faults.netBindings()...)
+}
+
+// rest explains a key the menu does not know.
+func (c faultCtl) rest(msg tea.KeyMsg) tea.Cmd {
+	c.v.status = fmt.Sprintf("%q is not a fault key — esc closes the fault menu", msg.String())
+	return nil
+}
+
+// inject injects f into the live run and says what it did.
+func (m *faultMenu) inject(f scenario.Fault) {
+	v := m.v
 	if v.recorded() {
 		v.status = "the run has ended: nothing left to break — esc closes the menu"
 		return
 	}
-	what, err := v.s.run.Inject(*inject)
+	what, err := v.s.run.Inject(f)
+	m.say(what, err)
+}
+
+// say says what a fault key did.
+func (m *faultMenu) say(what string, err error) {
+	v := m.v
 	switch {
 	case err != nil:
 		v.status = "fault not injected: " + untrusted.Line(err.Error())
-	case f.resume:
+	case m.resume:
 		v.status = what + " — esc lets the run go on"
 	default:
 		v.status = what
 	}
 }
 
-// faultHelp is the footer while the fault menu is open: the menu itself
-// says what each key does.
-func (v *runView) faultHelp() helpMap {
-	k := v.faults.keys
-	all := []key.Binding{k.Crash, k.Pause, k.NextWorker, k.PrevWorker, k.Stop, k.NodePause, k.Restart, k.Jump, k.Failover, k.NextNode, k.Close}
-	return helpMap{short: []key.Binding{k.Close}, full: [][]key.Binding{all[:4], all[4:9], all[9:], k.net.list()}}
-}
-
-// faultPanel is the open fault menu: what each key would hit and what it
+// panel is the open fault menu: what each key would hit and what it
 // would do to it, w cells wide.
-func (v *runView) faultPanel(th *themes.Theme, w int) []string {
-	f, p := v.faults, v.s.header.Params
+func (m *faultMenu) panel(th *themes.Theme, w int) []string {
+	v := m.v
+	f, p := *m, v.s.header.Params
 	wn, n := check.WorkerName(f.worker), fmt.Sprintf("node %d", f.node)
 	stop, pause := "stop "+n, "pause "+n
 	stopWhat, pauseWhat := "it refuses every connection until s starts it", "it holds every command until z resumes it"
@@ -188,15 +196,15 @@ func (v *runView) faultPanel(th *themes.Theme, w int) []string {
 	rows := [][3]string{
 		{"c", "crash " + wn, "dies now; its lock stays until the TTL lapses"},
 		{"p", "pause " + wn, fmt.Sprintf("freezes %v (1.5 × TTL), then goes on unaware", p.TTL.D()*3/2)},
-		{"tab", "next worker", v.workerNote(f.worker)},
+		{"tab", "next worker", m.workerNote(f.worker)},
 		{"s", stop, stopWhat},
 		{"z", pause, pauseWhat},
 		{"e", "restart " + n + " empty", "it comes back at once without its data"},
 		{"j", "jump " + n + "'s clock", fmt.Sprintf("its TTLs lapse as if %v had passed", p.TTL.D())},
 		{"o", "fail over " + n, fmt.Sprintf("its replica (%v behind) takes over", replicaLag)},
-		{"n", "next node", v.nodeNote(f.node)},
+		{"n", "next node", m.nodeNote(f.node)},
 	}
-	rows = append(rows, v.netRows()...)
+	rows = append(rows, m.netRows()...)
 	title := "faults — the run stands still while this menu is open"
 	switch {
 	case v.recorded():
@@ -216,7 +224,8 @@ func (v *runView) faultPanel(th *themes.Theme, w int) []string {
 }
 
 // workerNote says what worker w is doing now.
-func (v *runView) workerNote(w int32) string {
+func (m *faultMenu) workerNote(w int32) string {
+	v := m.v
 	k := v.tl.N - 1
 	for _, l := range v.tl.Locks {
 		if spans, _ := v.tl.LockAt(l, k); len(spans) > 0 && spans[len(spans)-1].Holder == w {
@@ -230,7 +239,8 @@ func (v *runView) workerNote(w int32) string {
 }
 
 // nodeNote says what node i holds.
-func (v *runView) nodeNote(i int) string {
+func (m *faultMenu) nodeNote(i int) string {
+	v := m.v
 	nodes := max(v.s.header.Params.Nodes, 1)
 	if i == 0 {
 		return fmt.Sprintf("node 0 of %d holds the data: stopping it ends the run", nodes)

@@ -49,7 +49,7 @@ func TestGoldenHelpFits(t *testing.T) {
 		for _, g := range draw.LegendGroups(th) {
 			want = append(want, g.Entries...)
 		}
-		for _, b := range v.helpKeys().full {
+		for _, b := range helpOf(a.controllers()).full {
 			for _, k := range b {
 				if k.Enabled() {
 					want = append(want, k.Help().Key+" "+k.Help().Desc)
@@ -73,11 +73,12 @@ func TestGoldenHelpFits(t *testing.T) {
 func TestFooterKeepsHelpAndQuit(t *testing.T) {
 	t.Parallel()
 	th := themes.Mono()
-	v := loadView(t, "ttl-lapse.jsonl")
+	a := New(Options{Theme: th})
+	a.run, a.screen = loadView(t, "ttl-lapse.jsonl"), screenRun
 	g := defaultGlobalKeys()
 	prev := -1
 	for w := 20; w <= 240; w += 10 {
-		f := footerView(th, append(v.helpKeys().short, g.Theme), []key.Binding{g.Help, g.Quit}, w)
+		f := footerView(th, append(helpOf(a.controllers()).short, g.Theme), []key.Binding{g.Help, g.Quit}, w)
 		if !strings.HasSuffix(f, "? help • q quit") {
 			t.Fatalf("at %d columns: %q", w, f)
 		}

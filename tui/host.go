@@ -53,24 +53,6 @@ type HostView struct {
 	entries   viewEntries   // the lobby's lines as this view lays them out
 }
 
-type hostKeys struct {
-	Open, Steer, Board, Theme, Help, Quit key.Binding
-}
-
-func defaultHostKeys(host bool) hostKeys {
-	k := hostKeys{
-		Open:  bind([]string{"enter", "n"}, "enter", "new round"),
-		Steer: bind([]string{"m"}, "m", "next round's lock"),
-		Board: bind([]string{"l"}, "l", "leaderboard"),
-		Theme: bind([]string{"t"}, "t", "theme"),
-		Help:  bind([]string{"?"}, "?", "help"),
-		Quit:  bind([]string{"q", "ctrl+c"}, "q", "quit"),
-	}
-	k.Open.SetEnabled(host)
-	k.Steer.SetEnabled(false) // until the room says it can be steered
-	return k
-}
-
 // NewHostView returns the view of stage; ws is nil for a viewer.
 func NewHostView(stage *Stage, ws Workshop, th *themes.Theme, w, h int) *HostView {
 	if th == nil {
@@ -174,8 +156,6 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 				v.run.own = append(v.run.own, int32(i))
 			}
 		}
-		v.run.hosted = true // no fault (it would change everyone's run), no rerun: enter opens the next round
-		v.run.setKeys()
 		v.run.keys.Save.SetEnabled(v.ws != nil)
 	}
 	if v.run != nil {
@@ -192,58 +172,6 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 		l, err := ws.Lobby(ctx)
 		return lobbyMsg{l, err}
 	}
-}
-
-func (v *HostView) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	k := v.keys
-	if v.menu.open {
-		return v, v.steerKey(msg)
-	}
-	if v.asking {
-		v.asking = false
-		if msg.String() == "y" || msg.String() == "ctrl+c" {
-			return v, tea.Quit
-		}
-		return v, nil
-	}
-	switch {
-	case key.Matches(msg, k.Quit) && msg.String() == "q" && v.ws != nil && !v.stage.Requests && len(v.stage.Runs()) > 0:
-		v.asking = true // the host's q ends the room for everyone: it asks
-		return v, nil
-	case key.Matches(msg, k.Quit):
-		return v, tea.Quit
-	case key.Matches(msg, k.Steer):
-		v.menu = steerMenu{open: true, next: v.ws.(Steerable).Next()}
-		return v, nil
-	case key.Matches(msg, k.Board):
-		v.standings = !v.standings
-		return v, nil
-	case key.Matches(msg, k.Help):
-		v.showHelp = !v.showHelp
-		return v, nil
-	case key.Matches(msg, k.Theme):
-		v.theme = themes.Next(v.theme)
-		return v, nil
-	case msg.String() == "esc" && v.showHelp:
-		v.showHelp = false
-		return v, nil
-	case key.Matches(msg, k.Open):
-		if v.opening {
-			return v, nil
-		}
-		v.opening, v.err = true, ""
-		ws := v.ws
-		return v, func() tea.Msg {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			r, err := ws.Open(ctx)
-			return openedMsg{r, err}
-		}
-	}
-	if v.run != nil && !key.Matches(msg, v.run.keys.Faults) && (v.ws != nil || !key.Matches(msg, v.run.keys.Save)) {
-		v.run.handleKey(msg)
-	}
-	return v, nil
 }
 
 // View draws the lobby or the round, the scoreboard and the footer.
@@ -327,17 +255,6 @@ func (v *HostView) comingLines(th *themes.Theme) []string {
 		out = append(out, th.Muted.Render(draw.Fit(" joins next round: "+late, v.w)))
 	}
 	return out
-}
-
-func (v *HostView) helpKeys() helpMap {
-	short := []key.Binding{v.keys.Open, v.keys.Steer, v.keys.Board}
-	full := [][]key.Binding{{v.keys.Open, v.keys.Steer, v.keys.Board, v.keys.Theme, v.keys.Help, v.keys.Quit}}
-	if v.run != nil {
-		rk := v.run.helpKeys()
-		short = append(short, rk.short...)
-		full = append(full, rk.full...)
-	}
-	return helpMap{short: append(short, v.keys.Theme), full: full}
 }
 
 // helpEntries lists every enabled binding, for the help screen.

@@ -48,36 +48,6 @@ func defaultFormKeys() formKeys {
 	}
 }
 
-// runKeys control time and the run.
-type runKeys struct {
-	Pause, StepFwd, StepBack, SeekBack, SeekFwd, PrevMark, NextMark key.Binding
-	Faster, Slower, Start, Live, Rerun, NewSeed, Save, ScrollUp     key.Binding
-	ScrollDown, Back, Faults                                        key.Binding
-}
-
-func defaultRunKeys() runKeys {
-	return runKeys{
-		Pause:      bind([]string{" "}, "space", "pause"),
-		StepFwd:    bind([]string{"."}, ".", "step"),
-		StepBack:   bind([]string{","}, ",", "step back"),
-		SeekBack:   bind([]string{"left"}, "←", "seek back"),
-		SeekFwd:    bind([]string{"right"}, "→", "seek"),
-		PrevMark:   bind([]string{"["}, "[", "prev marker"),
-		NextMark:   bind([]string{"]"}, "]", "next marker"),
-		Faster:     bind([]string{"+", "="}, "+", "faster"),
-		Slower:     bind([]string{"-", "_"}, "-", "slower"),
-		Start:      bind([]string{"home"}, "home", "start"),
-		Live:       bind([]string{"end"}, "end", "live"),
-		Rerun:      bind([]string{"r"}, "r", "rerun"),
-		NewSeed:    bind([]string{"n"}, "n", "new seed"),
-		Save:       bind([]string{"s"}, "s", "save log"),
-		ScrollUp:   bind([]string{"up", "k"}, "↑", "scroll"),
-		ScrollDown: bind([]string{"down", "j"}, "↓", "scroll"),
-		Back:       bind([]string{"esc"}, "esc", "parameters"),
-		Faults:     bind([]string{"f"}, "f", "faults"),
-	}
-}
-
 // helpMap adapts a set of bindings to bubbles/help.
 type helpMap struct {
 	short []key.Binding

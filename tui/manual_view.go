@@ -13,72 +13,68 @@ import (
 
 // manualKeys are the scheduler mode's keys.
 type manualKeys struct {
-	Pick, Up, Down, Enter, Seed, Wait, Undo, Manual, Branch, Switch key.Binding
+	Pick, Up, Down, Enter, Seed, Wait key.Binding
 }
 
 func defaultManualKeys() manualKeys {
 	return manualKeys{
-		Pick:   bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "move worker"),
-		Up:     bind([]string{"up", "k"}, "↑", "choose"),
-		Down:   bind([]string{"down", "j"}, "↓", "choose"),
-		Enter:  bind([]string{"enter"}, "enter", "move it"),
-		Seed:   bind([]string{" "}, "space", "seed decides"),
-		Undo:   bind([]string{"u"}, "u", "undo"),
-		Wait:   bind([]string{"w"}, "w", "let time pass"),
-		Manual: bind([]string{"m"}, "m", "you schedule"),
-		Branch: bind([]string{"F"}, "F", "branch here"),
-		Switch: bind([]string{"tab"}, "tab", "original/branch"),
+		Pick:  bind([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "1-9", "move worker"),
+		Up:    bind([]string{"up", "k"}, "↑", "choose"),
+		Down:  bind([]string{"down", "j"}, "↓", "choose"),
+		Enter: bind([]string{"enter"}, "enter", "move it"),
+		Seed:  bind([]string{" "}, "space", "seed decides"),
+		Wait:  bind([]string{"w"}, "w", "let time pass"),
 	}
 }
 
-// manualHelp is the footer while the person schedules.
-func (v *runView) manualHelp() helpMap {
-	k, rk := v.mkeys, v.keys
-	return helpMap{
-		short: []key.Binding{k.Pick, k.Enter, k.Wait, k.Seed, k.Undo, k.Up, rk.Back},
-		full:  [][]key.Binding{{k.Pick, k.Up, k.Down, k.Enter}, {k.Wait, k.Seed, k.Undo, rk.Save, rk.Back}},
+// schedCtl is the scheduler mode while the run goes on: the person picks
+// which worker moves at each step.
+type schedCtl struct{ v *runView }
+
+func (c schedCtl) keys() []binding {
+	v := c.v
+	if !v.scheduling() {
+		return nil
+	}
+	m, k := v.s.man, v.mkeys
+	return []binding{
+		{k.Pick, footPick, v.pickKey},
+		{k.Up, footChoose, act(func() { m.move(-1) })},
+		{k.Down, footNone, act(func() { m.move(1) })},
+		{k.Enter, footEnter, act(func() { m.enter() })},
+		{k.Wait, footWait, act(func() {
+			if m.wait() {
+				v.status = "time passes to the end of the earliest sleep (if one sleeps); nobody moved"
+			}
+		})},
+		{k.Seed, footSeed, act(func() {
+			m.seed()
+			v.status = "the seed decides until two workers could move"
+		})},
 	}
 }
 
 // scheduling reports whether the scheduler mode's keys apply now.
 func (v *runView) scheduling() bool { return v.s.man != nil && !v.recorded() }
 
-// handleManualKey answers the run's question from a key; the bool says
-// whether the key was the scheduler mode's.
-func (v *runView) handleManualKey(msg tea.KeyMsg) bool {
-	m, k := v.s.man, v.mkeys
-	switch {
-	case key.Matches(msg, k.Pick):
-		n, _ := strconv.Atoi(msg.String())
-		if !m.pick(n - 1) {
-			q, _ := m.asking()
-			v.status = fmt.Sprintf("no worker %d can move now", n)
-			switch {
-			case q != nil && len(q.choices) == 1:
-				v.status = fmt.Sprintf("no choice %d: only 1 can move now", n)
-			case q != nil:
-				v.status = fmt.Sprintf("no choice %d: 1 to %d can move now", n, len(q.choices))
-			}
-		} else {
-			v.status = ""
-		}
-	case key.Matches(msg, k.Up):
-		m.move(-1)
-	case key.Matches(msg, k.Down):
-		m.move(1)
-	case key.Matches(msg, k.Enter):
-		m.enter()
-	case key.Matches(msg, k.Wait):
-		if m.wait() {
-			v.status = "time passes to the end of the earliest sleep (if one sleeps); nobody moved"
-		}
-	case key.Matches(msg, k.Seed):
-		m.seed()
-		v.status = "the seed decides until two workers could move"
-	default:
-		return false
+// pickKey answers the run's question with the choice a digit names, or
+// says why it cannot.
+func (v *runView) pickKey(msg tea.KeyMsg) tea.Cmd {
+	m := v.s.man
+	n, _ := strconv.Atoi(msg.String())
+	if m.pick(n - 1) {
+		v.status = ""
+		return nil
 	}
-	return true
+	q, _ := m.asking()
+	v.status = fmt.Sprintf("no worker %d can move now", n)
+	switch {
+	case q != nil && len(q.choices) == 1:
+		v.status = fmt.Sprintf("no choice %d: only 1 can move now", n)
+	case q != nil:
+		v.status = fmt.Sprintf("no choice %d: 1 to %d can move now", n, len(q.choices))
+	}
+	return nil
 }
 
 // schedRows is the scheduler panel's height for w: its rows and border.

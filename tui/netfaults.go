@@ -8,7 +8,6 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
-	"github.com/locklab/locklab/untrusted"
 )
 
 // netKeys put network faults on the aimed worker's link to the aimed node
@@ -30,15 +29,12 @@ func defaultNetKeys() netKeys {
 	}
 }
 
-func (k netKeys) list() []key.Binding {
-	return []key.Binding{k.Latency, k.Bandwidth, k.BlackHole, k.Reset, k.SlowClose, k.Limit, k.Partition, k.Dir}
-}
-
 // netToxic is the fault a network key puts on a link, sized to the run's
 // TTL so that it tells: latency a quarter of it, give or take a tenth.
-func (v *runView) netToxic(kind store.ToxicKind) store.Toxic {
+func (m *faultMenu) netToxic(kind store.ToxicKind) store.Toxic {
+	v := m.v
 	ttl := v.s.header.Params.TTL.D()
-	dir := v.faults.dir
+	dir := m.dir
 	if dir == 0 {
 		dir = store.Both
 	}
@@ -58,52 +54,42 @@ func (v *runView) netToxic(kind store.ToxicKind) store.Toxic {
 	return t
 }
 
-// handleNetKey handles a network key of the open fault menu.
-func (v *runView) handleNetKey(msg tea.KeyMsg) bool {
-	k, f := v.faults.keys.net, &v.faults
-	if key.Matches(msg, k.Dir) {
+// netBindings are the open fault menu's network keys: each puts its fault
+// on the aimed link, or lifts it; u turns the way they act.
+func (m *faultMenu) netBindings() []binding {
+	v := m.v
+	k, f := m.keys.net, m
+	toggle := func(kind store.ToxicKind) func(tea.KeyMsg) tea.Cmd {
+		return act(func() {
+			if v.recorded() {
+				v.status = "the run has ended: nothing left to break — esc closes the menu"
+				return
+			}
+			m.say(v.s.run.ToggleNet(f.worker, f.node, m.netToxic(kind)))
+		})
+	}
+	turn := func() {
 		f.dir = map[store.Dir]store.Dir{0: store.Up, store.Both: store.Up, store.Up: store.Down, store.Down: store.Both}[f.dir]
 		v.status = "network faults act " + map[store.Dir]string{store.Up: "on requests only (up)", store.Down: "on replies only (down)", store.Both: "both ways"}[f.dir]
-		return true
 	}
-	var kind store.ToxicKind
-	for _, m := range []struct {
-		b key.Binding
-		k store.ToxicKind
-	}{
-		{k.Latency, store.ToxicLatency}, {k.Bandwidth, store.ToxicBandwidth}, {k.BlackHole, store.ToxicTimeout},
-		{k.Reset, store.ToxicReset}, {k.SlowClose, store.ToxicSlowClose}, {k.Limit, store.ToxicLimitData},
-		{k.Partition, store.ToxicPartition},
-	} {
-		if key.Matches(msg, m.b) {
-			kind = m.k
-		}
+	return []binding{
+		{k.Latency, footNone, toggle(store.ToxicLatency)},
+		{k.Bandwidth, footNone, toggle(store.ToxicBandwidth)},
+		{k.BlackHole, footNone, toggle(store.ToxicTimeout)},
+		{k.Reset, footNone, toggle(store.ToxicReset)},
+		{k.SlowClose, footNone, toggle(store.ToxicSlowClose)},
+		{k.Limit, footNone, toggle(store.ToxicLimitData)},
+		{k.Partition, footNone, toggle(store.ToxicPartition)},
+		{k.Dir, footNone, act(turn)},
 	}
-	if kind == 0 {
-		return false
-	}
-	if v.recorded() {
-		v.status = "the run has ended: nothing left to break — esc closes the menu"
-		return true
-	}
-	what, err := v.s.run.ToggleNet(f.worker, f.node, v.netToxic(kind))
-	switch {
-	case err != nil:
-		v.status = "fault not injected: " + untrusted.Line(err.Error())
-	case f.resume:
-		v.status = what + " — esc lets the run go on"
-	default:
-		v.status = what
-	}
-	return true
 }
 
 // netRows are the fault menu's network rows, aimed at the worker and node
 // the menu aims at.
-func (v *runView) netRows() [][3]string {
-	f := v.faults
+func (m *faultMenu) netRows() [][3]string {
+	f := *m
 	link := scenario.Link(f.worker, f.node)
-	desc := func(kind store.ToxicKind) string { return v.netToxic(kind).String() }
+	desc := func(kind store.ToxicKind) string { return m.netToxic(kind).String() }
 	return [][3]string{
 		{"l", "latency", fmt.Sprintf("%s on %s (again: lift)", desc(store.ToxicLatency), link)},
 		{"b", "bandwidth", desc(store.ToxicBandwidth) + ": a slow link"},
@@ -112,12 +98,12 @@ func (v *runView) netRows() [][3]string {
 		{"k", "slow close", desc(store.ToxicSlowClose) + ": a closed connection is seen late"},
 		{"d", "limit data", desc(store.ToxicLimitData) + ": the connection closes past it"},
 		{"i", "partition", fmt.Sprintf("%s cut off: dials refused, connections reset", link)},
-		{"u", "direction", "network faults act " + v.dirWord()},
+		{"u", "direction", "network faults act " + m.dirWord()},
 	}
 }
 
-func (v *runView) dirWord() string {
-	switch v.faults.dir {
+func (m *faultMenu) dirWord() string {
+	switch m.dir {
 	case store.Up:
 		return "on requests (up)"
 	case store.Down:

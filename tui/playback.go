@@ -4,17 +4,11 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/locklab/locklab/event"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
-	"github.com/locklab/locklab/tui/draw"
-	"github.com/locklab/locklab/tui/timeline"
-	"github.com/locklab/locklab/untrusted"
 )
 
 // speeds are the steps of + and -: log-spaced, from a millisecond per
@@ -107,7 +101,7 @@ func (v *runView) onFrame(now time.Time) {
 		v.stepping = false // an open fault menu stays open (and modal) until esc
 	}
 	if done && v.follow {
-		if !v.paused && v.presentFrame(v.tl.N-1) {
+		if !v.paused && v.pr.frame(v.tl.N-1) {
 			return
 		}
 		v.ended() // the live run just ended: from now on it is a recording
@@ -129,7 +123,7 @@ func (v *runView) onFrame(now time.Time) {
 		return
 	}
 	if v.follow && !v.paused {
-		if v.presentFrame(v.tl.N - 1) {
+		if v.pr.frame(v.tl.N - 1) {
 			return
 		}
 		v.cursor = v.tl.N - 1
@@ -142,7 +136,6 @@ func (v *runView) ended() {
 	v.follow, v.paused = false, true
 	v.cursor = v.tl.N - 1
 	v.playT = v.endT()
-	v.setKeys()
 }
 
 // play moves a recording's playhead by one frame's worth of virtual time.
@@ -153,7 +146,7 @@ func (v *runView) play(elapsed time.Duration) {
 	end := v.endT()
 	v.playT = min(v.playT+time.Duration(float64(elapsed)*v.speed), end)
 	target := max(v.lastAtOrBefore(v.playT), v.cursor)
-	if v.presentFrame(target) {
+	if v.pr.frame(target) {
 		return
 	}
 	v.cursor = target
@@ -227,194 +220,6 @@ func (v *runView) holdLive() {
 	}
 }
 
-// handleKey handles the run view's keys; the bool says whether it did.
-func (v *runView) handleKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	if v.scheduling() && v.handleManualKey(msg) {
-		return true, nil
-	}
-	if v.handlePresentKey(msg) {
-		return true, nil
-	}
-	k := v.keys
-	switch {
-	case key.Matches(msg, k.Pause):
-		v.togglePause()
-	case key.Matches(msg, k.StepFwd):
-		v.step(1)
-	case key.Matches(msg, k.StepBack):
-		v.step(-1)
-	case key.Matches(msg, k.SeekBack):
-		v.seek(-1)
-	case key.Matches(msg, k.SeekFwd):
-		v.seek(1)
-	case key.Matches(msg, k.Start):
-		v.toStart()
-	case key.Matches(msg, k.PrevMark):
-		v.marker(-1)
-	case key.Matches(msg, k.NextMark):
-		v.marker(1)
-	case key.Matches(msg, k.Faster):
-		v.changeSpeed(1)
-	case key.Matches(msg, k.Slower):
-		v.changeSpeed(-1)
-	case key.Matches(msg, k.Live):
-		v.toLive()
-	case key.Matches(msg, k.Save):
-		v.saveLog()
-	case key.Matches(msg, k.Faults):
-		v.openFaults()
-	case key.Matches(msg, k.ScrollUp):
-		v.scroll = max(v.scroll-1, 0)
-	case key.Matches(msg, k.ScrollDown):
-		v.scroll++
-	default:
-		return false, nil
-	}
-	return true, nil
-}
-
-func (v *runView) togglePause() {
-	if v.recorded() {
-		v.status = ""
-		switch {
-		case v.atEnd(): // at the end: play again from the start
-			v.follow, v.paused, v.cursor, v.playT = false, false, -1, 0
-		case v.paused:
-			v.follow, v.paused = false, false
-			v.playT = max(v.playT, v.eventT(v.cursor))
-		default:
-			v.paused = true
-		}
-		return
-	}
-	if !v.follow {
-		v.toLive() // a rewound live run goes back to the present
-		return
-	}
-	if !v.paused {
-		v.playT = v.now()
-	}
-	v.paused = !v.paused
-	v.pauseWorld(v.paused)
-	v.stepping = false
-}
-
-func (v *runView) step(d int) {
-	if !v.recorded() && d > 0 && v.cursor >= v.tl.N-1 && v.s.embedded() {
-		// At the newest event of a live run: hold the view there and let
-		// the world make one more.
-		if v.follow && !v.paused {
-			v.playT = v.now()
-		}
-		v.follow, v.paused, v.stepping = true, true, true
-		v.pauseWorld(false)
-		return
-	}
-	v.holdLive()
-	v.paused = true
-	v.cursor = min(max(v.cursor+d, -1), v.tl.N-1)
-	v.playT = v.eventT(v.cursor)
-}
-
-// seek moves the playhead by a fixed share of the visible time window,
-// whatever events lie there: gaps are crossed like anything else.
-func (v *runView) seek(dir int) {
-	edge := v.edge()
-	stride := max(edge/seekShare, time.Microsecond)
-	target := min(max(v.now()+time.Duration(dir)*stride, 0), edge)
-	if dir > 0 && target >= edge && !v.recorded() {
-		v.toLive()
-		return
-	}
-	v.holdLive()
-	v.moveTo(target)
-}
-
-// moveTo puts the playhead at t and the cursor on the last event at or
-// before it.
-func (v *runView) moveTo(t time.Duration) {
-	v.playT = t
-	v.cursor = v.lastAtOrBefore(t)
-	if v.recorded() && t >= v.endT() {
-		v.cursor = v.tl.N - 1
-	}
-	v.status = ""
-}
-
-// toStart puts the playhead at the start of the run.
-func (v *runView) toStart() {
-	v.holdLive()
-	v.moveTo(0)
-	v.cursor = -1
-}
-
-func (v *runView) marker(dir int) {
-	ms := v.tl.Markers
-	if len(ms) == 0 {
-		v.status = "no markers in this run"
-		return
-	}
-	target, kind := -1, timeline.MarkerKind(0)
-	if dir > 0 {
-		for _, m := range ms {
-			if int(m.Seq) > v.cursor {
-				target, kind = int(m.Seq), m.Kind
-				break
-			}
-		}
-	} else {
-		for i := len(ms) - 1; i >= 0; i-- {
-			if int(ms[i].Seq) < v.cursor {
-				target, kind = int(ms[i].Seq), ms[i].Kind
-				break
-			}
-		}
-	}
-	if target < 0 {
-		v.status = "no more markers that way"
-		return
-	}
-	v.holdLive()
-	v.paused = true
-	v.cursor = target
-	v.playT = v.eventT(target)
-	v.status = fmt.Sprintf("%s at %s (event %d)", markerName(kind), draw.Dur(v.playT), target+1)
-}
-
-// changeSpeed steps through the ladder, at any moment: a live run's world
-// (embedded) follows at once; a recording plays on at the new speed.
-func (v *runView) changeSpeed(d int) {
-	if !v.recorded() && !v.s.embedded() {
-		v.status = "a real Redis server keeps its own time: --slowmo sets its pace"
-		return
-	}
-	i := 0
-	for j, s := range speeds {
-		if s <= v.speed*1.0001 {
-			i = j
-		}
-	}
-	i = min(max(i+d, 0), len(speeds)-1)
-	v.speed = speeds[i]
-	if !v.recorded() && !v.paused {
-		v.pauseWorld(false)
-	}
-}
-
-// toLive goes to the newest event: a live run's present (its world thawed),
-// a recording's end.
-func (v *runView) toLive() {
-	v.status = ""
-	if v.recorded() {
-		v.follow, v.paused = false, true
-		v.cursor, v.playT = v.tl.N-1, v.endT()
-		return
-	}
-	v.follow, v.paused, v.stepping = true, false, false
-	v.pauseWorld(false)
-	v.cursor = v.tl.N - 1
-}
-
 // pace says how the run's pace is set, for the header: a virtual clock's
 // speed, a real server's real time (stretched by --slowmo), or a
 // recording's playback speed.
@@ -434,28 +239,4 @@ func (v *runView) pace() string {
 		return sp + " simulated"
 	}
 	return sp + " real time" // the embedded store, asked for real time (or a story that needs it)
-}
-
-func (v *runView) saveLog() {
-	sp := v.s.spec
-	path := fmt.Sprintf("locklab-%s-%s-%d.jsonl", sp.Scenario, sp.Strategy, sp.Seed)
-	if v.branch != nil {
-		path = fmt.Sprintf("locklab-%s-%s-%d-branch-%d.jsonl", sp.Scenario, sp.Strategy, sp.Seed, v.branch.step)
-	}
-	if err := v.s.save(path); err != nil {
-		v.status = "could not save: " + untrusted.Line(err.Error())
-		return
-	}
-	v.status = fmt.Sprintf("saved %d events to %s", v.s.log.Len(), path)
-	if v.s.run == nil || !v.s.run.Simulated() || !v.recorded() {
-		return
-	}
-	// A finished simulated run's schedule goes beside it: with the steps
-	// chosen by hand, run --schedule plays the same log again.
-	spath := strings.TrimSuffix(path, ".jsonl") + ".schedule"
-	if err := v.s.saveSchedule(spath); err != nil {
-		v.status += "; could not save the schedule: " + untrusted.Line(err.Error())
-		return
-	}
-	v.status += " and its schedule to " + spath
 }

@@ -29,6 +29,7 @@ func defaultPresentKeys() presentKeys {
 // presenter is presenter mode's state: the run stops at each beat with its
 // caption until the presenter goes on.
 type presenter struct {
+	v       *runView // the run view it presents
 	on      bool
 	keys    presentKeys
 	at      int64                // the beat shown (its event's seq), −1 before the first
@@ -36,20 +37,23 @@ type presenter struct {
 	ids     []string             // the beats the run can tell (scenario.BeatIDs)
 	extras  map[string]BeatExtra // a talk's additions (Options.Extras)
 	talk    bool                 // → after the last beat goes on (Options.AfterLast)
+	big     bigCache             // headlines in block letters
 }
 
 // isStop reports whether marker m is a beat the presenter stops at: one the
 // story tells (it has an ID). A beat without one — a fault's or a script's
 // note — shows under the caption instead.
-func (v *runView) isStop(m timeline.Marker) bool {
+func (p *presenter) isStop(m timeline.Marker) bool {
+	v := p.v
 	return m.Kind == timeline.MarkerBeat && v.s.log.At(int(m.Seq)).Code != ""
 }
 
 // beats are the seqs of the beat markers folded so far.
-func (v *runView) beats() []int64 {
+func (p *presenter) beats() []int64 {
+	v := p.v
 	var bs []int64
 	for _, m := range v.tl.Markers {
-		if v.isStop(m) {
+		if p.isStop(m) {
 			bs = append(bs, m.Seq)
 		}
 	}
@@ -57,19 +61,21 @@ func (v *runView) beats() []int64 {
 }
 
 // nextBeat is the first beat after seq, up to limit.
-func (v *runView) nextBeat(seq int64, limit int) (int64, bool) {
+func (p *presenter) nextBeat(seq int64, limit int) (int64, bool) {
+	v := p.v
 	for _, m := range v.tl.Markers {
-		if m.Seq > seq && int(m.Seq) <= limit && v.isStop(m) {
+		if m.Seq > seq && int(m.Seq) <= limit && p.isStop(m) {
 			return m.Seq, true
 		}
 	}
 	return 0, false
 }
 
-// stopAtBeat holds the view (and, on the embedded store, the world) at the
+// stopAt holds the view (and, on the embedded store, the world) at the
 // beat event seq.
-func (v *runView) stopAtBeat(seq int64) {
-	v.pr.at, v.pr.waiting = seq, true
+func (p *presenter) stopAt(seq int64) {
+	v := p.v
+	p.at, p.waiting = seq, true
 	v.follow, v.paused, v.stepping = false, true, false
 	if v.s.live() && !v.s.finished() {
 		v.pauseWorld(true)
@@ -79,29 +85,31 @@ func (v *runView) stopAtBeat(seq int64) {
 	v.status = ""
 }
 
-// presentFrame stops at the first beat the frame would move past; true if
+// frame stops at the first beat the frame would move past; true if
 // it did.
-func (v *runView) presentFrame(target int) bool {
-	if !v.pr.on || v.pr.waiting {
-		return v.pr.on && v.pr.waiting
+func (p *presenter) frame(target int) bool {
+	v := p.v
+	if !p.on || p.waiting {
+		return p.on && p.waiting
 	}
-	if b, ok := v.nextBeat(max(v.pr.at, int64(v.cursor)), target); ok {
-		v.stopAtBeat(b)
+	if b, ok := p.nextBeat(max(p.at, int64(v.cursor)), target); ok {
+		p.stopAt(b)
 		return true
 	}
 	return false
 }
 
-// presentNext goes on from a beat. A replay plays on to the next beat; a
+// next goes on from a beat. A replay plays on to the next beat; a
 // live run rewound to an earlier beat jumps to the next one it has already
 // had, and otherwise goes back into the run.
-func (v *runView) presentNext() {
-	from := max(v.pr.at, int64(v.cursor))
-	if b, ok := v.nextBeat(from, v.tl.N-1); ok && !v.recorded() && v.rewoundBeat() {
-		v.stopAtBeat(b)
+func (p *presenter) next() {
+	v := p.v
+	from := max(p.at, int64(v.cursor))
+	if b, ok := p.nextBeat(from, v.tl.N-1); ok && !v.recorded() && p.rewound() {
+		p.stopAt(b)
 		return
 	}
-	v.pr.waiting = false
+	p.waiting = false
 	if v.recorded() {
 		if v.cursor >= v.tl.N-1 {
 			return
@@ -116,50 +124,59 @@ func (v *runView) presentNext() {
 	}
 }
 
-// rewoundBeat reports whether the view stands at a beat earlier than the
+// rewound reports whether the view stands at a beat earlier than the
 // newest one already folded: going on then means the next beat in history.
-func (v *runView) rewoundBeat() bool {
-	bs := v.beats()
-	return len(bs) > 0 && v.pr.at < bs[len(bs)-1]
+func (p *presenter) rewound() bool {
+	bs := p.beats()
+	return len(bs) > 0 && p.at < bs[len(bs)-1]
 }
 
-// presentPrev goes back a beat.
-func (v *runView) presentPrev() {
-	bs := v.beats()
+// prev goes back a beat.
+func (p *presenter) prev() {
+	v := p.v
+	bs := p.beats()
 	for i := len(bs) - 1; i >= 0; i-- {
-		if bs[i] < v.pr.at || (!v.pr.waiting && bs[i] < int64(v.cursor)) {
-			v.stopAtBeat(bs[i])
+		if bs[i] < p.at || (!p.waiting && bs[i] < int64(v.cursor)) {
+			p.stopAt(bs[i])
 			return
 		}
 	}
 	v.status = "this is the first beat"
 }
 
-// handlePresentKey handles the presenter's keys; false lets the run view
-// have the key.
-func (v *runView) handlePresentKey(msg tea.KeyMsg) bool {
-	k := v.pr.keys
-	switch {
-	case key.Matches(msg, k.Toggle):
-		v.togglePresent()
-	case !v.pr.on:
-		return false
-	case key.Matches(msg, k.Next):
-		v.presentNext()
-	case key.Matches(msg, k.Prev):
-		v.presentPrev()
-	case key.Matches(msg, k.Stay):
-	default:
-		return false
-	}
-	return true
+// presentCtl is presenter mode: → goes on to the next beat (at the run's
+// last, Options.AfterLast), ← back a beat, esc and F5 do nothing, p
+// leaves (b and . are the stage's: stageCtl). a is nil in a room's view.
+type presentCtl struct {
+	v *runView
+	a *App
 }
 
-func (v *runView) togglePresent() {
-	v.pr.on = !v.pr.on
-	v.pr.waiting = false
-	v.pr.at = int64(v.cursor)
-	if v.pr.on {
+func (c presentCtl) keys() []binding {
+	v, a, k := c.v, c.a, c.v.pr.keys
+	if !v.pr.on {
+		return nil // p, which turns it on, is the run's (runCtl)
+	}
+	next := act(v.pr.next)
+	if a != nil {
+		next = func(tea.KeyMsg) tea.Cmd { return a.PresentNext() }
+	}
+	leave := k.Toggle
+	leave.SetHelp("p", "leave presenter")
+	return []binding{
+		{k.Next, footBeatNext, next},
+		{k.Prev, footBeatPrev, act(v.pr.prev)},
+		{k.Stay, footNone, act(func() {})},
+		{leave, footLeave, act(v.pr.toggle)},
+	}
+}
+
+func (p *presenter) toggle() {
+	v := p.v
+	p.on = !p.on
+	p.waiting = false
+	p.at = int64(v.cursor)
+	if p.on {
 		v.status = "presenter mode: the run stops at each beat — → goes on, ← goes back"
 	} else {
 		v.status = ""

@@ -3,7 +3,6 @@ package tui
 import (
 	"strconv"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/scenario"
 )
@@ -44,7 +43,7 @@ func (a *App) Presenter() PresenterState {
 	if a.run == nil || a.screen != screenRun {
 		return PresenterState{}
 	}
-	return a.run.presenterState()
+	return a.run.pr.state()
 }
 
 // PresentNext does what → does in presenter mode: on to the next beat, or,
@@ -53,17 +52,17 @@ func (a *App) PresentNext() tea.Cmd {
 	if a.run == nil || a.screen != screenRun {
 		return nil
 	}
-	if st := a.run.presenterState(); st.On && st.Last && a.run.recorded() && a.opts.AfterLast != nil {
+	if st := a.run.pr.state(); st.On && st.Last && a.run.recorded() && a.opts.AfterLast != nil {
 		return a.opts.AfterLast()
 	}
-	a.run.presentNext()
+	a.run.pr.next()
 	return nil
 }
 
 // PresentBack does what ← does in presenter mode: back to the previous beat.
 func (a *App) PresentBack() {
 	if a.run != nil && a.screen == screenRun {
-		a.run.presentPrev()
+		a.run.pr.prev()
 	}
 }
 
@@ -79,13 +78,14 @@ func (a *App) reportBeat() {
 	}
 }
 
-// presenterState is the beat at the cursor, counted against the beats the
+// state is the beat at the cursor, counted against the beats the
 // run can tell.
-func (v *runView) presenterState() PresenterState {
-	st := PresenterState{On: v.pr.on, Waiting: v.pr.waiting}
+func (p *presenter) state() PresenterState {
+	v := p.v
+	st := PresenterState{On: p.on, Waiting: p.waiting}
 	seq, said := -1, 0
 	for _, m := range v.tl.Markers {
-		if !v.isStop(m) {
+		if !p.isStop(m) {
 			continue
 		}
 		if said++; int(m.Seq) <= v.cursor {
@@ -94,23 +94,23 @@ func (v *runView) presenterState() PresenterState {
 	}
 	st.Total = said
 	if !v.recorded() {
-		st.Total = max(said, len(v.pr.ids)) // more are coming
+		st.Total = max(said, len(p.ids)) // more are coming
 	}
 	if seq >= 0 {
 		e := v.s.log.At(seq)
 		st.ID, st.Caption = e.Code, e.Msg
 	}
-	x := extraFor(v.pr.extras, st.ID, st.Index)
+	x := extraFor(p.extras, st.ID, st.Index)
 	st.Extra, st.Notes = x.Caption, x.Notes
 	st.Last = st.Index > 0 && (st.ID == scenario.BeatVerdict || (v.recorded() && st.Index == st.Total))
 	switch {
 	case st.Last:
-	case st.Index == 0 && len(v.pr.ids) > 0:
-		st.NextID = v.pr.ids[0]
+	case st.Index == 0 && len(p.ids) > 0:
+		st.NextID = p.ids[0]
 	default:
-		for i, id := range v.pr.ids {
-			if id == st.ID && i+1 < len(v.pr.ids) {
-				st.NextID = v.pr.ids[i+1]
+		for i, id := range p.ids {
+			if id == st.ID && i+1 < len(p.ids) {
+				st.NextID = p.ids[i+1]
 			}
 		}
 	}
@@ -120,18 +120,6 @@ func (v *runView) presenterState() PresenterState {
 // presenting reports whether the run view is on screen in presenter mode.
 func (a *App) presenting() bool {
 	return a.screen == screenRun && a.run != nil && a.run.pr.on
-}
-
-// handlePresenterKey gives presenter mode the keys a remote sends before
-// the run view sees them; true when the key was presenter mode's.
-func (a *App) handlePresenterKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	if !a.presenting() || a.run.faults.open {
-		return false, nil
-	}
-	if key.Matches(msg, a.run.pr.keys.Next) {
-		return true, a.PresentNext()
-	}
-	return a.run.handlePresentKey(msg), nil
 }
 
 // talkOpts takes a talk's additions from the options.
@@ -145,32 +133,59 @@ func (a *App) onStage() bool {
 	return a.talk != nil || a.presenting()
 }
 
-// handleStageKey handles what a remote may send on stage before any screen
-// sees it: b (or . held) blanks the screen and any key brings it back; . tapped
-// goes on; q asks once.
+// stageCtl is what a remote may send on stage, before any screen sees it:
+// b (or . held) blanks the screen and any key brings it back; . tapped
+// goes on; q asks once. It is off while the fault menu is open.
+type stageCtl struct{ a *App }
+
+func (c stageCtl) on() bool {
+	a := c.a
+	return a.onStage() && !(a.run != nil && a.run.faults.open && a.screen == screenRun)
+}
+
+// open: a dark screen takes every key, and the first brings it back.
+func (c stageCtl) open() bool { return c.on() && c.a.blank }
+
+func (c stageCtl) rest(tea.KeyMsg) tea.Cmd {
+	c.a.blank = false
+	return nil
+}
+
+func (c stageCtl) keys() []binding {
+	a := c.a
+	if !c.on() {
+		return nil
+	}
+	// "." and q are described by → ("→/space/.") and the footer ("q q").
+	dot, quit := bind([]string{"."}, "", ""), bind([]string{"q"}, "", "")
+	bs := []binding{{dot, footNone, func(msg tea.KeyMsg) tea.Cmd { return a.handleDot(max(dots(msg), 1)) }}}
+	if a.blank {
+		return bs
+	}
+	return append(bs,
+		binding{quit, footNone, func(tea.KeyMsg) tea.Cmd {
+			if a.quitAsked {
+				return a.quit()
+			}
+			a.quitAsked = true
+			return nil
+		}},
+		binding{defaultPresentKeys().Blank, footBlank, act(func() { a.blank = true })},
+	)
+}
+
+// handleStageKey gives a key to the stage first; a key held down can come
+// as one message of several "."s.
 func (a *App) handleStageKey(msg tea.KeyMsg) (bool, tea.Cmd) {
-	if !a.onStage() || a.run != nil && a.run.faults.open && a.screen == screenRun {
+	c := stageCtl{a}
+	if !c.on() {
 		return false, nil
 	}
-	if n := dots(msg); n > 0 {
+	if msg.String() != "q" {
 		a.quitAsked = false
+	}
+	if n := dots(msg); n > 1 {
 		return true, a.handleDot(n)
 	}
-	if a.blank {
-		a.blank = false
-		return true, nil
-	}
-	if key.Matches(msg, a.keys.Quit) {
-		if a.quitAsked {
-			return true, a.quit()
-		}
-		a.quitAsked = true
-		return true, nil
-	}
-	a.quitAsked = false
-	if key.Matches(msg, defaultPresentKeys().Blank) {
-		a.blank = true
-		return true, nil
-	}
-	return false, nil
+	return press(msg, c)
 }

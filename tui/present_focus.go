@@ -18,15 +18,16 @@ import (
 // workerRef finds the default worker names a caption says ("w08").
 var workerRef = regexp.MustCompile(`\bw(\d{2,})\b`)
 
-// presentFocus is what the beat on screen at cursor k is about: the
+// focus is what the beat on screen at cursor k is about: the
 // workers its captions name (the run's and the talk's), else the worker of
 // the event that said it; the locks the captions name ("lock:S"), the
 // lock on that event's resource, and those the workers in focus held or
 // voted on so far. Nothing before the first beat.
-func (v *runView) presentFocus(k int) (workers []int32, locks []*timeline.Lock) {
+func (p *presenter) focus(k int) (workers []int32, locks []*timeline.Lock) {
+	v := p.v
 	beat, n := -1, 0
 	for _, m := range v.tl.Markers {
-		if int(m.Seq) <= k && v.isStop(m) {
+		if int(m.Seq) <= k && p.isStop(m) {
 			beat, n = int(m.Seq), n+1
 		}
 	}
@@ -34,7 +35,7 @@ func (v *runView) presentFocus(k int) (workers []int32, locks []*timeline.Lock) 
 		return nil, nil
 	}
 	e := v.s.log.At(beat)
-	text := e.Msg + "\n" + extraFor(v.pr.extras, e.Code, n).Caption
+	text := e.Msg + "\n" + extraFor(p.extras, e.Code, n).Caption
 	add := func(w int32) {
 		if w >= 0 && int(w) < len(v.tl.Workers) && !slices.Contains(workers, w) {
 			workers = append(workers, w)
@@ -59,7 +60,7 @@ func (v *runView) presentFocus(k int) (workers []int32, locks []*timeline.Lock) 
 	}
 	for _, l := range v.tl.Locks {
 		named := strings.Contains(text, l.Name) || (res != "" && (l.Name == res || l.Name == "lock:"+res))
-		if named || v.touched(l, workers, k) {
+		if named || touched(l, workers, k) {
 			locks = append(locks, l)
 		}
 	}
@@ -67,7 +68,7 @@ func (v *runView) presentFocus(k int) (workers []int32, locks []*timeline.Lock) 
 }
 
 // touched: one of workers held lock l, or voted on it, up to cursor k.
-func (v *runView) touched(l *timeline.Lock, workers []int32, k int) bool {
+func touched(l *timeline.Lock, workers []int32, k int) bool {
 	for _, sp := range l.Spans {
 		if int(sp.Seq) <= k && slices.Contains(workers, sp.Holder) {
 			return true

@@ -41,8 +41,8 @@ func TestRecordedCaptionsFindTheirActorsOnScreen(t *testing.T) {
 			a := New(Options{Theme: themes.Mono(), Replay: l, Name: name, Present: true})
 			a.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			v := a.run
-			for _, seq := range v.beats() {
-				v.stopAtBeat(seq)
+			for _, seq := range v.pr.beats() {
+				v.pr.stopAt(seq)
 				st := a.Presenter()
 				screen := ansi.Strip(a.View())
 				for _, w := range workerRef.FindAllString(st.Caption, -1) {

@@ -78,11 +78,11 @@ func TestRecordedCaptionsFindTheirPanelsOnScreen(t *testing.T) {
 			a.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 			v := a.run
 			stops := 0
-			for _, seq := range v.beats() {
-				v.stopAtBeat(seq)
+			for _, seq := range v.pr.beats() {
+				v.pr.stopAt(seq)
 				st := a.Presenter()
 				screen := ansi.Strip(a.View())
-				text := st.Caption + " " + v.noteAfter(v.cursor)
+				text := st.Caption + " " + v.pr.noteAfter(v.cursor)
 				for _, p := range named(text) {
 					if !strings.Contains(screen, "─ "+panelTitles[p]+" ") {
 						t.Errorf("beat %d of %d %q names the %s panel; it is not on screen:\n%s", st.Index, st.Total, st.Caption, panelTitles[p], screen)

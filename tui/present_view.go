@@ -7,10 +7,10 @@ import (
 
 	"github.com/locklab/locklab/event"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/draw"
+	"github.com/locklab/locklab/tui/present"
 	"github.com/locklab/locklab/tui/timeline"
 )
 
@@ -65,39 +65,19 @@ func hasPanel(ps []panel, p panel) bool {
 	return false
 }
 
-// captionBox is the caption, large: bold, wrapped, centred in a box, with
-// a title (which beat) and a hint (what the keys do now).
-func captionBox(th *themes.Theme, title, text, hint string, w int) []string {
-	inner := max(w-8, 20)
-	lines := []string{""}
-	for _, l := range centreWrap(text, inner, w-2) {
-		lines = append(lines, th.Title.Render(l))
-	}
-	lines = append(lines, "", strings.Repeat(" ", max((w-2-ansi.StringWidth(hint))/2, 0))+th.Muted.Render(hint))
-	return strings.Split(draw.Box(th, title, lines, w, len(lines)+2), "\n")
-}
-
-// centreWrap wraps text at wrap cells and centres each line in w cells.
-func centreWrap(text string, wrap, w int) []string {
-	var out []string
-	for _, l := range strings.Split(ansi.Wordwrap(text, wrap, ""), "\n") {
-		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
-	}
-	return out
-}
-
-// presentHint says what the presenter's keys do now.
-func (v *runView) presentHint(k int) string {
+// hint says what the presenter's keys do now.
+func (p *presenter) hint(k int) string {
+	v := p.v
 	switch {
 	case v.noHints:
 		return ""
-	case v.scene != nil && v.s.finished() && v.presenterState().Last:
+	case v.scene != nil && v.s.finished() && p.state().Last:
 		return "→ the next scene · ← goes back a beat"
-	case k >= v.tl.N-1 && v.s.finished() && v.pr.talk:
+	case k >= v.tl.N-1 && v.s.finished() && p.talk:
 		return "the end of the scene · → goes on · ← goes back a beat"
 	case k >= v.tl.N-1 && v.s.finished():
 		return "the end of the run · ← goes back a beat · r runs it again"
-	case v.pr.waiting:
+	case p.waiting:
 		return "→ next · ← back · p leaves presenter mode"
 	case v.paused:
 		return "→ plays on to the next beat"
@@ -105,14 +85,15 @@ func (v *runView) presentHint(k int) string {
 	return "playing — it stops at the next beat"
 }
 
-// renderPresent is the presenter's layout: the beat on top (its headline
+// render is the presenter's layout: the beat on top (its headline
 // in big letters when the screen has room), then the lanes and locks with
 // the panels the scenario's story names beside them, and the verdict.
-func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h int) string {
-	st := v.presenterState()
-	top := v.presentTop(th, st, k, w, h)
+func (p *presenter) render(th *themes.Theme, k int, now time.Duration, w, h int) string {
+	v := p.v
+	st := p.state()
+	top := p.top(th, st, k, w, h)
 	verdict := v.verdict(th, k, w)
-	if st.ID == scenario.BeatVerdict && v.bigShown(st, w, h) {
+	if st.ID == scenario.BeatVerdict && p.bigShown(st, w, h) {
 		verdict = nil // the verdict is the beat on top, in big letters, its detail under it
 	}
 	bodyH := max(h-1-len(top)-len(verdict)-v.schedRows(), 6)
@@ -121,7 +102,7 @@ func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h
 	for _, l := range top {
 		b.WriteString("\n" + draw.Fit(l, w))
 	}
-	b.WriteString("\n" + v.presentBody(th, k, now, w, bodyH))
+	b.WriteString("\n" + p.body(th, k, now, w, bodyH))
 	if v.s.man != nil {
 		// The room shouts which worker goes next: the choices stay in
 		// sight.
@@ -133,30 +114,32 @@ func (v *runView) renderPresent(th *themes.Theme, k int, now time.Duration, w, h
 	return b.String()
 }
 
-// presentTop is the beat: big type when there is room for it, else the
+// top is the beat: big type when there is room for it, else the
 // caption in a box.
-func (v *runView) presentTop(th *themes.Theme, st PresenterState, k, w, h int) []string {
+func (p *presenter) top(th *themes.Theme, st PresenterState, k, w, h int) []string {
+	v := p.v
 	title, text := fmt.Sprintf("beat %d of %d", st.Index, st.Total), st.Caption
 	if st.Extra != "" {
 		text += "\n" + st.Extra
 	}
-	if note := v.noteAfter(k); note != "" {
+	if note := p.noteAfter(k); note != "" {
 		text += "\n" + note
 	}
 	if st.Index == 0 {
 		title, text = fmt.Sprintf("beat 0 of %d", st.Total), v.s.header.Scenario+" · "+v.s.header.Strategy+" — the first beat is coming"
 	}
-	hint := v.presentHint(k)
-	if big := v.bigTop(th, st, title, text, hint, w, h); big != nil {
+	hint := p.hint(k)
+	if big := p.bigTop(th, st, title, text, hint, w, h); big != nil {
 		return big
 	}
-	return captionBox(th, title, text, hint, w)
+	return present.CaptionBox(th, title, text, hint, w)
 }
 
 // noteAfter is the newest beat without an ID (a fault's or a script's note)
 // said after the beat on screen, up to cursor k: it is shown under the
 // beat's caption instead of stopping the talk.
-func (v *runView) noteAfter(k int) string {
+func (p *presenter) noteAfter(k int) string {
+	v := p.v
 	note := ""
 	for _, m := range v.tl.Markers {
 		if m.Kind != timeline.MarkerBeat || int(m.Seq) > k {
@@ -171,12 +154,13 @@ func (v *runView) noteAfter(k int) string {
 	return note
 }
 
-// presentBody is the lanes and locks, with the story's panels in a column
+// body is the lanes and locks, with the story's panels in a column
 // beside them (or a line each under them on a narrow screen), h rows.
-func (v *runView) presentBody(th *themes.Theme, k int, now time.Duration, w, h int) string {
+func (p *presenter) body(th *themes.Theme, k int, now time.Duration, w, h int) string {
+	v := p.v
 	ps := presentLayout(v.s.header.Scenario, v.tl.HasStock)
-	span := v.presentSpan(k, now)
-	focus, inFocus := v.presentFocus(k)
+	span := p.span(k, now)
+	focus, inFocus := p.focus(k)
 	locks := focusOrder(v.tl.Locks, inFocus)
 	lockRows := min(2*len(v.tl.Locks), 4)
 	lockH := 0
@@ -250,15 +234,16 @@ func (v *runView) onePanelLine(th *themes.Theme, p panel, k int, now time.Durati
 	return ""
 }
 
-// presentSpan is the time window of the presenter's lanes: the part of the
+// span is the time window of the presenter's lanes: the part of the
 // run being told. A recorded run's reaches the next beat the presenter
 // stops at (or the end); a live run's, the scenario's own time scale (see
 // storyScale) until the run outgrows it. Either way at least now.
-func (v *runView) presentSpan(k int, now time.Duration) time.Duration {
+func (p *presenter) span(k int, now time.Duration) time.Duration {
+	v := p.v
 	span := storyScale(v.s.header.Scenario, v.s.header.Params)
 	if v.recorded() {
 		span = v.endT()
-		if b, ok := v.nextBeat(int64(k), v.tl.N-1); ok {
+		if b, ok := p.nextBeat(int64(k), v.tl.N-1); ok {
 			span = v.eventT(int(b))
 		}
 		span += span / 20 // the beat's event just inside the right edge
@@ -287,10 +272,10 @@ func storyScale(name string, p event.Params) time.Duration {
 }
 
 // bigShown reports whether the beat st is on top in big type at w×h.
-func (v *runView) bigShown(st PresenterState, w, h int) bool {
-	if v.big == nil {
-		v.big = bigCache{}
+func (p *presenter) bigShown(st PresenterState, w, h int) bool {
+	if p.big == nil {
+		p.big = bigCache{}
 	}
-	return w >= bigW && h >= bigH && st.Index > 0 && st.ID != "" &&
-		v.big.letters(headline(st), w-2, h >= bigTall) != nil
+	return w >= present.W && h >= present.H && st.Index > 0 && st.ID != "" &&
+		p.big.letters(present.Headline(st.ID, st.Caption), w-2, h >= present.Tall) != nil
 }

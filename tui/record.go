@@ -17,6 +17,7 @@ import (
 	"github.com/locklab/locklab/themes"
 	"github.com/locklab/locklab/tui/cast"
 	"github.com/locklab/locklab/tui/draw"
+	"github.com/locklab/locklab/tui/present"
 	"github.com/locklab/locklab/tui/timeline"
 	"github.com/locklab/locklab/untrusted"
 	"github.com/muesli/termenv"
@@ -165,7 +166,7 @@ func (r *recorder) titleCard(v *runView, i int) {
 	sc := &r.o.Talk.Scenes[i]
 	v.scene, v.pr.extras = sc, sceneExtras(sc)
 	r.rec.Marker(fmt.Sprintf("scene %d: %s", i+1, sc.Title))
-	card := draw.Backdrop(r.th, cardView(r.th, r.o.Talk, i, r.o.Width, r.o.Height, ""), r.o.Width)
+	card := draw.Backdrop(r.th, present.Card(r.th, r.o.Talk, i, r.o.Width, r.o.Height, ""), r.o.Width)
 	for end := r.t + r.o.Hold; r.t < end; r.t += r.step {
 		r.rec.Write(r.scr.frame(card))
 	}
@@ -179,7 +180,7 @@ func (r *recorder) play(ctx context.Context, a *App, l *scenario.Loaded) error {
 	epoch := time.Unix(0, 0).Add(r.t) // the frames' own clock
 	a.Update(frameMsg(epoch.Add(r.t)))
 	if r.o.Present {
-		v.presentNext()
+		v.pr.next()
 		v.fitGap(r.o.pace(l), r.o.MaxGap)
 	} else {
 		v.togglePause()
@@ -201,7 +202,7 @@ func (r *recorder) play(ctx context.Context, a *App, l *scenario.Loaded) error {
 				stoppedAt = r.t
 			} else if r.t-stoppedAt >= r.o.Hold {
 				stoppedAt = -1
-				v.presentNext()
+				v.pr.next()
 				v.fitGap(r.o.pace(l), r.o.MaxGap)
 			}
 			continue
@@ -225,7 +226,7 @@ func (v *runView) fitGap(pace float64, most time.Duration) {
 		return
 	}
 	end := v.eventT(v.tl.N - 1)
-	if b, ok := v.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok {
+	if b, ok := v.pr.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok {
 		end = v.eventT(int(b))
 	}
 	gap := end - v.playT

@@ -65,7 +65,7 @@ func (v *runView) redlockKeysNote(th *themes.Theme) string {
 
 func (v *runView) render(th *themes.Theme, k int, now time.Duration, w, h int) string {
 	if v.pr.on {
-		return v.renderPresent(th, k, now, w, h)
+		return v.pr.render(th, k, now, w, h)
 	}
 	full := w >= fullW && h >= fullH-1 // h excludes the footer
 	verdict := v.verdict(th, k, w)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/tui/draw"
@@ -15,6 +14,7 @@ import (
 type runView struct {
 	s          *session
 	tl         *timeline.Timeline
+	pkeys      playKeys
 	keys       runKeys
 	mkeys      manualKeys
 	seen       int         // events the scheduler mode has looked at for the level's goal
@@ -40,16 +40,12 @@ type runView struct {
 	leader     leaderFold // leader's leaders and ledger
 	faults     faultMenu
 	pr         presenter
-	big        bigCache           // headlines in block letters
 	mark       func(label string) // a recording's markers, if recording
 	eventMarks bool               // a marker at every event too
 	evMarked   int                // events marked so far
 	marked     int                // timeline markers already reported
 	noHints    bool               // a recording: no hints at keys nobody can press
 	scene      *talk.Scene        // the talk's scene this run is, if any
-	// hosted: a round of a room, opened by its host; a fault, a rerun, a
-	// new seed or the parameters are a run of one's own, not the room's.
-	hosted bool
 	// own are a participant's workers: their lanes stay in view, unfolded.
 	own []int32
 	// shared, for a room's round, is the stage's one fold of it: tl is
@@ -60,8 +56,9 @@ type runView struct {
 }
 
 func newRunView(s *session, speed float64) *runView {
-	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
+	v := &runView{s: s, tl: timeline.New(s.header.Params.Workers), pkeys: defaultPlayKeys(), keys: defaultRunKeys(), mkeys: defaultManualKeys(), cursor: -1, speed: speed,
 		faults: faultMenu{keys: defaultFaultKeys()}, pr: presenter{keys: defaultPresentKeys(), at: -1}}
+	v.pr.v, v.faults.v = v, v
 	v.tl.Strategy = s.header.Strategy
 	v.tl.SetTraits(s.header.LockTraits())
 	if v.speed == 0 {
@@ -80,53 +77,5 @@ func newRunView(s *session, speed float64) *runView {
 	} else {
 		v.follow = true
 	}
-	v.setKeys()
 	return v
-}
-
-// setKeys enables the bindings that do something in this mode, so the help
-// footer is always true.
-func (v *runView) setKeys() {
-	live := v.s.live()
-	v.keys.Rerun.SetEnabled(live && !v.hosted)
-	v.keys.NewSeed.SetEnabled(live && !v.hosted)
-	v.keys.Back.SetEnabled(!v.hosted)
-	if v.recorded() {
-		v.keys.Live.SetHelp("end", "to the end")
-	}
-	v.keys.Faults.SetEnabled(live && !v.recorded() && !v.hosted && v.s.man == nil)
-	v.mkeys.Manual.SetEnabled(live && !v.recorded() && !v.hosted && v.s.man == nil && v.s.run.Simulated())
-	v.mkeys.Undo.SetEnabled(live && v.s.man != nil)
-	v.mkeys.Branch.SetEnabled(live && v.s.run.Simulated())
-	v.mkeys.Switch.SetEnabled(v.branch != nil || v.fork != nil)
-	if v.s.replay != "" {
-		v.keys.Back.SetHelp("esc", "quit")
-	}
-}
-
-func (v *runView) helpKeys() helpMap {
-	if v.faults.open {
-		return v.faultHelp()
-	}
-	if v.scheduling() {
-		return v.manualHelp()
-	}
-	k, p := v.keys, v.pr.keys
-	if v.pr.on {
-		leave := p.Toggle
-		leave.SetHelp("p", "leave presenter")
-		return helpMap{
-			short: []key.Binding{p.Next, p.Prev, p.Blank, leave, k.PrevMark, k.NextMark, k.Faults},
-			full:  [][]key.Binding{{p.Next, p.Prev, p.Blank, p.Stay, leave}, {k.PrevMark, k.NextMark, k.Faster, k.Slower}, {k.Faults, k.Rerun, k.NewSeed}},
-		}
-	}
-	return helpMap{
-		// Most important first: the footer drops from the end.
-		short: []key.Binding{k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekFwd, k.Faults, v.mkeys.Branch, v.mkeys.Switch, v.mkeys.Manual, k.StepFwd, k.StepBack, k.PrevMark, k.NextMark, k.Start, p.Toggle, k.Rerun, k.Back},
-		full: [][]key.Binding{
-			{k.Pause, k.StepFwd, k.StepBack, k.SeekBack, k.SeekFwd},
-			{k.PrevMark, k.NextMark, k.Faster, k.Slower, k.Start, k.Live},
-			{p.Toggle, k.Faults, k.Rerun, k.NewSeed, k.Save, k.ScrollUp, k.ScrollDown, k.Back},
-		},
-	}
 }

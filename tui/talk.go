@@ -3,15 +3,13 @@ package tui
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/talk"
 	"github.com/locklab/locklab/themes"
+	"github.com/locklab/locklab/tui/present"
 )
 
 // talkPlay is a talk in progress: its scenes in order, each opened by a
@@ -36,34 +34,52 @@ func (a *App) startTalk() {
 	a.screen = screenRun
 }
 
-// handleTalkKey handles the keys that move through a talk; false lets the
-// run view have the key.
-func (a *App) handleTalkKey(msg tea.KeyMsg) (tea.Cmd, bool) {
-	tp := a.talk
-	pk := defaultPresentKeys()
-	next, prev := key.Matches(msg, pk.Next), key.Matches(msg, pk.Prev)
+// talkCtl is a talk: on a title card → starts the scene and ← goes to
+// the one before, and a card takes every other key but quit, help and
+// theme; in a scene, ← at its first beat goes back to its card, and esc
+// does nothing (a talk has no form to go back to).
+type talkCtl struct{ a *App }
+
+// open: a card, or a scene still starting, takes every key.
+func (c talkCtl) open() bool {
+	tp := c.a.talk
+	return tp.card || tp.end || c.a.run == nil
+}
+
+func (c talkCtl) rest(tea.KeyMsg) tea.Cmd { return nil }
+
+func (c talkCtl) keys() []binding {
+	a, tp, pk := c.a, c.a.talk, defaultPresentKeys()
 	switch {
 	case tp.card || tp.end:
-		switch {
-		case next && tp.end:
-		case next:
-			return a.startScene(), true
-		case prev && tp.end:
-			tp.end, tp.card = false, true
-		case prev && tp.i > 0:
-			tp.i--
+		start, back := pk.Next, pk.Prev
+		start.SetHelp("→/space/.", "start the scene")
+		start.SetEnabled(!tp.end)
+		back.SetHelp("←", "back")
+		back.SetEnabled(tp.end || tp.i > 0)
+		return []binding{
+			{start, footCard, func(tea.KeyMsg) tea.Cmd { return a.startScene() }},
+			{back, footCardBack, act(func() {
+				if tp.end {
+					tp.end, tp.card = false, true
+					return
+				}
+				tp.i--
+			})},
 		}
-		return nil, true // a card swallows every other key but quit, help and theme
 	case a.run == nil:
-		return nil, true // the scene is starting
-	case prev && a.run.firstBeatShown():
-		a.stopRun()
-		tp.card = true
-		return nil, true
-	case msg.String() == "esc":
-		return nil, true // a talk has no form to go back to
+		return nil // the scene is starting
 	}
-	return nil, false
+	card, stay := pk.Prev, bind([]string{"esc"}, "", "")
+	card.SetHelp("←", "title card")
+	card.SetEnabled(a.run.pr.firstBeatShown())
+	return []binding{
+		{card, footBeatPrev, act(func() {
+			a.stopRun()
+			tp.card = true
+		})},
+		{stay, footNone, act(func() {})},
+	}
 }
 
 // nextScene is → after a scene's last beat: the next scene's title card,
@@ -97,7 +113,7 @@ func (a *App) startScene() tea.Cmd {
 		a.run = newRunView(replaySession(filepath.Base(sc.Log), tp.logs[tp.i]), speed)
 		a.run.status = ""
 		a.onSceneRun()
-		a.run.presentNext() // plays to the first beat
+		a.run.pr.next() // plays to the first beat
 		return nil
 	}
 	if speed == 0 {
@@ -134,9 +150,10 @@ func sceneExtras(sc *talk.Scene) map[string]BeatExtra {
 
 // firstBeatShown reports whether the presenter stands at the first beat or
 // before it: ← then goes back to the scene's title card.
-func (v *runView) firstBeatShown() bool {
-	bs := v.beats()
-	return len(bs) == 0 || (v.pr.waiting && v.pr.at <= bs[0]) || int64(v.cursor) < bs[0]
+func (p *presenter) firstBeatShown() bool {
+	v := p.v
+	bs := p.beats()
+	return len(bs) == 0 || (p.waiting && p.at <= bs[0]) || int64(v.cursor) < bs[0]
 }
 
 // talkView is the title card or the end card, or "" when a scene plays.
@@ -147,52 +164,9 @@ func (a *App) talkView(th *themes.Theme, w, h int) string {
 		hint = "→ starts it"
 	}
 	if tp.end {
-		return endCard(th, tp.t, w, h)
+		return present.EndCard(th, tp.t, w, h)
 	}
-	return cardView(th, tp.t, tp.i, w, h, hint)
-}
-
-// cardView is scene i's title card: which scene, its title, what runs and
-// what to watch for.
-func cardView(th *themes.Theme, t *talk.Talk, i, w, h int, hint string) string {
-	sc := t.Scenes[i]
-	what := sc.Scenario + " · " + sc.Strategy
-	if sc.Params.Order != "" && sc.Scenario == "deadlock" {
-		what += " · " + sc.Params.Order + " order"
-	}
-	lines := []string{th.Muted.Render(t.Title), "", th.Accent.Render(fmt.Sprintf("scene %d of %d", i+1, len(t.Scenes))), ""}
-	for _, l := range strings.Split(ansi.Wordwrap(sc.Title, max(w-12, 20), ""), "\n") {
-		lines = append(lines, th.Title.Render(l))
-	}
-	lines = append(lines, "", th.Text.Render(what))
-	if s, err := scenario.Lookup(sc.Scenario); err == nil && s.Watch != "" {
-		for _, l := range strings.Split(ansi.Wordwrap("watch "+s.Watch, max(w-16, 20), ""), "\n") {
-			lines = append(lines, th.Muted.Render(l))
-		}
-	}
-	if hint != "" {
-		lines = append(lines, "", "", th.Muted.Render(hint))
-	}
-	return centred(lines, w, h)
-}
-
-func endCard(th *themes.Theme, t *talk.Talk, w, h int) string {
-	lines := []string{th.Muted.Render(t.Title), "", th.Title.Render("the end of the talk"), "",
-		th.Muted.Render(fmt.Sprintf("%d scenes · ← goes back · q quits", len(t.Scenes)))}
-	return centred(lines, w, h)
-}
-
-// centred places lines in the middle of a w×h screen.
-func centred(lines []string, w, h int) string {
-	top := max((h-len(lines))/2, 0)
-	out := make([]string, 0, h)
-	for range top {
-		out = append(out, "")
-	}
-	for _, l := range lines {
-		out = append(out, strings.Repeat(" ", max((w-ansi.StringWidth(l))/2, 0))+l)
-	}
-	return strings.Join(out, "\n")
+	return present.Card(th, tp.t, tp.i, w, h, hint)
 }
 
 // position is where the talk stands, for the speaker's notes.
@@ -217,7 +191,7 @@ func (a *App) position() talk.Position {
 		}
 	default:
 		v := a.run
-		st := v.presenterState()
+		st := v.pr.state()
 		p.Beat, p.Beats, p.Caption, p.Notes = st.Index, st.Total, st.Caption, st.Notes
 		if st.Extra != "" {
 			p.Caption += "  " + st.Extra
@@ -227,7 +201,7 @@ func (a *App) position() talk.Position {
 			p.Next = nextScene
 		default:
 			p.Next = fmt.Sprintf("beat %d", st.Index+1)
-			if seq, ok := v.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok && !v.s.live() || ok && v.rewoundBeat() {
+			if seq, ok := v.pr.nextBeat(max(v.pr.at, int64(v.cursor)), v.tl.N-1); ok && !v.s.live() || ok && v.pr.rewound() {
 				p.Next += ": " + v.s.log.At(int(seq)).Msg
 			} else if st.NextID != "" {
 				p.Next += " (" + st.NextID + ")"
@@ -249,18 +223,6 @@ func (a *App) publishPosition() {
 		a.talk.last = p
 		a.talk.publish(p)
 	}
-}
-
-// talkHelp is the footer's keys on a card.
-func (a *App) talkHelp() helpMap {
-	pk := defaultPresentKeys()
-	next := bind([]string{"right"}, "→/space/.", "start the scene")
-	if a.talk.end {
-		next.SetEnabled(false)
-	}
-	prev := pk.Prev
-	prev.SetHelp("←", "back")
-	return helpMap{short: []key.Binding{next, prev}, full: [][]key.Binding{{next, prev}}}
 }
 
 // firstBeatID is the ID of the first beat a scene's run can tell.

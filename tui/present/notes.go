@@ -1,4 +1,7 @@
-package tui
+// Package present is what locklab shows on stage that needs no run view:
+// headlines in block letters, a talk's title and end cards, a beat's
+// caption box, and the speaker's notes in a second terminal.
+package present
 
 import (
 	"context"
@@ -139,7 +142,7 @@ func fmtElapsed(d time.Duration) string {
 // the talk file named file) until the user quits or ctx ends.
 func RunNotes(ctx context.Context, th *themes.Theme, sock, file string, in io.Reader, out io.Writer) error {
 	if th == nil {
-		th = presentTheme
+		th = Theme
 	}
 	m := &notesView{th: th, file: file, clock: time.Now, w: 80, h: 24}
 	ctx, cancel := context.WithCancel(ctx)
