@@ -423,7 +423,7 @@ func (e *Env) Workers(ctx context.Context, n int, f func(ctx context.Context, w 
 // lockedWorker makes worker i with its lock, when the strategy is one.
 func (e *Env) lockedWorker(i int32) (*Worker, error) {
 	w := e.worker(i)
-	if _, isLock := lockStrategies[e.Strategy]; isLock {
+	if isLock(e.Strategy) {
 		l, err := e.NewLock(w, e.Strategy, e.Params.RetryPolicy(), nil)
 		if err != nil {
 			return nil, err
@@ -433,15 +433,12 @@ func (e *Env) lockedWorker(i int32) (*Worker, error) {
 	return w, nil
 }
 
-// lockStrategies are the strategies that are locks (not "atomic", not
-// idempotency keys).
-var lockStrategies = func() map[string]bool {
-	m := map[string]bool{}
-	for _, s := range lock.All() {
-		m[s.Name] = true
-	}
-	return m
-}()
+// isLock reports whether the strategy is a lock this program registered
+// (not "atomic", not idempotency keys).
+func isLock(strategy string) bool {
+	_, ok := lock.Lookup(strategy)
+	return ok
+}
 
 // worker makes worker i (without a lock or a goroutine).
 func (e *Env) worker(i int32) *Worker {

@@ -11,7 +11,7 @@ import (
 
 // words are what h's scenario adds to the verdict of its run.
 func words(h event.Header) check.Words {
-	w := check.Words{Lock: lockStrategies[h.Strategy], Note: strategyNote(h.Strategy),
+	w := check.Words{Lock: isLock(h.Strategy), Note: strategyNote(h.Strategy),
 		Duplicate: duplicateDetail[h.Scenario], Detail: verdictDetail[h.Scenario]}
 	if sc, err := Lookup(h.Scenario); err == nil {
 		if sc.notes != nil {
@@ -20,7 +20,7 @@ func words(h event.Header) check.Words {
 		if sc.lockOf != nil && !w.Lock {
 			// A way of the scenario's that takes a lock (extend-late's).
 			l := sc.lockOf(h.Strategy)
-			w.Lock = l != "none" && lockStrategies[l]
+			w.Lock = l != "none" && isLock(l)
 		}
 	}
 	return w

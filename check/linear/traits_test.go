@@ -3,6 +3,8 @@ package linear
 import (
 	"testing"
 
+	_ "github.com/locklab/locklab/lock/all" // the traits of every strategy
+
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/scenario"
