@@ -34,13 +34,13 @@ func BenchmarkHostRoom30x5(b *testing.B) { benchRoom(b, 0) }
 
 // BenchmarkHostRoom30x5Views100 is BenchmarkHostRoom30x5 with a hundred
 // participants' views (half 80×24, half 120×40, each marking a joiner's
-// lanes) on the host's stage, run as the SSH server runs them: each in
-// its own goroutine at its own pace (remote views' 10 frames a second),
-// updating and drawing only with one of as many draw tokens as the
-// server gives (one core fewer than the process has). The host's frame
-// is timed while they draw; view-ms is one view's frame (its Update and
-// View, without the wait for a token) and views-fps the frames a view
-// got a second.
+// lanes, in the host's theme) on the host's stage, run as the SSH server
+// runs them: each in its own goroutine at its own pace (remote views' 10
+// frames a second), updating and drawing only with one of as many draw
+// tokens as the server gives (one core fewer than the process has). The
+// host's frame is timed while they draw; view-ms is one view's frame (its
+// Update and View, without the wait for a token) and views-fps the frames
+// a view got a second.
 //
 //	go test ./tui -run '^$' -bench HostRoom30x5Views100 -benchtime 3x
 func BenchmarkHostRoom30x5Views100(b *testing.B) { benchRoom(b, 100) }
@@ -120,7 +120,8 @@ func benchRoom(b *testing.B, viewers int) {
 func benchRound(b *testing.B, run *scenario.Run, viewers int, f *roomFigures) {
 	stage := NewStage("bench", "")
 	stage.SetRound(run)
-	v := NewHostView(stage, nil, themes.Dark(), 160, 48)
+	th := themes.Dark() // the host's, which its SSH server gives every view
+	v := NewHostView(stage, nil, th, 160, 48)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -132,7 +133,7 @@ func benchRound(b *testing.B, run *scenario.Run, viewers int, f *roomFigures) {
 			w, h = 120, 40
 		}
 		pv := NewParticipantView(stage, &Participation{Name: fmt.Sprintf("a%02d", i%30), Fire: make(chan struct{}, 1),
-			Said: &Said{}, Done: make(chan struct{})}, themes.Dark(), w, h)
+			Said: &Said{}, Done: make(chan struct{})}, th, w, h)
 		wg.Add(1)
 		go pprof.Do(context.Background(), pprof.Labels("frame", "view"), func(context.Context) {
 			defer wg.Done()
