@@ -127,25 +127,6 @@ func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return v.update(msg)
 }
 
-// catchUp folds the round's new events into the stage's one fold on a
-// frame, unless a view reads it at this instant (see Stage.catchUp).
-func (v *HostView) catchUp(msg tea.Msg) {
-	if t, ok := msg.(frameMsg); ok {
-		v.stage.catchUp(time.Time(t))
-	}
-}
-
-// hold takes the stage's shared fold for reading, for an update or a
-// draw, and looks at it under this view's lane names; the returned func
-// gives it back.
-func (v *HostView) hold() func() {
-	give := v.stage.hold()
-	if v.run != nil && v.run.shared != nil {
-		v.run.lookAtShared()
-	}
-	return give
-}
-
 func (v *HostView) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:

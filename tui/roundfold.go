@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/scenario"
@@ -216,4 +217,23 @@ func (s *Stage) catchUp(now time.Time) {
 	}
 	defer s.foldMu.Unlock()
 	f.catch(now, ended)
+}
+
+// catchUp folds the round's new events into the stage's one fold on a
+// frame, unless a view reads it at this instant (see Stage.catchUp).
+func (v *HostView) catchUp(msg tea.Msg) {
+	if t, ok := msg.(frameMsg); ok {
+		v.stage.catchUp(time.Time(t))
+	}
+}
+
+// hold takes the stage's shared fold for reading, for an update or a
+// draw, and looks at it under this view's lane names; the returned func
+// gives it back.
+func (v *HostView) hold() func() {
+	give := v.stage.hold()
+	if v.run != nil && v.run.shared != nil {
+		v.run.lookAtShared()
+	}
+	return give
 }
