@@ -49,6 +49,7 @@ type HostView struct {
 	asking    bool     // the host pressed q: y quits
 	menu      steerMenu
 	reserve   int           // rows under the view kept for a participant's lines
+	ownLines  bool          // a participant's view: its own lines replace the room's footer
 	pace      time.Duration // between frames; 0: frameEvery
 	entries   viewEntries   // the lobby's lines as this view lays them out
 }
@@ -103,18 +104,9 @@ func (v *HostView) frame() tea.Cmd {
 
 // Update handles frames, the lobby, new rounds and keys.
 func (v *HostView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	v.catchUp(msg)
 	defer v.hold()()
 	return v.update(msg)
-}
-
-// hold takes the stage's shared fold for an update or a draw, with this
-// view's lane names on it; the returned func gives it back.
-func (v *HostView) hold() func() {
-	give := v.stage.hold()
-	if v.run != nil && v.run.shared != nil {
-		v.run.tl.Names = v.run.names
-	}
-	return give
 }
 
 func (v *HostView) update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -148,9 +140,9 @@ func (v *HostView) onFrame(now time.Time) tea.Cmd {
 			header: r.Header, log: r.Log, run: r, kind: store.Real}
 		v.run = newRunView(s, hostSpeed)
 		v.run.shared = v.stage.sharedFold(r, n)
-		v.run.tl = v.run.shared.tl
+		s.summarize = v.run.shared.summarize
 		v.run.names = markOwn(r.Header.Lanes, v.me)
-		v.run.tl.Names = v.run.names
+		v.run.lookAtShared()
 		for i, l := range r.Header.Lanes {
 			if v.me != "" && check.AttendeeOf(l) == v.me {
 				v.run.own = append(v.run.own, int32(i))
@@ -204,7 +196,10 @@ func (v *HostView) view(th *themes.Theme) string {
 	for len(body) < height {
 		body = append(body, "")
 	}
-	footer := footerView(th, keys.short, []key.Binding{v.keys.Help, v.keys.Quit}, v.w)
+	footer := ""
+	if !v.ownLines { // a participant's lines take the footer's place
+		footer = footerView(th, keys.short, []key.Binding{v.keys.Help, v.keys.Quit}, v.w)
+	}
 	switch {
 	case v.asking:
 		footer = th.Warn.Render("end the room? y prints and writes the results and quits · any other key goes on")

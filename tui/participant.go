@@ -112,12 +112,20 @@ type ParticipantView struct {
 	ranked int    // the stage's round it is of
 	rename key.Binding
 	name   nameEditor
+	foot   footLine
+}
+
+// footLine is a footer as drawn for one theme and width.
+type footLine struct {
+	th   *themes.Theme
+	w    int
+	line string
 }
 
 // NewParticipantView returns p's view of stage.
 func NewParticipantView(stage *Stage, p *Participation, th *themes.Theme, w, h int) *ParticipantView {
 	v := NewHostView(stage, nil, th, w, h)
-	v.me = p.Name
+	v.me, v.ownLines = p.Name, true
 	return &ParticipantView{host: v, p: p, keys: rate.NewLimiter(keysPerSecond, keyBurst),
 		fire: bind([]string{" ", "f"}, "space", "fire your workers"), rename: bind([]string{"n"}, "n", "your name")}
 }
@@ -130,6 +138,7 @@ func (v *ParticipantView) Init() tea.Cmd { return v.host.Init() }
 
 // Update handles keys (rate-limited), firing, and the room's frames.
 func (v *ParticipantView) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	v.host.catchUp(msg)
 	defer v.host.hold()()
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
@@ -213,7 +222,7 @@ func (v *ParticipantView) View() string {
 	if h.w < minW || h.h < minH {
 		return draw.Backdrop(th, draw.TooSmall(th, h.w, h.h), h.w)
 	}
-	own := []string{th.Accent.Render(draw.Fit(ownMark+" "+v.p.Name+" · "+v.status(), h.w)), draw.Fit(v.footer(th), h.w)}
+	own := []string{th.Accent.Render(draw.Fit(ownMark+" "+v.p.Name+" · "+v.status(), h.w)), v.footer(th, h.w)}
 	if l := v.nameLine(th); l != "" {
 		own[1] = draw.Fit(l, h.w)
 	}
@@ -234,8 +243,15 @@ func (v *ParticipantView) status() string {
 	return said
 }
 
-func (v *ParticipantView) footer(th *themes.Theme) string {
+// footer is the participant's keys in w cells, drawn once per theme and
+// width, not once a frame.
+func (v *ParticipantView) footer(th *themes.Theme, w int) string {
+	if c := &v.foot; c.th == th && c.w == w {
+		return c.line
+	}
 	entry := func(k, d string) string { return th.Key.Render(k) + " " + th.KeyDesc.Render(d) }
 	sep := th.Muted.Render(" • ")
-	return entry("space", "fire your workers") + sep + entry("n", "your name") + sep + entry("←/→", "seek") + sep + entry("t", "theme") + sep + entry("q", "leave")
+	line := entry("space", "fire your workers") + sep + entry("n", "your name") + sep + entry("←/→", "seek") + sep + entry("t", "theme") + sep + entry("q", "leave")
+	v.foot = footLine{th: th, w: w, line: draw.Fit(line, w)}
+	return v.foot.line
 }

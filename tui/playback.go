@@ -88,7 +88,9 @@ func (v *runView) onFrame(now time.Time) {
 	v.lastFrame = now
 	done := v.s.finished() // before the fold: a finished run's last events are all in it
 	if v.shared != nil {
-		v.shared.catch(now, done)
+		// The stage folds the round (Stage.catchUp): it is over here once
+		// its last events are in the fold.
+		done = done && v.tl.N >= v.s.log.Len()
 	} else {
 		v.tl.Catch(v.s.log)
 	}

@@ -49,10 +49,19 @@ type runView struct {
 	// own are a participant's workers: their lanes stay in view, unfolded.
 	own []int32
 	// shared, for a room's round, is the stage's one fold of it: tl is
-	// its timeline, read under the stage's foldMu, and names are this
-	// view's own lane names, put on tl before each update or draw.
+	// then look, this view's look at its timeline under names, this
+	// view's own lane names, taken anew at each update or draw under the
+	// stage's foldMu (see HostView.hold).
 	shared *roundFold
 	names  []string
+	look   timeline.Timeline
+}
+
+// lookAtShared points tl at the shared fold's timeline as it is now,
+// under this view's lane names. The caller holds the stage's fold.
+func (v *runView) lookAtShared() {
+	v.shared.tl.Look(&v.look, v.names)
+	v.tl = &v.look
 }
 
 func newRunView(s *session, speed float64) *runView {

@@ -44,9 +44,12 @@ type Stage struct {
 	// hint stays on screen under the lanes.
 	Requests bool
 
-	// foldMu guards fold, the round's one fold every view reads (see
-	// roundFold): a view holds it while it updates or draws.
-	foldMu  sync.Mutex
+	// foldMu guards the round's one fold every view reads (see
+	// roundFold): a view holds it for reading while it updates or draws,
+	// a catch for writing while it folds. shareMu guards which round fold
+	// is, and entries.
+	foldMu  sync.RWMutex
+	shareMu sync.Mutex
 	fold    *roundFold
 	entries map[*themes.Theme]lobbyEntries // the lobby as drawn, per theme
 

@@ -183,12 +183,13 @@ var markSyms = map[timeline.MarkKind]themes.Symbol{
 // ttlBarW is the width of a holding's TTL countdown bar.
 const ttlBarW = 10
 
-// holderInfo is "w03 ▕████░░░░▏ 1.20s", or the lapse under a working holder.
+// holderInfo is "w03 ▕████░░░░▏ 1.20s" (the holder's lane's name: alice/2
+// in a room), or the lapse under a working holder.
 func holderInfo(th *themes.Theme, tl *timeline.Timeline, k int, l *timeline.Lock, sp timeline.LockSpan, now time.Duration, sc Scale, markAt []timeline.MarkKind) string {
 	if sp.Holder == timeline.Unknown {
 		return th.Warn.Render("held — no acquire in the log says by whom")
 	}
-	who := th.Worker(int(sp.Holder)).Render(check.WorkerName(sp.Holder))
+	who := th.Worker(int(sp.Holder)).Render(laneName(tl, int(sp.Holder)))
 	if int(sp.Holder) < len(tl.Workers) && tl.StateAt(int(sp.Holder), k) == themes.Crashed {
 		who += th.Muted.Render(" (crashed)")
 	}

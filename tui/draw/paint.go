@@ -38,12 +38,18 @@ type look struct {
 	legends map[themes.Place]string // built as first drawn
 }
 
-// looks is the last look built. Views in one process may draw at once (the
-// host's screen and its SSH viewers), so it is read and set under its lock.
+// looks are the looks built, per theme. Views in one process may draw at
+// once (the host's screen and its SSH viewers, each in the theme its
+// viewer picked), so they are read and set under its lock; each theme
+// keeps its look while others draw, up to lookKeep themes.
 var looks struct {
 	sync.Mutex
-	last *look
+	by map[*themes.Theme]*look
 }
+
+// lookKeep is the most themes whose looks are kept: past it, all are
+// built anew as they are drawn.
+const lookKeep = 32
 
 // lookOf returns th's paints, rebuilding them when the theme or the colour
 // profile changed.
@@ -51,7 +57,7 @@ func lookOf(th *themes.Theme) *look {
 	profile := lipgloss.NewStyle().Bold(true).Render("x") // changes with the profile
 	looks.Lock()
 	defer looks.Unlock()
-	if l := looks.last; l != nil && l.theme == th && l.profile == profile {
+	if l := looks.by[th]; l != nil && l.profile == profile {
 		return l
 	}
 	l := &look{theme: th, profile: profile, border: paintOf(th.Border)}
@@ -66,7 +72,10 @@ func lookOf(th *themes.Theme) *look {
 	}
 	l.muted = paintOf(th.Muted)
 	l.legends = map[themes.Place]string{}
-	looks.last = l
+	if looks.by == nil || len(looks.by) >= lookKeep {
+		looks.by = map[*themes.Theme]*look{}
+	}
+	looks.by[th] = l
 	return l
 }
 

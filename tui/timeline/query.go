@@ -72,16 +72,34 @@ func (tl *Timeline) MarkersAt(k int) []Marker {
 }
 
 // WaitsAt returns, for each worker, whom it waits for at cursor k (−1: nobody).
-// It starts from the nearest snapshot (one every 4096 edges, made as they
-// are first needed), so its cost does not grow with the log.
+// It starts from the nearest snapshot (one every 4096 edges, made as the
+// edges are folded), so its cost does not grow with the log, and it
+// changes nothing: views may ask it side by side.
 func (tl *Timeline) WaitsAt(k int) []int32 {
 	n := upTo(len(tl.Edges), func(i int) int64 { return tl.Edges[i].Seq }, int64(k))
-	for len(tl.waitSnaps)*snapEvery+snapEvery <= n {
-		at := len(tl.waitSnaps) * snapEvery
-		tl.waitSnaps = append(tl.waitSnaps, tl.applyEdges(tl.snapAt(at), at, at+snapEvery))
-	}
 	from := min(n/snapEvery, len(tl.waitSnaps)) * snapEvery
 	return tl.applyEdges(tl.snapAt(from), from, n)
+}
+
+// addEdge adds a change of the wait-for graph, and a snapshot of the
+// waits after every snapEvery of them.
+func (tl *Timeline) addEdge(e Edge) {
+	tl.Edges = append(tl.Edges, e)
+	if n := len(tl.Edges); n%snapEvery == 0 {
+		at := n - snapEvery
+		tl.waitSnaps = append(tl.waitSnaps, tl.applyEdges(tl.snapAt(at), at, n))
+	}
+}
+
+// Look makes dst a look at tl's histories under lane names of its own
+// (nil: tl's): it shares everything else with tl, so it is read only,
+// and valid until tl folds its next event. Views of one fold each draw
+// through their own look, side by side.
+func (tl *Timeline) Look(dst *Timeline, names []string) {
+	*dst = *tl
+	if names != nil {
+		dst.Names = names
+	}
 }
 
 const snapEvery = 4096

@@ -209,7 +209,7 @@ type Timeline struct {
 	Backoffs  []Delay
 	Markers   []Marker
 	Edges     []Edge
-	waitSnaps [][]int32 // waits after every snapEvery edges
+	waitSnaps [][]int32 // waits after every snapEvery edges, made as they are folded
 
 	// Violations are the seqs of the checker's violations.
 	Violations []int64
@@ -412,7 +412,7 @@ func (tl *Timeline) waitFor(seq int64, from, to int32, res string) {
 		tl.waiters[res] = append(tl.waiters[res], from)
 	}
 	w.waitsFor, w.waitRes = to, res
-	tl.Edges = append(tl.Edges, Edge{Seq: seq, From: from, To: to})
+	tl.addEdge(Edge{Seq: seq, From: from, To: to})
 }
 
 // handOver re-points everyone waiting on lock res to its new holder (−1:
@@ -427,12 +427,12 @@ func (tl *Timeline) handOver(seq int64, res string, holder int32) {
 		}
 		if holder < 0 {
 			w.waitsFor, w.waitRes = -1, ""
-			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: -1})
+			tl.addEdge(Edge{Seq: seq, From: i, To: -1})
 			continue
 		}
 		if w.waitsFor != holder {
 			w.waitsFor = holder
-			tl.Edges = append(tl.Edges, Edge{Seq: seq, From: i, To: holder})
+			tl.addEdge(Edge{Seq: seq, From: i, To: holder})
 		}
 		keep = append(keep, i)
 	}
