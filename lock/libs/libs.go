@@ -59,7 +59,7 @@ func Register() {
 			return newRedsync(s, o, "redsync-quorum", len(s.Redis))
 		})
 	renews := single
-	renews.Renewal = trait.RenewalWatchdog
+	renews.Renewal, renews.RenewEvery = trait.RenewalLibrary, 2 // its ExtendInterval: half the validity
 	renews.WallDeadlines = true
 	lock.Register(lock.Info{Name: rueidisName, Doc: "github.com/redis/rueidis v1.0.79 rueidislock, unmodified: SET NX PXAT its wall clock + validity, extended every half validity; a lost extension cancels the holder's context", Traits: renews},
 		newRueidis)
