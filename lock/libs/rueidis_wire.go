@@ -160,7 +160,10 @@ func (c *seenClient) left(deadline string) time.Duration {
 		return c.ttl
 	}
 	real := time.Until(time.UnixMilli(ms))
-	return min(max(time.Duration(float64(c.ttl)*float64(real)/float64(validity)), 0), c.ttl)
+	// A deadline already past when the answer came (a busy machine, a
+	// slow link) left the key a moment at most: the least TTL a step can
+	// carry, never none, which a log reads as a lock that does not lapse.
+	return min(max(time.Duration(float64(c.ttl)*float64(real)/float64(validity)), time.Microsecond), c.ttl)
 }
 
 // extended records one of the library's extensions, which keeps the key
