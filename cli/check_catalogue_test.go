@@ -16,7 +16,6 @@ import (
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/check/linear"
 	"github.com/locklab/locklab/event"
-	"github.com/locklab/locklab/lock"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/locklab/locklab/scenario"
@@ -115,12 +114,6 @@ func TestCheckHasNoFalseAlarms(t *testing.T) {
 						// store itself broke the lease, whatever the sections
 						// did. A true alarm, said, not failed.
 						t.Logf("%s: lease %s NOT linearizable (the failover lost its key); the run is %s", name, p.Res, rec.Summary.Verdict)
-					case p.Result == porcupine.Illegal && ok && p.Model == "lease" && wallDeadlines(j.strategy):
-						// Its deadlines are the wall clock's, read by the
-						// library where the log does not see it: the model's
-						// expiry window does not yet hold them (crash, seeds
-						// 11 and 12 of the deep pass). Said, not failed.
-						t.Logf("%s: lease %s NOT linearizable by the model's window for wall-clock deadlines; the run is %s", name, p.Res, rec.Summary.Verdict)
 					case p.Result == porcupine.Illegal && ok:
 						t.Errorf("%s: %s %s is NOT linearizable, yet the run is %s", name, p.Model, p.Res, rec.Summary.Verdict)
 					}
@@ -202,11 +195,4 @@ func sweepRun(sc *scenario.Scenario, strategy string, set func(*event.Params), s
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// wallDeadlines: the strategy's lock sends deadlines read from the wall
-// clock (rueidislock's PXAT).
-func wallDeadlines(strategy string) bool {
-	info, _ := lock.Lookup(strategy)
-	return info.WallDeadlines
 }

@@ -138,8 +138,15 @@ func (f *exploreFlags) config(cmd *cobra.Command, name string) (scenario.Config,
 	if err != nil {
 		return scenario.Config{}, err
 	}
-	if sc.RealTime != "" || scenario.ServerOf(strategy) != string(lock.ServerRedis) {
-		return scenario.Config{}, usagef("explore is simulation-only: %s with %s keeps real time (its server, or its workers, keep their own), so its seeds do not fix its interleavings", sc.Name, strategy)
+	why := ""
+	switch {
+	case sc.RealTime != "" || scenario.ServerOf(strategy) != string(lock.ServerRedis):
+		why = "its server, or its workers, keep their own"
+	case scenario.WallClock(strategy) != "":
+		why = "its library reads the wall clock: its deadlines and validity"
+	}
+	if why != "" {
+		return scenario.Config{}, usagef("explore is simulation-only: %s with %s keeps real time (%s), so its seeds do not fix its interleavings", sc.Name, strategy, why)
 	}
 	p, err := f.params(cmd, sc, strategy, nil, "")
 	if err != nil {

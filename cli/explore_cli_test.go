@@ -23,6 +23,8 @@ func TestExploreUsageErrorsExit2(t *testing.T) {
 		{[]string{"explore", "oversell", "--redis", "redis://localhost:6379"}, "simulation-only"},
 		{[]string{"explore", "oversell", "--realtime"}, "simulation-only"},
 		{[]string{"explore", "oversell", "--lock", "pg-advisory"}, "simulation-only"},
+		{[]string{"explore", "oversell", "--lock", "rueidislock"}, "explore is simulation-only: oversell with rueidislock keeps real time (its library reads the wall clock: its deadlines and validity), so its seeds"},
+		{[]string{"explore", "crash", "--lock", "redsync"}, "explore is simulation-only: crash with redsync keeps real time"},
 		{[]string{"explore", "oversell", "--jobs", "0"}, "--jobs"},
 		{[]string{"explore", "oversell", "--faults", "nap:w00@1ms"}, "--faults"},
 		{[]string{"explore", "oversell", "--workers", "0"}, "--workers"},

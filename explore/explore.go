@@ -32,7 +32,7 @@ type Outcome struct {
 type ErrRealTime struct{ Why string }
 
 func (e *ErrRealTime) Error() string {
-	return "explore is simulation-only, and this run would keep " + e.Why
+	return "explore is simulation-only: this run would keep real time (" + e.Why + "), so its seeds do not fix its interleavings"
 }
 
 // Run runs cfg once on a fresh embedded store, writing its event log to

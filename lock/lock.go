@@ -36,6 +36,8 @@ var (
 	// ErrLockLost is the cause of a lease context cancelled because the
 	// lock could not be renewed.
 	ErrLockLost = errors.New("lock: lost")
+	// ErrNoExtend: the lock's library has no extend of its own to call.
+	ErrNoExtend = errors.New("lock: this lock has no extend of its own")
 	// ErrCrashed is returned by a naive acquire that was made to crash
 	// between SETNX and EXPIRE: the key is left without a TTL.
 	ErrCrashed = errors.New("lock: crashed between SETNX and EXPIRE")
@@ -187,6 +189,7 @@ type Lease struct {
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 	release func(ctx context.Context) error
+	extend  func(ctx context.Context) error
 	abandon func()
 	once    sync.Once
 	err     error
@@ -221,6 +224,18 @@ func (l *Lease) Context() context.Context { return l.ctx }
 
 // Lost reports whether the lock is known to be lost.
 func (l *Lease) Lost() bool { return l.cancel != nil && errors.Is(context.Cause(l.ctx), ErrLockLost) }
+
+// Extend calls the lock's own extend, by its TTL, once: a library's
+// (redislock's Refresh, redsync's Extend), which records what it sent and
+// what it answered. Its error is the library's own, wrapped with
+// ErrNotHeld when the library found the lock gone or another's;
+// ErrNoExtend when the lock has none.
+func (l *Lease) Extend(ctx context.Context) error {
+	if l.extend == nil {
+		return ErrNoExtend
+	}
+	return l.extend(ctx)
+}
 
 // Release gives the lock back. It is safe to call more than once; later calls
 // return the first call's result. ErrNotHeld means it had expired or someone

@@ -214,6 +214,7 @@ func (k *Kit) Acquire(ctx context.Context, key string, ttl time.Duration, try Tr
 // connection is freed with it).
 type LeaseFuncs struct {
 	Release func(ctx context.Context) error
+	Extend  func(ctx context.Context) error // the library's own extend, if it has one (Lease.Extend)
 	Abandon func()
 	// Losable gives the lease a context of its own, cancelled on release
 	// and when Kit.Lose says the lock was lost (a lease that lapsed).
@@ -223,7 +224,7 @@ type LeaseFuncs struct {
 // NewLease returns a held lock.
 func NewLease(ctx context.Context, key, token string, ttl time.Duration, attempt int, f LeaseFuncs) *Lease {
 	l := newLease(ctx, key, token, ttl, attempt)
-	l.release, l.abandon = f.Release, f.Abandon
+	l.release, l.extend, l.abandon = f.Release, f.Extend, f.Abandon
 	if f.Losable {
 		l.cancellable(realClock)
 	}

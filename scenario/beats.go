@@ -250,14 +250,10 @@ func staleBeats(mode staleMode) func(string, event.Params) []Beat {
 			// (fencing's pause comes before the first renewal: a
 			// renewed beat would wait for good, and the story after it
 			// would go untold.)
-			every := "every TTL/3"
-			if t.WallClock {
-				every = "on the library's own timer"
-			}
-			bs = append(bs, Beat{"renewed", by(event.KindRenewed, 0), said("w00's watchdog renews the lock " + every + ": w01 keeps being denied.")})
+			bs = append(bs, Beat{"renewed", by(event.KindRenewed, 0), said(renewedWords(strategy, t.Traits, p.TTL.D()) + ": w01 keeps being denied.")})
 		}
 		if mode != staleWork {
-			bs = append(bs, Beat{"pause", by(event.KindPause, 0), said("w00 stops the world. Its watchdog, if it has one, stops with it.")})
+			bs = append(bs, Beat{"pause", by(event.KindPause, 0), said(pauseWords(strategy, t.Traits))})
 		}
 		if mode == staleWork && watchdog {
 			return bs // the lock never lapses

@@ -2,13 +2,16 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/lock"
 )
 
 // extendLate is the extend-after-expiry story: a holder that extends its
@@ -27,9 +30,12 @@ var extendLate = &Scenario{
 		"token (compare-and-PEXPIRE, as redislock's Refresh and redsync's Extend do): it answers 0, but w00 " +
 		"does not read the answer and writes anyway. checked reads the 0 and stops before writing: that is how " +
 		"the holder could have known, and what it costs is its sale. The two were inside at once all the same " +
-		"(w00 asleep mid-section): the check keeps the stale write out, not the overlap.",
+		"(w00 asleep mid-section): the check keeps the stale write out, not the overlap. redislock and redsync " +
+		"take the library's own lock and extend it with the library's own call, Refresh and Extend, unmodified: " +
+		"each returns an error (redislock's ErrNotObtained, redsync's false and ErrTaken), which w00 reads, as " +
+		"checked does; neither says whether the lock lapsed or is another's.",
 	Source:     "what the lock libraries' users report: node-redlock's extend after expiry, unchecked renewals",
-	Strategies: []string{"blind", "ignored", "checked"},
+	Strategies: []string{"blind", "ignored", "checked", "redislock", "redsync"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Stock, p.TTL, p.Work = 2, 2, event.Millis(time.Second), event.Millis(1500*time.Millisecond)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
@@ -38,8 +44,20 @@ var extendLate = &Scenario{
 	Cast:   2,
 	run:    runExtendLate,
 	beats:  extendBeats,
-	lockOf: func(string) string { return "safe" },
+	lockOf: extendLock,
 }
+
+// extendLock is the lock a way of extend-late takes: a library's own for
+// the ways that extend through it, safe for the others.
+func extendLock(way string) string {
+	if libraryExtends(way) {
+		return way
+	}
+	return "safe"
+}
+
+// libraryExtends: the way extends with its lock library's own call.
+func libraryExtends(way string) bool { return way == "redislock" || way == "redsync" }
 
 // extendOwn is compare-and-PEXPIRE: the holder's token or nothing.
 var extendOwn = redis.NewScript(`
@@ -56,8 +74,9 @@ func runExtendLate(ctx context.Context, env *Env) error {
 	inside := make(chan bool) // closed once w01 holds the lock and has read
 	settled := newCue()       // given once w00 has written or stopped
 	err := env.Workers(ctx, 2, func(ctx context.Context, w *Worker) {
-		// Every way takes a safe lock; they differ in the extend.
-		l, err := env.NewLock(w, "safe", env.Params.RetryPolicy(), nil)
+		// Every way but the libraries' takes a safe lock; they differ in
+		// the extend.
+		l, err := env.NewLock(w, extendLock(env.Strategy), env.Params.RetryPolicy(), nil)
 		if err != nil {
 			w.Fail(ctx, err, "")
 			return
@@ -101,6 +120,10 @@ func extendHolder(ctx context.Context, env *Env, w *Worker, holding *cue, inside
 		w.Done(false, check.FailCancel, "interrupted")
 		return
 	}
+	if libraryExtends(env.Strategy) {
+		libraryExtend(ctx, env, w, lease, v)
+		return
+	}
 	call := w.Now()
 	var n int64
 	blind := env.Strategy == "blind"
@@ -125,6 +148,23 @@ func extendHolder(ctx context.Context, env *Env, w *Worker, holding *cue, inside
 		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
 		releaseQuietly(ctx, lease)
 		w.Done(false, check.FailLock, "the extend answered 0: the lock is lost, so it stopped before writing")
+		return
+	}
+	writeAndLeave(ctx, env, w, lease, v-1)
+}
+
+// libraryExtend is w00's extend through its lock library's own call,
+// which records what it sent and returned; w00 reads the error it
+// returns and stops before writing, as checked does.
+func libraryExtend(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64) {
+	if err := lease.Extend(ctx); err != nil {
+		w.Emit(event.Event{Kind: event.KindWorkEnd, Res: "stock"})
+		releaseQuietly(ctx, lease)
+		if !errors.Is(err, lock.ErrNotHeld) {
+			w.Fail(ctx, err, "")
+			return
+		}
+		w.Done(false, check.FailLock, "the extend returned an error: the lock is lost, so it stopped before writing")
 		return
 	}
 	writeAndLeave(ctx, env, w, lease, v-1)
@@ -181,10 +221,15 @@ func extendBeats(strategy string, p event.Params) []Beat {
 		{"taken", notBy(event.KindAcquired, 0), said("w00's TTL lapsed while it slept: w01 takes the lock and reads.")},
 		{"resume", by(event.KindResume, 0), said("w00 wakes and extends its lock before writing.")},
 	}
-	switch strategy {
-	case "blind":
+	switch {
+	case libraryExtends(strategy):
+		return append(bs, Beat{"extend", by(event.KindRenewFailed, 0), func(e event.Event) string {
+			returned, _, _ := strings.Cut(e.Msg, ";")
+			return fmt.Sprintf("%s's own extend: %s. w00 reads the error and stops before writing.", strategy, returned)
+		}})
+	case strategy == "blind":
 		bs = append(bs, Beat{"extend", by(event.KindRenewed, 0), said("The bare PEXPIRE answers 1: w00 believes it still holds the lock — it has extended w01's.")})
-	case "ignored":
+	case strategy == "ignored":
 		bs = append(bs, Beat{"extend", by(event.KindRenewFailed, 0), said("The extend answers 0 — and w00 does not read it: the failure is silent.")})
 	default:
 		return append(bs, Beat{"extend", by(event.KindRenewFailed, 0), said("The extend answers 0; w00 reads it and stops before writing. Its sale is lost, not the stock.")})

@@ -170,7 +170,7 @@ func spin() {
 
 // realTimeSpeed is the speed of a run: as given in a simulation, which no
 // load reaches; a story kept in real time (a real server, a strategy or a
-// scenario that needs one) goes that much slower beside LOCKLAB_BUSY busy
+// scenario that needs one, a library that reads the wall clock) goes that much slower beside LOCKLAB_BUSY busy
 // loops and the other programs that kept the machine busy as the tests
 // began, so that its margins grow with the load they must survive.
 func realTimeSpeed(urls []string, speed float64, cfg scenario.Config) float64 {
@@ -178,7 +178,7 @@ func realTimeSpeed(urls []string, speed float64, cfg scenario.Config) float64 {
 	if err != nil {
 		return speed
 	}
-	if len(urls) == 0 && sc.RealTime == "" && scenario.ServerOf(cfg.Strategy) == "redis" {
+	if len(urls) == 0 && sc.RealTime == "" && scenario.ServerOf(cfg.Strategy) == "redis" && scenario.WallClock(cfg.Strategy) == "" {
 		return speed
 	}
 	n, _ := strconv.Atoi(os.Getenv(busyEnv))

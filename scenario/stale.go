@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/trait"
 	"github.com/locklab/locklab/themes"
 	"github.com/redis/go-redis/v9"
 )
@@ -67,7 +69,9 @@ var renewal = &Scenario{
 	Explain: "w00 holds a short lock (--ttl 1s) through long work; its watchdog renews every ttl/3. Then w00 " +
 		"stops the world for longer than the TTL — and its watchdog stops with it. The lock lapses, w01 takes " +
 		"it, and w00 resumes to write the stock it read before the pause: the write lands before the watchdog " +
-		"learns the lock is lost. With fenced-watchdog the resource rejects that write.",
+		"learns the lock is lost. With fenced-watchdog the resource rejects that write. With rueidislock the " +
+		"library renews, not a watchdog: it extends its own key every half TTL, on a timer that runs on " +
+		"through the pause, but its extension cannot leave the stopped process in time.",
 	Source:     "the locking-patterns article (lock renewal); Kleppmann on process pauses",
 	Strategies: []string{"watchdog", "fenced-watchdog", "rueidislock"},
 	Defaults: withDefaults(func(p *event.Params) {
@@ -201,4 +205,28 @@ func finalStock(ctx context.Context, env *Env, err error) error {
 		}
 	}
 	return err
+}
+
+// renewedWords say what renews a held lock, as its traits tell it.
+func renewedWords(strategy string, t trait.Traits, ttl time.Duration) string {
+	switch t.Renewal {
+	case trait.RenewalLibrary:
+		every := "on a timer of its own"
+		if t.RenewEvery > 0 {
+			every = fmt.Sprintf("every %s (TTL/%d), on a timer of its own", ms(ttl/time.Duration(t.RenewEvery)), t.RenewEvery)
+		}
+		return fmt.Sprintf("%s extends w00's key itself, %s", strategy, every)
+	case trait.RenewalKeepAlive:
+		return "w00 keeps its lease alive"
+	}
+	return "w00's watchdog renews the lock every TTL/3"
+}
+
+// pauseWords say what a stop-the-world pause does to what renews the lock.
+func pauseWords(strategy string, t trait.Traits) string {
+	if t.Renewal == trait.RenewalLibrary {
+		return "w00 stops the world. " + strategy + "'s own timer runs on, but nothing leaves a stopped process: " +
+			"its extension waits for w00 to resume."
+	}
+	return "w00 stops the world. Its watchdog, if it has one, stops with it."
 }

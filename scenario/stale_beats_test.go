@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/locklab/locklab/check"
@@ -45,6 +46,44 @@ func TestStaleWriteIsToldAtTheWrite(t *testing.T) {
 				return
 			}
 			t.Fatal("no stale-write beat")
+		})
+	}
+}
+
+// renewal names what really renews, from the strategy's traits: w00's
+// watchdog for watchdog; for rueidislock the library itself, on its own
+// timer every half TTL, which runs on through the pause while nothing
+// leaves the stopped process. No beat of rueidislock's says "watchdog".
+func TestRenewalNamesWhatRenews(t *testing.T) {
+	t.Parallel()
+	sc, err := scenario.Lookup("renewal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		strategy, renewed, pause string
+		speed                    float64
+	}{
+		{"watchdog", "w··'s watchdog renews the lock every TTL/3: w·· keeps being denied.",
+			"w·· stops the world. Its watchdog, if it has one, stops with it.", 10},
+		// Real time: at 4× its 1s validity is 250ms of this machine's.
+		{"rueidislock", "rueidislock extends w··'s key itself, every 500ms (TTL/2), on a timer of its own: w·· keeps being denied.",
+			"w·· stops the world. rueidislock's own timer runs on, but nothing leaves a stopped process: its extension waits for w·· to resume.", 4},
+	} {
+		t.Run(c.strategy, func(t *testing.T) {
+			t.Parallel()
+			r := runAt(t, nil, c.speed, scenario.Config{Scenario: "renewal", Strategy: c.strategy, Seed: 7, Params: sc.Defaults})
+			_, full := story(r)
+			if !slices.Contains(full, "renewed "+c.renewed) || !slices.Contains(full, "pause "+c.pause) {
+				t.Fatalf("told %q\nwant the renewed beat %q and the pause beat %q", full, c.renewed, c.pause)
+			}
+			if c.strategy != "watchdog" {
+				for _, b := range full {
+					if strings.Contains(b, "watchdog") {
+						t.Errorf("beat %q names a watchdog, which %s has not", b, c.strategy)
+					}
+				}
+			}
 		})
 	}
 }

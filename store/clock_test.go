@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/locklab/locklab/store"
 )
 
@@ -89,5 +91,39 @@ func TestWallTimeNodesReadTheWallClock(t *testing.T) {
 			}
 		}
 		st.Close()
+	}
+}
+
+// A wall-time node judges a deadline at the instant a command is sent,
+// from whatever client: one that passes none of the store's hooks (a
+// library's own client, as rueidislock's, dials through the node's dialer
+// alone) finds a PXAT key gone once its deadline has passed, not a tick
+// of the node's idle catch-up later.
+func TestWallTimeNodeJudgesEveryClientsCommandAtItsSending(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := openEmbedded(t, store.Config{WallTime: true})
+	o := st.Client().Options()
+	own := redis.NewClient(&redis.Options{Addr: o.Addr, Dialer: o.Dialer, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	defer own.Close()
+	key := st.Key("pxat")
+	lived := 0
+	for range 20 {
+		at := time.Now().Add(3 * time.Millisecond).UnixMilli()
+		if err := own.Do(ctx, "SET", key, "v", "PXAT", at).Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Until(time.UnixMilli(at)))
+		n, err := own.Exists(ctx, key).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			lived++
+			own.Del(ctx, key)
+		}
+	}
+	if lived > 0 {
+		t.Errorf("%d of 20 PXAT keys were still there when asked after their deadline", lived)
 	}
 }

@@ -2,10 +2,12 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -62,8 +64,8 @@ type Node struct {
 var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // syncEvery is how often an idle embedded node's time catches up with the
-// clock; every command also catches it up first, so expiry is exact when a
-// command arrives.
+// clock; every command also catches it up as it is sent (timedConn), so
+// expiry is exact when a command arrives.
 const syncEvery = 2 * time.Millisecond
 
 func (s *Store) openEmbedded(cfg Config) error {
@@ -98,7 +100,11 @@ func (s *Store) openEmbedded(cfg Config) error {
 		// a fault listens on a fresh port if its old one was taken meanwhile.
 		d := net.Dialer{Timeout: o.DialTimeout, KeepAlive: 5 * time.Minute}
 		o.Dialer = func(ctx context.Context, network, _ string) (net.Conn, error) {
-			return d.DialContext(ctx, network, node.listening())
+			c, err := d.DialContext(ctx, network, node.listening())
+			if err != nil {
+				return nil, err
+			}
+			return &timedConn{Conn: c, n: node}, nil
 		}
 		node.Client = redis.NewClient(o)
 		node.Client.AddHook(gateHook{})
@@ -255,6 +261,33 @@ func (n *Node) close() error {
 		}
 	}
 	return err
+}
+
+// timedConn is a connection to an embedded node that catches the node's
+// time up as each command is sent, whatever client sends it: a library
+// with a client of its own (rueidislock) passes no go-redis hook, and
+// without this its commands were judged on a time up to a tick
+// (syncEvery, more on a busy machine) behind, so a key with a wall-clock
+// deadline lived on past it.
+type timedConn struct {
+	net.Conn
+	n *Node
+}
+
+// NetConn and SyscallConn let go-redis's health check see the socket (a
+// pooled connection to a node that went down is found closed).
+func (c *timedConn) NetConn() net.Conn { return c.Conn }
+
+func (c *timedConn) SyscallConn() (syscall.RawConn, error) {
+	if s, ok := c.Conn.(syscall.Conn); ok {
+		return s.SyscallConn()
+	}
+	return nil, errors.ErrUnsupported
+}
+
+func (c *timedConn) Write(b []byte) (int, error) {
+	c.n.sync()
+	return c.Conn.Write(b)
 }
 
 // syncHook catches an embedded node's time up before every command.

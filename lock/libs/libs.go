@@ -59,7 +59,7 @@ func Register() {
 			return newRedsync(s, o, "redsync-quorum", len(s.Redis))
 		})
 	renews := single
-	renews.Renewal = trait.RenewalWatchdog
+	renews.Renewal, renews.RenewEvery = trait.RenewalLibrary, 2 // its ExtendInterval: half the validity
 	renews.WallDeadlines = true
 	lock.Register(lock.Info{Name: rueidisName, Doc: "github.com/redis/rueidis v1.0.79 rueidislock, unmodified: SET NX PXAT its wall clock + validity, extended every half validity; a lost extension cancels the holder's context", Traits: renews},
 		newRueidis)
@@ -207,7 +207,35 @@ func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, atte
 		call := r.kit.Now()
 		err := l.Release(wctx)
 		return r.released(key, l.Token(), call, w, err, errors.Is(err, redislock.ErrLockNotHeld))
+	}, Extend: func(ctx context.Context) error {
+		// Refresh: compare-and-PEXPIRE by the TTL; nil, or ErrNotObtained
+		// when the key is not its token (expired, or another's).
+		wctx, w := watch(ctx)
+		call := r.kit.Now()
+		err := l.Refresh(wctx, r.kit.ToServer(ttl), nil)
+		said := "nil"
+		if err != nil {
+			said = fmt.Sprintf("%q", err.Error())
+		}
+		return extendedStep(r.kit, key, l.Token(), ttl, call, "Refresh returned "+said, w, err, errors.Is(err, redislock.ErrNotObtained))
 	}}), nil
+}
+
+// extendedStep records a library's own extend: what it returned (in
+// words) and what it sent; notHeld says the library found the lock gone
+// or another's.
+func extendedStep(k *lock.Kit, key, tok string, ttl, call time.Duration, returned string, w *wire, err error, notHeld bool) error {
+	switch {
+	case notHeld:
+		k.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: key, Token: tok, Node: -1, Call: call,
+			Msg: returned + ": not extended (expired or another's); " + w.String()})
+		return fmt.Errorf("%w: %w", lock.ErrNotHeld, err)
+	case err != nil:
+		k.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: key, Token: tok, Node: -1, Call: call, Msg: returned + "; " + w.String()})
+		return err
+	}
+	k.Emit(lock.Step{Kind: lock.StepRenewed, Key: key, Token: tok, TTL: ttl, Node: -1, Call: call, Msg: returned + "; " + w.String()})
+	return nil
 }
 
 // released records a library's release: notHeld says the library found

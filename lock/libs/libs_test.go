@@ -42,6 +42,9 @@ func TestLibrariesExcludeAndAreSeenOnTheWire(t *testing.T) {
 	}
 	defer st.Close()
 	ctx := context.Background()
+	// What each library's own extend (Refresh, Extend) returns on a lock
+	// another holds.
+	want := map[string]string{"redislock": "redislock: not obtained", "redsync": "lock already taken, locked nodes: [0]"}
 	for _, name := range []string{"redislock", "redsync"} {
 		t.Run(name, func(t *testing.T) {
 			var seen steps
@@ -68,9 +71,23 @@ func TestLibrariesExcludeAndAreSeenOnTheWire(t *testing.T) {
 			if d := seen.of(lock.StepDenied); len(d) != 1 || !strings.Contains(d[0].Msg, "SET→false") && !strings.Contains(d[0].Msg, "→nil") {
 				t.Fatalf("denied step %+v: want the refused command", d)
 			}
+			// The library's own extend, while it holds the lock: nil.
+			if err := la.Extend(ctx); err != nil {
+				t.Fatalf("its own extend while it holds the lock: %v", err)
+			}
+			if r := seen.of(lock.StepRenewed); len(r) != 1 || !strings.Contains(r[0].Msg, "→1") {
+				t.Fatalf("renewed steps %+v: want the library's extend and what it sent", r)
+			}
 			time.Sleep(400 * time.Millisecond) // the TTL lapses
 			if _, err := b.TryAcquire(ctx, key, time.Second); err != nil {
 				t.Fatalf("after the TTL the lock should be free: %v", err)
+			}
+			// Its extend once another holds it: what the library returns.
+			if err := la.Extend(ctx); !errors.Is(err, lock.ErrNotHeld) || !strings.Contains(err.Error(), want[name]) {
+				t.Fatalf("its own extend on another's lock: %v, want not held and %q", err, want[name])
+			}
+			if f := seen.of(lock.StepRenewFailed); len(f) != 1 || !strings.Contains(f[0].Msg, want[name]) {
+				t.Fatalf("renew_failed steps %+v", f)
 			}
 			if err := la.Release(ctx); !errors.Is(err, lock.ErrNotHeld) {
 				t.Fatalf("the first holder's late release: %v, want not held", err)

@@ -78,5 +78,25 @@ func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, at
 			err = nil
 		}
 		return releasedStep(r.kit, key, m.Value(), call, w, err, notHeld)
-	}}), nil
+	}, Extend: func(ctx context.Context) error { return r.extend(ctx, m, key, ttl) }}), nil
+}
+
+// extend is the Mutex's own Extend: compare-and-PEXPIRE by its expiry on
+// each node; false and ErrTaken when a quorum's key is not its token
+// (gone or another's: it does not tell which), false and ErrExtendFailed
+// when the extension took longer than its validity.
+func (r *redsyncLock) extend(ctx context.Context, m *redsync.Mutex, key string, ttl time.Duration) error {
+	wctx, w := watch(ctx)
+	call := r.kit.Now()
+	ok, err := m.ExtendContext(wctx)
+	said := fmt.Sprintf("Extend returned %v", ok)
+	if err != nil {
+		said += fmt.Sprintf(", %q", err.Error())
+	}
+	var taken *redsync.ErrTaken
+	notHeld := !ok && errors.As(err, &taken)
+	if !ok && err == nil {
+		err = redsync.ErrExtendFailed
+	}
+	return extendedStep(r.kit, key, m.Value(), ttl, call, said, w, err, notHeld)
 }

@@ -175,3 +175,39 @@ func TestRueidislockClientsEndWithTheRun(t *testing.T) {
 		}
 	}
 }
+
+// The acquired step's TTL is what the library's deadline leaves from its
+// answer, not the validity asked: the library reads the wall clock before
+// it sends, and cuts the deadline to the millisecond, so the key lapses
+// that much sooner than the answer plus the validity.
+func TestRueidislockAcquiredTTLIsItsDeadlines(t *testing.T) {
+	srv := storetest.Start(t)
+	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	var seen steps
+	l, err := lock.NewOn("rueidislock", lock.Servers{Redis: lock.Clients(st.Clients())}, lock.Options{Observer: seen.see}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, ttl := st.Key("lock:d"), 5*time.Second
+	la, err := l.TryAcquire(ctx, key, ttl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer la.Release(ctx)
+	left, err := st.Client().PTTL(ctx, key+":0:rueidislock").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	acq := seen.of(lock.StepAcquired)
+	if len(acq) != 1 {
+		t.Fatalf("acquired steps %+v", acq)
+	}
+	if got := acq[0].TTL; got >= ttl || got <= 0 || left > got+time.Millisecond {
+		t.Fatalf("acquired step's TTL %v: want under the %v asked, and at least the key's PTTL %v read after it", got, ttl, left)
+	}
+}

@@ -97,14 +97,14 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 		if err := c.kit.Hold(context.WithoutCancel(ctx)); err != nil {
 			return rueidis.NewErrorResult(err)
 		}
-	case "acquire":
+	case "acquire", "acquire-px":
 		// The worker's own call: it stops at its gate, as its go-redis
 		// commands do.
 		if err := clock.PassGate(ctx); err != nil {
 			return rueidis.NewErrorResult(err)
 		}
 	}
-	deadline := args[len(args)-1] // the extension's deadline, read before cmd is recycled
+	deadline := args[len(args)-1] // the acquire's or extension's deadline, read before cmd is recycled
 	sent := c.kit.Now()
 	resp := c.Client.Do(ctx, cmd)
 	n, err := resp.AsInt64()
@@ -118,12 +118,16 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 		reply = strings.SplitN(err.Error(), " ", 2)[0] // NOSCRIPT: it sends the script itself next
 	}
 	switch script {
-	case "acquire":
+	case "acquire", "acquire-px":
 		if w, ok := ctx.Value(rcallKey{}).(*rcall); ok {
 			w.note(name, reply)
 			if reply == "OK" {
+				ttl := c.ttl // SET PX: the TTL asked, from when the server set it
+				if script == "acquire" {
+					ttl = c.left(deadline)
+				}
 				w.mu.Lock()
-				w.tok = tok
+				w.tok, w.ttl = tok, ttl
 				w.mu.Unlock()
 			}
 		}
@@ -141,11 +145,14 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 	return resp
 }
 
-// left is the TTL an extension really gives, in the run's time: the
-// library reads its deadline (the command's last argument, ms of the wall
-// clock) when the extension falls due, and a paused holder sends it only
-// when it resumes, so the key lapses sooner than now+validity. The wall
-// clock is read here as the library reads it: rueidislock keeps real time.
+// left is the TTL an acquire or an extension really gives, in the run's
+// time, counted from its answer: the library reads its deadline (the
+// command's last argument, ms of the wall clock, cut to the millisecond)
+// before it sends the command — an extension when it falls due, and a
+// paused holder sends that only when it resumes — so the key lapses sooner
+// than now+validity. The wall clock is read here as the library reads it:
+// rueidislock keeps real time, and the embedded nodes then follow the wall
+// clock (Store.FollowWallClock).
 func (c *seenClient) left(deadline string) time.Duration {
 	ms, err := strconv.ParseInt(deadline, 10, 64)
 	validity := c.kit.Real(c.ttl)
@@ -153,7 +160,10 @@ func (c *seenClient) left(deadline string) time.Duration {
 		return c.ttl
 	}
 	real := time.Until(time.UnixMilli(ms))
-	return min(max(time.Duration(float64(c.ttl)*float64(real)/float64(validity)), 0), c.ttl)
+	// A deadline already past when the answer came (a busy machine, a
+	// slow link) left the key a moment at most: the least TTL a step can
+	// carry, never none, which a log reads as a lock that does not lapse.
+	return min(max(time.Duration(float64(c.ttl)*float64(real)/float64(validity)), time.Microsecond), c.ttl)
 }
 
 // extended records one of the library's extensions, which keeps the key
@@ -224,10 +234,12 @@ func (c *seenClient) kill(tok string) {
 	c.mu.Unlock()
 }
 
-// rcall is what one call of the library sent, and the token it set.
+// rcall is what one call of the library sent, the token it set and the
+// TTL its deadline gave.
 type rcall struct {
 	wire
 	tok string
+	ttl time.Duration
 }
 
 type rcallKey struct{}
@@ -237,8 +249,8 @@ func watchCall(ctx context.Context) (context.Context, *rcall) {
 	return context.WithValue(ctx, rcallKey{}, w), w
 }
 
-func (w *rcall) token() string {
+func (w *rcall) token() (string, time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.tok
+	return w.tok, w.ttl
 }

@@ -195,9 +195,11 @@ func (r *rueidisLock) try(ctx context.Context, key string, ttl time.Duration, at
 	case err != nil:
 		return nil, err
 	}
-	tok := w.token()
+	// The step's TTL is what the key's deadline leaves from the answer:
+	// the library read it before sending (see seenClient.left).
+	tok, left := w.token()
 	msg := fmt.Sprintf("valid %s, extended every %s; %s", ttl, ttl/2, w.String())
-	r.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: ttl, Attempt: attempt, Node: -1, Msg: msg, Call: call})
+	r.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: tok, TTL: left, Attempt: attempt, Node: -1, Msg: msg, Call: call})
 	h := &rueidisHeld{r: r, c: rl.c, key: key, tok: tok, lctx: lctx, cancel: cancel}
 	l := lock.NewLease(ctx, key, tok, ttl, attempt, lock.LeaseFuncs{Release: h.release, Abandon: h.abandon, Losable: true})
 	h.lease = l
@@ -285,7 +287,7 @@ func (h *rueidisHeld) abandon() {
 // The library's scripts, by their SHA-1 (pinned: rueidis v1.0.79).
 var rueidisScripts = map[string]string{
 	sha(`local r = redis.call("SET",KEYS[1],ARGV[1],"NX","PXAT",ARGV[2]);redis.call("GET",KEYS[1]);return r`):                                             "acquire",
-	sha(`local r = redis.call("SET",KEYS[1],ARGV[1],"NX","PX",ARGV[2]);redis.call("GET",KEYS[1]);return r`):                                               "acquire",
+	sha(`local r = redis.call("SET",KEYS[1],ARGV[1],"NX","PX",ARGV[2]);redis.call("GET",KEYS[1]);return r`):                                               "acquire-px",
 	sha(`if redis.call("GET",KEYS[1]) == ARGV[1] then local r = redis.call("PEXPIREAT",KEYS[1],ARGV[2]);redis.call("GET",KEYS[1]);return r end;return 0`): "extend",
 	sha(`if redis.call("GET",KEYS[1]) == ARGV[1] then return redis.call("DEL",KEYS[1]) end;return 0`):                                                     "delete",
 }

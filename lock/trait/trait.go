@@ -51,6 +51,10 @@ const (
 	RenewalNone      Renewal = "none"
 	RenewalWatchdog  Renewal = "watchdog"   // the holder extends the TTL every third of it
 	RenewalKeepAlive Renewal = "keep-alive" // the holder keeps its lease alive
+	// RenewalLibrary: the lock's library extends its key itself, on a
+	// timer of its own (every TTL/RenewEvery), and tells the holder when
+	// an extension fails (rueidislock cancels the lock's context).
+	RenewalLibrary Renewal = "library"
 )
 
 // Nodes is how many independent servers the lock runs on.
@@ -65,6 +69,10 @@ type Traits struct {
 	Expiry  Expiry  `json:"expiry"`
 	Token   Token   `json:"token"`
 	Renewal Renewal `json:"renewal"`
+	// RenewEvery: a lock its library renews (RenewalLibrary) is extended
+	// every TTL/RenewEvery; zero when unknown. (A watchdog's period is
+	// its kind's: a third.)
+	RenewEvery int `json:"renew_every,omitempty"`
 	// ExpiryApart: the TTL is set by a command of its own after the lock
 	// is taken, so a holder that dies between the two leaves a lock with
 	// no TTL.
@@ -115,7 +123,9 @@ func (m Millis) D() time.Duration { return time.Duration(m) * time.Millisecond }
 func (t Traits) HasTTL() bool { return t.Expiry == ExpiryTTL || t.Expiry == ExpiryLease }
 
 // Renews reports whether the holder extends the lock while it holds it.
-func (t Traits) Renews() bool { return t.Renewal == RenewalWatchdog || t.Renewal == RenewalKeepAlive }
+func (t Traits) Renews() bool {
+	return t.Renewal == RenewalWatchdog || t.Renewal == RenewalKeepAlive || t.Renewal == RenewalLibrary
+}
 
 // Fenced reports whether a holder is given a fence: a number that grows
 // with each holder, which a resource can use to refuse a stale holder.
