@@ -122,7 +122,6 @@ type extras struct {
 	cfg   Servers
 	dir   string
 	conns map[string]Conn // by kind
-	addrs map[string]string
 	// cluster is the run's embedded etcd, stopped after its connection.
 	cluster     EtcdCluster
 	stopCluster func(EtcdCluster) error
