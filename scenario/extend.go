@@ -56,8 +56,9 @@ func extendLock(way string) string {
 	return "safe"
 }
 
-// libraryExtends: the way extends with its lock library's own call.
-func libraryExtends(way string) bool { return way == "redislock" || way == "redsync" }
+// libraryExtends: the way is a lock strategy (a library's), which
+// extends with its own call; the story's own ways are not strategies.
+func libraryExtends(way string) bool { return isLock(way) }
 
 // extendOwn is compare-and-PEXPIRE: the holder's token or nothing.
 var extendOwn = redis.NewScript(`
