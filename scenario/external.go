@@ -91,6 +91,7 @@ func JoinableStrategies(sc string) []string {
 // runs until the remote workers are done. Their events come in through
 // Log.EmitAt. lanes name the workers (len(lanes) of them).
 func StartHosted(ctx context.Context, st *store.Store, cfg Config, lanes []string, await func(ctx context.Context) error) (*Run, error) {
+	nameScripts()
 	if err := Joinable(cfg.Scenario, cfg.Strategy); err != nil {
 		return nil, err
 	}
@@ -104,6 +105,7 @@ func StartHosted(ctx context.Context, st *store.Store, cfg Config, lanes []strin
 // total. The events stay in the run's log, numbered from worker 0, for
 // the caller to send to the host.
 func StartGuest(ctx context.Context, st *store.Store, cfg Config, first, total int) (*Run, error) {
+	nameScripts()
 	if err := Joinable(cfg.Scenario, cfg.Strategy); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	_ "embed"
+	"sync"
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
@@ -179,7 +180,13 @@ func write(ctx context.Context, env *Env, w *Worker, lease *lock.Lease, v int64)
 	return true, nil
 }
 
-func init() {
+// scriptsNamed gives the run's Lua scripts their names on the wire
+// (store.NameScript), once, before the first run starts.
+var scriptsNamed sync.Once
+
+func nameScripts() { scriptsNamed.Do(nameScriptsOnce) }
+
+func nameScriptsOnce() {
 	store.NameScript(buyScript, "buy")
 	store.NameScript(fencedWriteScript, "fenced-write")
 	for s, name := range lock.ScriptNames() {

@@ -83,6 +83,7 @@ type Run struct {
 // Start validates cfg and starts the run on st. The caller owns st and
 // closes it after the run is done.
 func Start(ctx context.Context, st *store.Store, cfg Config) (*Run, error) {
+	nameScripts()
 	return start(ctx, st, cfg, runMode{})
 }
 
