@@ -72,6 +72,9 @@ func TestRenewalNamesWhatRenews(t *testing.T) {
 	} {
 		t.Run(c.strategy, func(t *testing.T) {
 			t.Parallel()
+			if scenario.WallClock(c.strategy) != "" {
+				skipRealTimeUnderRace(t) // its library keeps real time
+			}
 			r := runAt(t, nil, c.speed, scenario.Config{Scenario: "renewal", Strategy: c.strategy, Seed: 7, Params: sc.Defaults})
 			_, full := story(r)
 			if !slices.Contains(full, "renewed "+c.renewed) || !slices.Contains(full, "pause "+c.pause) {
