@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,18 +23,18 @@ func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
 		args  []string
 		url   func(t *testing.T, s *storetest.Server) string
 		words string // the server's words; alt, what may stand for them
-		alt   string
+		alt   []string
 	}
 	plain := func(t *testing.T, s *storetest.Server) string { return s.URL }
 	configs := []config{
-		{"maxmemory 1", []string{"--maxmemory", "1", "--maxmemory-policy", "noeviction"}, plain, "OOM command not allowed", ""},
+		{"maxmemory 1", []string{"--maxmemory", "1", "--maxmemory-policy", "noeviction"}, plain, "OOM command not allowed", nil},
 		{"read-only user", nil, func(t *testing.T, s *storetest.Server) string {
 			c := s.Client(t)
 			if err := c.Do(context.Background(), "ACL", "SETUSER", "reader", "on", ">secret", "~*", "&*", "-@all", "+@read", "+@connection", "+ping", "+info").Err(); err != nil {
 				t.Fatal(err)
 			}
 			return "redis://reader:secret@" + s.Addr + "/0"
-		}, "NOPERM", ""},
+		}, "NOPERM", nil},
 		{"maxclients 5", []string{"--maxclients", "5"}, func(t *testing.T, s *storetest.Server) string {
 			for range 5 { // every client slot is taken
 				conn, err := net.Dial("tcp", s.Addr)
@@ -48,8 +49,10 @@ func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
 			return s.URL
 			// The server says why and hangs up at once: whether its words
 			// reach the client first is the connection's race to win; when
-			// they do not, locklab's hint for a hang-up names maxclients.
-		}, "max number of clients reached", "if it is full, see its maxclients"},
+			// they do not, locklab's hint for a hang-up names maxclients. On
+			// a loaded machine the reply may not come in time at all: the
+			// run then says what was left unanswered.
+		}, "max number of clients reached", []string{"if it is full, see its maxclients", "operation(s) unanswered"}},
 	}
 	for _, cfg := range configs {
 		for _, sc := range scenario.Catalogue() {
@@ -64,7 +67,7 @@ func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
 					args = append(args, "--redis", cfg.url(t, storetest.Start(t, cfg.args...)))
 				}
 				code, stdout, stderr := cli(t, args...)
-				named := strings.Contains(stderr, cfg.words) || (cfg.alt != "" && strings.Contains(stderr, cfg.alt))
+				named := strings.Contains(stderr, cfg.words) || slices.ContainsFunc(cfg.alt, func(a string) bool { return strings.Contains(stderr, a) })
 				if code != 1 || !named || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 					t.Errorf("%s: exit %d, stderr %q; want exit 1 naming %q", sc.Name, code, stderr, cfg.words)
 				}
