@@ -301,17 +301,7 @@ func TestInterruptOnAFrozenServerSaysWhatWasLeft(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts locklab processes")
 	}
-	srv := storetest.Start(t)
-	c := srv.Client(t)
-	var out bytes.Buffer
-	cmd := locklab(t, &out, "run", "oversell", "--lock", "safe", "--stock", "100", "--workers", "4", "--retry", "fixed",
-		"--max-retries", "1000", "--redis", srv.URL+"?pool_size=8", "--slowmo", "1000", "-q")
-	if !waitFor(20*time.Second, func() bool {
-		return len(runKeys(c)) > 0 && len(c.Keys(context.Background(), "locklab:*:stock").Val()) > 0
-	}) {
-		t.Fatalf("the run never started; locklab said:\n%s", out.String())
-	}
-	srv.Freeze(t)
+	cmd, out := frozenRun(t)
 	start := time.Now()
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
@@ -394,15 +384,7 @@ func TestASecondSignalEndsAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts locklab processes")
 	}
-	srv := storetest.Start(t)
-	c := srv.Client(t)
-	var out bytes.Buffer
-	cmd := locklab(t, &out, "run", "oversell", "--lock", "safe", "--stock", "100", "--workers", "4", "--retry", "fixed",
-		"--max-retries", "1000", "--redis", srv.URL, "--slowmo", "1000", "-q")
-	if !waitFor(20*time.Second, func() bool { return len(runKeys(c)) > 0 }) {
-		t.Fatalf("the run never started; locklab said:\n%s", out.String())
-	}
-	srv.Freeze(t)
+	cmd, out := frozenRun(t)
 	// Two kinds: two pending signals of one kind would merge into one.
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
 		if err := cmd.Process.Signal(sig); err != nil {
@@ -419,4 +401,23 @@ func TestASecondSignalEndsAtOnce(t *testing.T) {
 	if msg := out.String(); cmd.ProcessState.ExitCode() != 1 || !strings.Contains(msg, "stopped at once on a second signal") {
 		t.Fatalf("exit %d; locklab said:\n%s", cmd.ProcessState.ExitCode(), msg)
 	}
+}
+
+// frozenRun starts a run of oversell on a real server, waits until its
+// stock is there, then freezes the server (SIGSTOP): the run's cleanup will
+// wait on it. It returns the run and what locklab says.
+func frozenRun(t *testing.T) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	srv := storetest.Start(t)
+	c := srv.Client(t)
+	out := &bytes.Buffer{}
+	cmd := locklab(t, out, "run", "oversell", "--lock", "safe", "--stock", "100", "--workers", "4", "--retry", "fixed",
+		"--max-retries", "1000", "--redis", srv.URL+"?pool_size=8", "--slowmo", "1000", "-q")
+	if !waitFor(20*time.Second, func() bool {
+		return len(runKeys(c)) > 0 && len(c.Keys(context.Background(), "locklab:*:stock").Val()) > 0
+	}) {
+		t.Fatalf("the run never started; locklab said:\n%s", out.String())
+	}
+	srv.Freeze(t)
+	return cmd, out
 }
