@@ -42,8 +42,9 @@ func StartMariaDB(tb testing.TB) *MariaDB {
 	if as != nil {
 		userArgs = []string{"--user=mysql"}
 	}
-	args := append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + dir, "--auth-root-authentication-method=normal", "--skip-test-db"}, userArgs...)
-	if err := run(as, install, args...); err != nil {
+	initArgs := append([]string{"--auth-root-authentication-method=normal", "--skip-test-db"}, userArgs...)
+	args := append([]string{"--no-defaults", "--datadir=" + data, "--tmpdir=" + dir}, initArgs...)
+	if err := initialised(data, install, initArgs, func() error { return run(as, install, args...) }); err != nil {
 		tb.Fatalf("mariadb-install-db: %v", err)
 	}
 	var last error

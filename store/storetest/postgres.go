@@ -31,7 +31,8 @@ func StartPostgres(tb testing.TB) *Postgres {
 	dir := serverDir(tb, "locklab-pg-", as)
 	tb.Cleanup(func() { os.RemoveAll(dir) })
 	data := filepath.Join(dir, "data")
-	if err := run(as, initdb, "-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--no-instructions"); err != nil {
+	initArgs := []string{"-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--no-instructions"}
+	if err := initialised(data, initdb, initArgs, func() error { return run(as, initdb, append([]string{"-D", data}, initArgs...)...) }); err != nil {
 		tb.Fatalf("initdb: %v", err)
 	}
 	var last error
