@@ -26,17 +26,19 @@ import (
 var leaseStrategies = map[string]bool{"safe": true, "fenced": true, "watchdog": true, "fenced-watchdog": true}
 
 // porcupine's opinion agrees with the checker on every scenario and
-// strategy's default run, over four seeds each (ten in the deep pass): the
+// strategy's default run, over two seeds each (ten in the deep pass): the
 // critical sections break mutual exclusion exactly when the checker saw an
 // overlap. Whether the Redis locks' histories are leases is logged.
 func TestCheckAgreesWithTheChecker(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("runs every scenario four times")
+		t.Skip("runs every scenario twice")
 	}
-	seeds := uint64(4)
+	// Seeds 3 and 4: TestCheckHasNoFalseAlarms reads seeds 1 and 2 of
+	// the same runs through the same models.
+	first, seeds := uint64(3), uint64(4)
 	if os.Getenv("LOCKLAB_DEEP") == "1" {
-		seeds = 10
+		first, seeds = 1, 10
 	}
 	type job struct {
 		sc       *scenario.Scenario
@@ -46,7 +48,7 @@ func TestCheckAgreesWithTheChecker(t *testing.T) {
 	var jobs []job
 	for _, sc := range scenario.Catalogue() {
 		for _, st := range sc.Strategies {
-			for seed := uint64(1); seed <= seeds; seed++ {
+			for seed := first; seed <= seeds; seed++ {
 				jobs = append(jobs, job{sc, st, seed})
 			}
 		}
