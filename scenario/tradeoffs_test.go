@@ -86,12 +86,25 @@ func resIs(res string) func(event.Event) bool {
 // write lands), keeps Postgres' lock through the pause (the waiter gets in
 // only after it), and loses etcd's lease but its stale write is fenced.
 // The stories are chained by cues: a busy machine changes no outcome.
+//
+// Not beside the simulated stories, which take every core they are given:
+// real time needs its margins, so the stories run before the parallel
+// tests, side by side with the one without Postgres (they mostly wait).
 func TestTradeOffs(t *testing.T) {
+	t.Run("servers", func(t *testing.T) {
+		t.Parallel()
+		tradeOffsOnServers(t)
+	})
+	t.Run("without-postgres", func(t *testing.T) {
+		t.Parallel()
+		tradeOffsWithoutPostgres(t)
+	})
+}
+
+func tradeOffsOnServers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts postgres")
 	}
-	// Not beside the simulated stories, which take every core they are
-	// given: real time needs its margins (runs before the parallel tests).
 	srv := store.Servers{Postgres: storetest.SharedPostgres(t).URL}
 	_, etcd := lock.Lookup("etcd")
 	ttl := tradeParams().TTL.D()
@@ -165,8 +178,7 @@ func checkTradeBeats(t *testing.T, o outcome, fault string, srv store.Servers) {
 
 // Without a Postgres server the run goes on and its column says what to
 // pass, in the log and in the summary.
-func TestTradeOffsWithoutPostgres(t *testing.T) {
-	// Real time: not beside the simulated stories (see TestTradeOffs).
+func tradeOffsWithoutPostgres(t *testing.T) {
 	p := tradeParams()
 	p.TTL, p.Work = event.Millis(200*time.Millisecond), event.Millis(300*time.Millisecond)
 	runs := runAll(t, nil, outcomeSpeed, 1, func(int) scenario.Config {

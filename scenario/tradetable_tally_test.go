@@ -16,6 +16,7 @@ import (
 // checker finds them — a violation event the log carries but the checker
 // does not derive (a forged one) counts nowhere.
 func TestTradeTableOverlapsAreTheTallys(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), store.Config{})
 	if err != nil {
 		t.Fatal(err)
