@@ -3,13 +3,14 @@ package libs_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/all" // registers the libraries
+	"github.com/locklab/locklab/lock/libs"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
 )
@@ -97,4 +98,11 @@ func TestLibrariesExcludeAndAreSeenOnTheWire(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMain registers this package's strategies alone: the tests link no
+// other server's client.
+func TestMain(m *testing.M) {
+	libs.Register()
+	os.Exit(m.Run())
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +15,7 @@ import (
 
 	"github.com/bradfitz/gomemcache/memcache"
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/all" // registers memcached-add
+	"github.com/locklab/locklab/lock/memcached"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
 )
@@ -159,4 +160,11 @@ func TestMetaRefusesAHostileServer(t *testing.T) {
 			t.Errorf("reply %.20q: error %q, want one clean line", reply, err)
 		}
 	}
+}
+
+// TestMain registers this package's strategies alone: the tests link no
+// other server's client.
+func TestMain(m *testing.M) {
+	memcached.Register()
+	os.Exit(m.Run())
 }

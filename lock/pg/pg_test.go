@@ -3,11 +3,12 @@ package pg_test
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/all"
+	"github.com/locklab/locklab/lock/pg"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
 )
@@ -78,4 +79,11 @@ func TestAHolderDies(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMain registers this package's strategies alone: the tests link no
+// other server's client.
+func TestMain(m *testing.M) {
+	pg.Register()
+	os.Exit(m.Run())
 }
