@@ -3,6 +3,7 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +16,6 @@ import (
 	_ "github.com/locklab/locklab/store/etcdembed"
 
 	"github.com/locklab/locklab/lock"
-	_ "github.com/locklab/locklab/lock/all" // registers etcd
 	"github.com/locklab/locklab/lock/etcd"
 	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -293,4 +293,11 @@ func TestAbandonedLockLapsesAtItsTTL(t *testing.T) {
 	if leaseOf(l2) == leaseOf(la) {
 		t.Errorf("the crashed worker's next lock reused its abandoned lease %s", leaseOf(la))
 	}
+}
+
+// TestMain registers the etcd strategy alone: the tests link no other
+// server's client.
+func TestMain(m *testing.M) {
+	etcd.Register()
+	os.Exit(m.Run())
 }

@@ -1,4 +1,4 @@
-package store_test
+package etcd_test
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
+
+// The store's own etcd tests live here, beside the etcd lock's, whose
+// test binary links the embedded server anyway.
 
 // closedPort is a loopback port nothing listens on.
 func closedPort(t *testing.T) string {
