@@ -115,6 +115,8 @@ func floodingViewer(addr string, d time.Duration, cols int) error {
 // follow them to the last size, and once they are gone every goroutine
 // their sessions started is gone too.
 func TestFloodOfResizesLeavesNothingBehind(t *testing.T) {
+	// Not parallel: it counts the goroutines the viewers leave, which the
+	// other tests' servers would add to.
 	srv := startView(t, Config{})
 	// The embedded store may take a connection at any time; its server's
 	// goroutines end with the store, which TestMain checks.
@@ -153,6 +155,7 @@ func TestFloodOfResizesLeavesNothingBehind(t *testing.T) {
 // billion cells each way gets a view drawn at a bounded size, and the
 // server lives to draw the next size it sends.
 func TestHugeWindowIsDrawnBounded(t *testing.T) {
+	t.Parallel()
 	srv := startView(t, Config{})
 	c, err := dial(srv.Addr().String())
 	if err != nil {

@@ -56,6 +56,7 @@ func (c *idleConn) open(wait time.Duration) bool {
 // connections waiting to log in, 45 more idle ones are closed as they
 // come; the 5 are held; once they go, a viewer logs in.
 func TestIdleConnectionsBeyondTheLimitAreClosed(t *testing.T) {
+	t.Parallel()
 	srv := startView(t, Config{MaxStartups: 5, LoginGrace: 10 * time.Minute})
 	addr := srv.Addr().String()
 	conns := make([]*idleConn, 50)
@@ -98,6 +99,7 @@ func TestIdleConnectionsBeyondTheLimitAreClosed(t *testing.T) {
 // the grace time has passed; a viewer is not, however long it watches,
 // until its view has ended and the grace has passed again.
 func TestConnectionsWithoutAViewAreClosedAfterTheGrace(t *testing.T) {
+	t.Parallel()
 	const grace = 300 * time.Millisecond
 	srv := startView(t, Config{LoginGrace: grace})
 	addr := srv.Addr().String()
@@ -155,6 +157,7 @@ func TestConnectionsWithoutAViewAreClosedAfterTheGrace(t *testing.T) {
 // sessions, and all connections at most MaxViewers; the client reads
 // why, and a session that closes makes room.
 func TestSessionsAreLimited(t *testing.T) {
+	t.Parallel()
 	srv := startView(t, Config{MaxSessions: 2, MaxViewers: 3})
 	addr := srv.Addr().String()
 	a, err := dial(addr)
@@ -195,6 +198,7 @@ func TestSessionsAreLimited(t *testing.T) {
 // the environment its client sends, never the one that names its
 // sizes, and still shows the view.
 func TestEnvironmentIsBounded(t *testing.T) {
+	t.Parallel()
 	srv := startView(t, Config{})
 	c, err := dial(srv.Addr().String())
 	if err != nil {

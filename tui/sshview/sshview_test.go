@@ -88,6 +88,7 @@ func liveRound(t *testing.T, stop <-chan struct{}) *scenario.Run {
 // pauses its own view while the run goes on, and none of its keys change
 // the run.
 func TestViewerOverSSH(t *testing.T) {
+	t.Parallel()
 	stop := make(chan struct{})
 	run := liveRound(t, stop)
 	defer func() { close(stop); run.Wait() }()

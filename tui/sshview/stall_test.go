@@ -10,6 +10,7 @@ import (
 // once that view has been held up for StallAfter its connection is
 // closed, and another viewer's frames keep coming all the while.
 func TestAClientThatDoesNotReadIsDropped(t *testing.T) {
+	t.Parallel()
 	srv := startView(t, Config{StallAfter: time.Second})
 	slow, err := dial(srv.Addr().String())
 	if err != nil {
