@@ -79,12 +79,14 @@ func playRound(t *testing.T, url, room, sc, strategy string, set func(*event.Par
 
 // TestJoinableScenarios: every scenario other machines can join, raced by
 // two joiners on a real redis-server, gives the verdict its strategy must.
-// The rounds go one after another: the deadlock ring needs each joiner to
-// take its first lock within a second of the others.
+// The deadlock ring runs alone, first: it needs each joiner to take its
+// first lock within a second of the others. The other rounds then run side
+// by side, each in its own room.
 func TestJoinableScenarios(t *testing.T) {
 	t.Parallel()
 	srv := storetest.Start(t)
 	t.Run("retry", func(t *testing.T) {
+		t.Parallel()
 		run := playRound(t, srv.URL, "retry", "retry", "full-jitter", func(p *event.Params) { p.Stock = 2 })
 		s := run.Summary()
 		if s.Successes != 2 || s.FinalStock != 0 || s.Overlaps != 0 {
@@ -93,6 +95,7 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "buys", 2)
 	})
 	t.Run("webhook", func(t *testing.T) {
+		t.Parallel()
 		run := playRound(t, srv.URL, "webhook", "webhook", "safe", nil)
 		s := run.Summary()
 		if s.Duplicates != 0 || s.Successes != 3 {
@@ -101,6 +104,7 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "credits", 1) // three deliveries answered 200, one credit
 	})
 	t.Run("queue-double", func(t *testing.T) {
+		t.Parallel()
 		run := playRound(t, srv.URL, "queue", "queue-double", "idempotency", func(p *event.Params) {
 			p.TTL, p.Work = event.Millis(300*time.Millisecond), event.Millis(600*time.Millisecond)
 			p.RetryBase = event.Millis(50 * time.Millisecond)
