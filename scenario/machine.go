@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,9 @@ type lagWatch struct {
 	limit    time.Duration // a step later than this is the machine's doing
 	embedded bool          // answers are the machine's too (no network)
 	speed    func() float64
+	// simulable: the run keeps real time only because it was asked to
+	// (--realtime); a simulation would not feel the machine.
+	simulable bool
 
 	mu   sync.Mutex
 	told bool
@@ -62,9 +66,26 @@ func (l *lagWatch) tell(what string) (event.Event, bool) {
 		return event.Event{}, false
 	}
 	l.told = true
-	speed := strconv.FormatFloat(l.speed(), 'g', 3, 64) + "×"
-	return event.Event{Kind: event.KindBeat, Code: check.BeatMachine, Msg: "The machine could not keep up at " + speed + ": " + what +
-		". What follows may be the machine's doing, not the lock's: run at --speed 1, or in the simulation (without --realtime)."}, true
+	speed := l.speed()
+	at := strconv.FormatFloat(speed, 'g', 3, 64) + "×"
+	return event.Event{Kind: event.KindBeat, Code: check.BeatMachine, Msg: "The machine could not keep up at " + at + ": " + what +
+		". What follows may be the machine's doing, not the lock's: " + l.advice(speed) + "."}, true
+}
+
+// advice says what would take the machine out of the story: a slower
+// pace, the simulation where the run could have been one, else fewer
+// programs beside it.
+func (l *lagWatch) advice(speed float64) string {
+	var ways []string
+	if speed > 1 {
+		ways = append(ways, "run at --speed 1")
+	}
+	if l.simulable {
+		ways = append(ways, "run in the simulation (without --realtime)")
+	} else {
+		ways = append(ways, "run it alone, on a machine less busy (this run keeps real time)")
+	}
+	return strings.Join(ways, ", or ")
 }
 
 func lagMillis(d time.Duration) string {

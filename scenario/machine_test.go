@@ -25,8 +25,17 @@ func TestTheMachineIsBlamedOnlyForWhatItDid(t *testing.T) {
 	if !ok || !strings.Contains(b.Msg, "at 10×: w03's acquire took 620ms") || b.Code != check.BeatMachine {
 		t.Fatalf("a 620ms answer of the embedded server: %v %+v", ok, b)
 	}
+	if !strings.HasSuffix(b.Msg, "run at --speed 1, or run it alone, on a machine less busy (this run keeps real time).") {
+		t.Errorf("a run that cannot be simulated is advised: %q", b.Msg)
+	}
 	if _, ok := l.overran(1, time.Second, time.Second); ok {
 		t.Fatal("the machine was blamed twice in one run")
+	}
+
+	asked := newLagWatch(time.Second, true, func() float64 { return 1 })
+	asked.simulable = true
+	if b, ok := asked.answer(&late, 720*time.Millisecond); !ok || !strings.HasSuffix(b.Msg, "not the lock's: run in the simulation (without --realtime).") {
+		t.Errorf("a run kept in real time at 1× on request: %q", b.Msg)
 	}
 
 	other := newLagWatch(time.Second, false, speed)

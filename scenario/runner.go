@@ -156,6 +156,7 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 		// Only the embedded Redis answers in microseconds: an etcd
 		// election waits by design for the lease before it to lapse.
 		r.lag = newLagWatch(cfg.Params.TTL.D(), st.Kind() == store.Embedded && ServerOf(cfg.Strategy) == "redis", st.Clock().Speed)
+		r.lag.simulable = why == timeAsked
 	}
 	r.launch(ctx, sc, env, cfg, cancel)
 	return r, nil

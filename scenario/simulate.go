@@ -13,6 +13,7 @@ import (
 const (
 	TimeSimulated = "simulated"
 	timeReal      = "real time: "
+	timeAsked     = timeReal + "asked for (--realtime)"
 )
 
 // simulation returns the runtime that schedules a run, or nil and why the
@@ -27,7 +28,7 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 	case st.Kind() != store.Embedded:
 		return nil, timeReal + "real servers keep their own time"
 	case cfg.Realtime:
-		return nil, timeReal + "asked for (--realtime)"
+		return nil, timeAsked
 	case mode.guest || mode.hosted != nil || mode.outside != nil:
 		return nil, timeReal + "workers in other processes"
 	case libs.WallClock(cfg.Strategy) != "":
