@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -244,7 +245,7 @@ func (s *Store) cleanup(ctx context.Context, fresh bool) (int, error) {
 			defer mu.Unlock()
 			deleted += d
 			if err != nil {
-				left = append(left, NodeLeft{Addr: n.Addr, Err: scrubbed{err, n.url}, url: n.url})
+				left = append(left, NodeLeft{Addr: n.Addr, Err: scrubbed{err, n.url}, url: n.url, embedded: n.embedded})
 			}
 		}()
 	}
@@ -308,9 +309,10 @@ func (e scrubbed) Unwrap() error { return e.err }
 
 // NodeLeft is a node where a run's keys could not be deleted.
 type NodeLeft struct {
-	Addr string
-	Err  error
-	url  string
+	Addr     string
+	Err      error
+	url      string
+	embedded bool // an embedded node: its keys go with it when the store closes
 }
 
 // LeftError says which nodes kept a run's keys and how to remove them.
@@ -331,6 +333,21 @@ func (e *LeftError) Error() string {
 	}
 	return fmt.Sprintf("could not delete the run's keys %s* on %s; those that remain vanish by themselves within %v (their TTL), or remove them now: %s",
 		e.Prefix, strings.Join(where, ", "), NetTTL, strings.Join(how, "; "))
+}
+
+// onlyLasting is err without the embedded nodes that kept keys: they stop
+// as the store closes, and their keys with them (a busy machine may keep
+// one from answering the cleanup in time; nothing is left behind).
+func onlyLasting(err error) error {
+	var left *LeftError
+	if !errors.As(err, &left) {
+		return err
+	}
+	kept := slices.DeleteFunc(slices.Clone(left.Nodes), func(n NodeLeft) bool { return n.embedded })
+	if len(kept) == 0 {
+		return nil
+	}
+	return &LeftError{Nodes: kept, Prefix: left.Prefix}
 }
 
 // cleanupWait bounds the cleanup in Close, so an interrupted run ends in
@@ -357,7 +374,7 @@ func (s *Store) Close() error {
 		if s.clock != nil {
 			d, err := s.Cleanup(ctx)
 			s.deleted = d
-			errs = append(errs, err)
+			errs = append(errs, onlyLasting(err))
 		}
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), cleanupWait)
