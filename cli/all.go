@@ -149,7 +149,7 @@ func (f *runFlags) runJobs(cmd *cobra.Command, jobs []*allJob, seed uint64, urls
 				if j.err != nil {
 					fmt.Fprintf(out, "  %-13s %-20s error: %v\n", j.sc.Name, j.strategy, j.err)
 				} else {
-					fmt.Fprintf(out, "  %-13s %-20s %s\n", j.sc.Name, j.strategy, j.sum.Verdict)
+					fmt.Fprintf(out, "  %-13s %-20s %s%s\n", j.sc.Name, j.strategy, j.sum.Verdict, heldUp(j.sum))
 				}
 				mu.Unlock()
 			}
@@ -176,6 +176,7 @@ func interruptedAll(jobs []*allJob) error {
 // printVerdicts prints the table of run all and returns how many runs
 // failed.
 func printVerdicts(out io.Writer, jobs []*allJob) (failed int) {
+	var held []*allJob
 	fmt.Fprintln(out)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tSTRATEGY\tVIRTUAL TIME\tVERDICT")
@@ -185,10 +186,27 @@ func printVerdicts(out io.Writer, jobs []*allJob) (failed int) {
 			fmt.Fprintf(tw, "%s\t%s\t-\terror: %v\n", j.sc.Name, j.strategy, j.err)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", j.sc.Name, j.strategy, j.sum.Duration.D().Round(time.Millisecond), j.sum.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", j.sc.Name, j.strategy, j.sum.Duration.D().Round(time.Millisecond), j.sum.Verdict, heldUp(j.sum))
+		if heldUp(j.sum) != "" {
+			held = append(held, j)
+		}
 	}
 	tw.Flush()
+	if len(held) > 0 {
+		j := held[0]
+		fmt.Fprintf(out, "\n%d run(s) marked * were held up by the machine, not by their lock: their verdicts may be the load's. Run one alone to see, e.g. locklab run %s --lock %s (its summary says what was held up).\n",
+			len(held), j.sc.Name, j.strategy)
+	}
 	return failed
+}
+
+// heldUp marks a verdict the machine may have made: a run kept in real
+// time whose narration said the machine could not keep up.
+func heldUp(s *check.Summary) string {
+	if s == nil || s.Machine == "" {
+		return ""
+	}
+	return " *"
 }
 
 // runAllFlags are the flags run all takes; the rest set one scenario's
