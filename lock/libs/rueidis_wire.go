@@ -169,24 +169,31 @@ func (c *seenClient) left(deadline string) time.Duration {
 // extended records one of the library's extensions, which keeps the key
 // for ttl from when it was sent.
 func (c *seenClient) extended(tok string, sent, ttl time.Duration, name string, n int64, err error) {
-	var why string
+	step := lock.Step{Kind: lock.StepRenewFailed, Key: c.key, Token: tok, Node: -1, Call: sent}
 	switch {
 	case err != nil:
-		why = "its extension failed: " + err.Error()
+		// The library stopped waiting on its own deadline: the extension
+		// may have set the key's deadline (TTL: what it would have left),
+		// or not. Any other error is told as the library's answer.
+		step.Op = "renew"
+		step.Outcome, step.Msg = gaveUp(err, "rueidislock gave up on its own deadline; whether Redis extended the key is not known", "its extension failed: ")
+		if step.Outcome == lock.GaveUp {
+			step.TTL = ttl
+		}
 	case n != 1:
-		why = "its extension found the key gone or another's (" + name + "→0)"
+		step.Msg = "its extension found the key gone or another's (" + name + "→0)"
+	default:
+		step.Kind, step.TTL, step.Msg = lock.StepRenewed, ttl, "PEXPIREAT its deadline when due; sent "+name+"→1"
 	}
 	c.mu.Lock()
 	if h := c.held[tok]; h != nil {
-		h.last = why
+		h.last = ""
+		if step.Kind == lock.StepRenewFailed {
+			h.last = step.Msg
+		}
 	}
 	c.mu.Unlock()
-	if why == "" {
-		c.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: c.key, Token: tok, TTL: ttl, Node: -1, Call: sent,
-			Msg: "PEXPIREAT its deadline when due; sent " + name + "→1"})
-		return
-	}
-	c.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: c.key, Token: tok, Node: -1, Call: sent, Msg: why})
+	c.kit.Emit(step)
 }
 
 func noScript(err error) bool {

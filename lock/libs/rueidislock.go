@@ -262,11 +262,17 @@ func (h *rueidisHeld) release(context.Context) error {
 			Msg: "not held: the library had found it lost and sent nothing"})
 		return lock.ErrNotHeld
 	case d.err != nil:
-		// The library bounds its delete by the lock's deadline: past it,
-		// the delete is not sent.
+		// The library bounds its delete by the lock's deadline, read from
+		// its wall clock: past it, it stops waiting, whether or not the
+		// delete went out, and what Redis did is not known.
+		o, msg := gaveUp(d.err, "rueidislock gave up on its own deadline; whether Redis deleted the key is not known",
+			"the library's delete did not complete: ")
 		h.r.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: h.key, Token: h.tok, Node: -1, Call: call,
-			Msg: "the library's delete did not complete: " + d.err.Error()})
-		return lock.ErrNotHeld
+			Op: "release", Outcome: o, Msg: msg})
+		if o == lock.OK {
+			return lock.ErrNotHeld
+		}
+		return &lock.OpError{Op: "release", Key: h.key, Outcome: o, Err: d.err}
 	case d.n != 1:
 		h.r.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: h.key, Token: h.tok, Node: -1, Call: call,
 			Msg: "not held (expired or another owner's); sent EVALSHA→0"})
@@ -295,4 +301,15 @@ var rueidisScripts = map[string]string{
 func sha(s string) string {
 	h := sha1.Sum([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+// gaveUp is the outcome of a library call that ended with err, and its
+// words: a call the library stopped waiting for on its own deadline is
+// GaveUp, said as said; any other error is told as the library's answer,
+// as it always was.
+func gaveUp(err error, said, other string) (lock.Outcome, string) {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return lock.GaveUp, said + " (" + err.Error() + ")"
+	}
+	return lock.OK, other + err.Error()
 }

@@ -47,6 +47,9 @@ func Describe(e event.Event) string {
 }
 
 func verb(e event.Event) string {
+	if e.Outcome == event.OutcomeGaveUp {
+		return "stopped waiting, outcome unknown, on" // its library's own deadline: the Msg says which call
+	}
 	switch e.Kind {
 	case event.KindAttempt:
 		if e.Attempt > 1 {
