@@ -123,3 +123,26 @@ func TestGivenUpCallsKeepTheVerdict(t *testing.T) {
 		t.Errorf("the detail does not say what the library did: %q", s.Detail)
 	}
 }
+
+// An acquire whose SET answered OK after the library's validity had run
+// out: the library counts no lock, and the key lapses. Logged as a
+// denial (what the log said before), it was a denial with nobody holding:
+// the false alarm. Given up on, it may have set the key, and the next
+// worker's denial is in time.
+func TestLeaseModelTakesAGivenUpAcquireEitherWay(t *testing.T) {
+	t.Parallel()
+	attempt := event.Event{Kind: event.KindAttempt, Worker: 0, Res: "lock:stock", T: ms(10), TTL: ms(100), Has: event.HasTTL}
+	denied := ev(event.KindDenied, 0, "lock:stock", 10, 150)
+	if got := leaseResult(t, rueidis, "lock:stock", attempt, denied); got != porcupine.Illegal {
+		t.Fatalf("as a denial: %v; the case no longer shows the false alarm", got)
+	}
+	gaveUp := ev(event.KindError, 0, "lock:stock", 10, 150)
+	gaveUp.Code, gaveUp.Token, gaveUp.Outcome = "acquire", "a", event.OutcomeGaveUp
+	if got := leaseResult(t, rueidis, "lock:stock",
+		attempt, gaveUp,
+		ev(event.KindDenied, 1, "lock:stock", 151, 152),
+		acquired(1, "lock:stock", "b", 100, 300, 301),
+	); got != porcupine.Ok {
+		t.Errorf("given up on: %v, want linearizable", got)
+	}
+}

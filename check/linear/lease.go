@@ -181,7 +181,7 @@ func (b *leaseBuilder) event(e event.Event) {
 	case event.KindError:
 		if a, ok := b.open[attempt]; ok {
 			delete(b.open, attempt)
-			if e.Outcome == event.OutcomeIndeterminate { // the acquire may have happened
+			if e.Outcome.MayHaveHappened() { // the acquire may have happened
 				b.add(key, &e, leaseIn{op: "maybe", ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 			}
 		}
