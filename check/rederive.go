@@ -194,7 +194,7 @@ func (s *Summary) gaveUpWords() {
 	if msg == "" {
 		msg = "the library gave up on its own deadline; whether it happened is not known"
 	}
-	s.Detail += fmt.Sprintf(" %d call(s) ended with the lock's library giving up, outcome unknown (%s): %s.", s.GaveUpOps, s.GaveUpKinds, msg)
+	s.Detail += fmt.Sprintf(" %d call(s) the lock's library gave up on at its own deadline (%s); the first: %s.", s.GaveUpOps, s.GaveUpKinds, msg)
 }
 
 // faultWords puts first in the detail the fault that took a node away, when

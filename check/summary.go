@@ -498,6 +498,9 @@ func (s *Summary) boxRows(h event.Header) [][][2]string {
 			sections[last] = append(sections[last], [2]string{kv.label, fmt.Sprint(kv.n)})
 		}
 	}
+	if s.GaveUpOps > 0 {
+		sections[last] = append(sections[last], [2]string{"Library Gave Up", fmt.Sprintf("%d (%s), at its own deadline", s.GaveUpOps, s.GaveUpKinds)})
+	}
 	for i, u := range s.Untracked {
 		label := ""
 		if i == 0 {

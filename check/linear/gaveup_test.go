@@ -122,6 +122,9 @@ func TestGivenUpCallsKeepTheVerdict(t *testing.T) {
 	if !strings.Contains(s.Detail, "whether Redis deleted the key is not known") {
 		t.Errorf("the detail does not say what the library did: %q", s.Detail)
 	}
+	if box := s.Box(h); !strings.Contains(box, "Library Gave Up") || !strings.Contains(box, "2 (1 renew(s), 1 release(s))") {
+		t.Errorf("the results box does not count the calls given up on:\n%s", box)
+	}
 }
 
 // An acquire whose SET answered OK after the library's validity had run

@@ -278,10 +278,7 @@ func (h *rueidisHeld) release(context.Context) error {
 		o, msg := gaveUp(d.err, d.early, "deleted", "the library's delete did not complete: ")
 		h.r.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: h.key, Token: h.tok, Node: -1, Call: call,
 			Op: "release", Outcome: o, Msg: msg})
-		if o == lock.OK {
-			return lock.ErrNotHeld
-		}
-		return &lock.OpError{Op: "release", Key: h.key, Outcome: o, Err: d.err}
+		return lock.ErrNotHeld // the holder's view: its library holds it no more; the step says what Redis may have done
 	case d.n != 1:
 		h.r.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: h.key, Token: h.tok, Node: -1, Call: call,
 			Msg: "not held (expired or another owner's); sent EVALSHA→0"})

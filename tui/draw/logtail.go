@@ -48,7 +48,7 @@ func Describe(e event.Event) string {
 
 func verb(e event.Event) string {
 	if e.Outcome == event.OutcomeGaveUp {
-		return "stopped waiting, outcome unknown, on" // its library's own deadline: the Msg says which call
+		return "gave up, at its library's deadline, on" // the Msg says which call, and whether it went out
 	}
 	switch e.Kind {
 	case event.KindAttempt:
