@@ -198,6 +198,13 @@ func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, atte
 	case errors.Is(err, redislock.ErrNotObtained):
 		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})
 		return nil, lock.ErrNotObtained
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// Obtain bounds a call without a deadline by the TTL, on the
+		// wall clock from the call: an answer later than that is not
+		// waited for, whether or not Redis set the key.
+		return nil, acquireGaveUp(r.kit, key, attempt, call, fmt.Sprintf(
+			"redislock gave up at its Obtain deadline (the TTL, %s, on its wall clock from the call); whether Redis set the key is not known (%v); %s",
+			ttl, err, w.String()))
 	case err != nil:
 		return nil, err
 	}
@@ -219,6 +226,24 @@ func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, atte
 		}
 		return extendedStep(r.kit, key, l.Token(), ttl, call, "Refresh returned "+said, w, err, errors.Is(err, redislock.ErrNotObtained))
 	}}), nil
+}
+
+// Warm takes and gives back the library's lock on key, unseen: its
+// scripts are then loaded on the server, as on one that has served it.
+func (r *redisLock) Warm(ctx context.Context, key string) error {
+	l, err := r.c.Obtain(ctx, key, time.Second, &redislock.Options{RetryStrategy: redislock.NoRetry()})
+	if err != nil {
+		return err
+	}
+	return l.Release(ctx)
+}
+
+// acquireGaveUp records an acquire the library stopped waiting for on a
+// deadline of its own, and returns ErrNotObtained: no lock, and the
+// scenario's retry policy spaces the next try, as after a denial.
+func acquireGaveUp(k *lock.Kit, key string, attempt int, call time.Duration, msg string) error {
+	k.Emit(lock.Step{Kind: lock.StepError, Op: "acquire", Outcome: lock.GaveUp, Key: key, Attempt: attempt, Node: -1, Call: call, Msg: msg})
+	return lock.ErrNotObtained
 }
 
 // extendedStep records a library's own extend: what it returned (in

@@ -38,6 +38,17 @@ func newRedsync(s lock.Servers, o lock.Options, name string, n int) (lock.Locker
 
 func (r *redsyncLock) Strategy() string { return r.name }
 
+// Warm takes and gives back the library's Mutex on key, unseen: its
+// scripts are then loaded on every node, as on ones that have served it.
+func (r *redsyncLock) Warm(ctx context.Context, key string) error {
+	m := r.rs.NewMutex(key, redsync.WithExpiry(time.Second), redsync.WithTries(1))
+	if err := m.LockContext(ctx); err != nil {
+		return err
+	}
+	_, err := m.UnlockContext(ctx)
+	return err
+}
+
 func (r *redsyncLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*lock.Lease, error) {
 	return r.try(ctx, key, ttl, 1)
 }
@@ -60,6 +71,14 @@ func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, at
 	case errors.As(err, &taken), errors.Is(err, redsync.ErrFailed):
 		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})
 		return nil, lock.ErrNotObtained
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// Mutex.Lock waits for each node a share of the expiry (its
+		// timeout factor, 5%), on the wall clock: a node that answers
+		// later counts as not granted, whether or not it set the key, and
+		// the library then sends its delete to every node.
+		return nil, acquireGaveUp(r.kit, key, attempt, call, fmt.Sprintf(
+			"redsync gave up per node after 5%% of the expiry (%s, on its wall clock); whether Redis set the key is not known, and it sent its delete (%v); %s",
+			ttl/20, err, w.String()))
 	case err != nil:
 		return nil, err
 	}
