@@ -50,7 +50,13 @@ func TestLateGrantThroughTheLibraries(t *testing.T) {
 				t.Errorf("told %q\nwant %q", full, c.said)
 			}
 			if s := r.Summary(); s.Overlaps > 0 || !strings.HasPrefix(s.Verdict, "CORRECT") || s.GaveUpOps == 0 {
-				t.Errorf("verdict %q, %d overlaps, %d calls given up on: want CORRECT, none, some", s.Verdict, s.Overlaps, s.GaveUpOps)
+				var ends []string
+				for _, e := range r.Log.Events() {
+					if e.Kind == event.KindDone && !e.OK {
+						ends = append(ends, e.Code+": "+e.Msg)
+					}
+				}
+				t.Errorf("verdict %q, %d overlaps, %d calls given up on: want CORRECT, none, some; failed: %q", s.Verdict, s.Overlaps, s.GaveUpOps, ends)
 			}
 		})
 	}
