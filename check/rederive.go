@@ -183,6 +183,20 @@ func (s *Summary) serverVerdict() bool {
 	return true
 }
 
+// gaveUpWords says, after the verdict's detail, the calls the lock's own
+// library stopped waiting for on its own deadline: their effect is not
+// known, and it is not a server's failure, so the verdict stands.
+func (s *Summary) gaveUpWords() {
+	if s.GaveUpOps == 0 {
+		return
+	}
+	msg := s.GaveUpMsg
+	if msg == "" {
+		msg = "the library gave up on its own deadline; whether it happened is not known"
+	}
+	s.Detail += fmt.Sprintf(" %d call(s) the lock's library gave up on at its own deadline (%s); the first: %s.", s.GaveUpOps, s.GaveUpKinds, msg)
+}
+
 // faultWords puts first in the detail the fault that took a node away, when
 // one did: the server failed the run because the run's own fault stopped it.
 func (s *Summary) faultWords() {

@@ -93,6 +93,13 @@ type Summary struct {
 	UnansweredWrites int    `json:"indeterminate_writes,omitempty"`
 	LandedWrites     int    `json:"indeterminate_writes_landed,omitempty"`
 	ServerError      string `json:"server_error,omitempty"`
+	// GaveUpOps are the operations the lock's own library stopped waiting
+	// for on a deadline of its own: whether they happened is not known,
+	// but no server or link failed, so the verdict stays the lock's.
+	// GaveUpKinds names them by kind; GaveUpMsg is the first, in words.
+	GaveUpOps   int    `json:"gave_up_ops,omitempty"`
+	GaveUpKinds string `json:"gave_up_kinds,omitempty"`
+	GaveUpMsg   string `json:"gave_up_msg,omitempty"`
 	// Machine says where the machine, not the scenario, held a real-time
 	// run up (its first such step).
 	Machine         string `json:"machine,omitempty"`
@@ -298,12 +305,13 @@ func (z *Summarizer) Summary(mismatch string) *Summary {
 		s.Entries = append(s.Entries, e)
 	}
 	s.fromTally(t)
-	s.FailedMsg, s.UnansweredError = z.fold.firstFailed, z.fold.firstUnanswered
+	s.FailedMsg, s.UnansweredError, s.GaveUpMsg = z.fold.firstFailed, z.fold.firstUnanswered, z.fold.firstGaveUp
 	s.ServerError, s.Mismatch = s.FailedMsg, mismatch
 	if z.notes != nil {
 		s.Notes = z.notes.Notes()
 	}
 	s.verdict()
+	s.gaveUpWords()
 	s.untrackedVerdict()
 	if s.Mismatch != "" {
 		s.Detail = s.Mismatch + " " + s.Detail
@@ -340,6 +348,7 @@ func (s *Summary) fromTally(t *Tally) {
 	s.FailedOps, s.UnansweredOps = t.FailedOps(), t.UnansweredOps()
 	s.UnansweredWrites, s.LandedWrites = t.Get(NUnansweredWrites), t.Get(NLandedWrites)
 	s.UnansweredKinds = t.UnansweredWords()
+	s.GaveUpOps, s.GaveUpKinds = t.GaveUpOps(), t.GaveUpWords()
 }
 
 func (s *Summary) verdict() {
@@ -488,6 +497,9 @@ func (s *Summary) boxRows(h event.Header) [][][2]string {
 		if kv.n > 0 {
 			sections[last] = append(sections[last], [2]string{kv.label, fmt.Sprint(kv.n)})
 		}
+	}
+	if s.GaveUpOps > 0 {
+		sections[last] = append(sections[last], [2]string{"Library Gave Up", fmt.Sprintf("%d (%s), at its own deadline", s.GaveUpOps, s.GaveUpKinds)})
 	}
 	for i, u := range s.Untracked {
 		label := ""

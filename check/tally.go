@@ -74,7 +74,8 @@ const (
 	holdBins          = retryBins + RetryBinCount
 	failedOps         = holdBins + HoldBinCount
 	unknownOps        = failedOps + Counter(len(OpKinds))
-	numCounters       = unknownOps + Counter(len(OpKinds))
+	gaveUpOps         = unknownOps + Counter(len(OpKinds))
+	numCounters       = gaveUpOps + Counter(len(OpKinds))
 )
 
 // WorkerCounter names one of a worker's counts.
@@ -138,6 +139,32 @@ func (t *Tally) UnansweredOps() int {
 		n += t.Unanswered(i)
 	}
 	return n
+}
+
+// GaveUp is how many operations of kind op (an OpKinds index) the lock's
+// own library stopped waiting for on a deadline of its own: whether they
+// happened is not known, but no server or link failed.
+func (t *Tally) GaveUp(op int) int { return int(t.c[gaveUpOps+Counter(op)]) }
+
+// GaveUpOps is every operation a library gave up on.
+func (t *Tally) GaveUpOps() int {
+	n := 0
+	for i := range OpKinds {
+		n += t.GaveUp(i)
+	}
+	return n
+}
+
+// GaveUpWords names the operations a library gave up on by kind: "1
+// release(s), 2 renew(s)".
+func (t *Tally) GaveUpWords() string {
+	var p []string
+	for i, k := range OpKinds {
+		if n := t.GaveUp(i); n > 0 {
+			p = append(p, itoaT(n)+" "+k+"(s)")
+		}
+	}
+	return strings.Join(p, ", ")
 }
 
 // UnansweredWords names the unanswered operations by kind: "129 vote(s),

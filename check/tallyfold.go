@@ -25,7 +25,9 @@ type TallyFold struct {
 	// The first refused and the first unanswered operation, in the
 	// server's words.
 	firstFailed, firstUnanswered string
-	seq                          int64
+	// The first operation a library gave up on, in its words.
+	firstGaveUp string
+	seq         int64
 	// Unanswered renewals by the token they renewed: a later renewal or
 	// release of that token that the server took proves the lock was
 	// still that holder's, so they no longer leave anything unknown.
@@ -201,6 +203,11 @@ func (f *TallyFold) outcome(e *event.Event) {
 		if e.Kind == event.KindRenewFailed && e.Token != "" {
 			f.unsettled(e)
 		}
+	case event.OutcomeGaveUp:
+		if f.firstGaveUp == "" {
+			f.firstGaveUp = e.Msg
+		}
+		f.add(gaveUpOps+k, 1)
 	}
 }
 
@@ -304,7 +311,7 @@ func (f *TallyFold) primary(e *event.Event) {
 	case event.KindLockLost:
 		f.add(NLocksLost, 1)
 	case event.KindReleaseFailed:
-		if !event.IsUndo(e) { // an undo's refusal refuses no holder
+		if !event.IsUndo(e) && e.Outcome != event.OutcomeGaveUp { // an undo's refusal refuses no holder; a call given up on was refused by none
 			f.add(NReleaseRefused, 1)
 		}
 	case event.KindExpired:

@@ -32,7 +32,7 @@ func cleanHeader(h *event.Header) {
 
 // cleanSummary cleans the text fields of a summary line read from a file.
 func cleanSummary(s *Summary) {
-	for _, p := range []*string{&s.Scenario, &s.Strategy, &s.ServerError, &s.Machine, &s.UnansweredError,
+	for _, p := range []*string{&s.Scenario, &s.Strategy, &s.ServerError, &s.Machine, &s.UnansweredError, &s.GaveUpKinds, &s.GaveUpMsg,
 		&s.Mismatch, &s.Verdict, &s.Detail} {
 		*p = untrusted.Line(*p)
 	}

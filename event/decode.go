@@ -88,6 +88,8 @@ func (d *Decoder) field(key []byte, e *Event, hasT, hasWorker *bool) (ok bool) {
 			e.Outcome = OutcomeFailed
 		case "indeterminate":
 			e.Outcome = OutcomeIndeterminate
+		case "gave_up":
+			e.Outcome = OutcomeGaveUp
 		}
 	case "worker":
 		var w int64

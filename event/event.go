@@ -97,10 +97,20 @@ const (
 	OutcomeOK            Outcome = iota // the server did it
 	OutcomeFailed                       // the server said no (OOM, NOPERM, READONLY, …): it did not happen
 	OutcomeIndeterminate                // timeout or lost connection: it may or may not have happened
+	// OutcomeGaveUp: the client library gave up on a deadline of its own
+	// before an answer came (before sending, or while waiting): whether
+	// the command reached the server, and so whether it happened, is not
+	// known. Unlike indeterminate, no server or link failed: the lock's
+	// own code chose to stop waiting.
+	OutcomeGaveUp
 	outcomeCount
 )
 
-var outcomeNames = [outcomeCount]string{"ok", "failed", "indeterminate"}
+var outcomeNames = [outcomeCount]string{"ok", "failed", "indeterminate", "gave_up"}
+
+// MayHaveHappened says the operation's effect is unknown: it may or may
+// not have taken place.
+func (o Outcome) MayHaveHappened() bool { return o == OutcomeIndeterminate || o == OutcomeGaveUp }
 
 func (o Outcome) String() string {
 	if o < outcomeCount {

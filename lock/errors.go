@@ -25,6 +25,11 @@ const (
 	// Indeterminate: the command was sent and no answer came (timeout,
 	// connection lost): it may or may not have happened.
 	Indeterminate
+	// GaveUp: the client library stopped waiting on a deadline of its own
+	// (a library lock's deadline, read from its wall clock) before an
+	// answer came, sent or not: whether it happened is not known, and no
+	// server or link is to blame.
+	GaveUp
 )
 
 func (o Outcome) String() string {
@@ -35,6 +40,8 @@ func (o Outcome) String() string {
 		return "failed"
 	case Indeterminate:
 		return "indeterminate"
+	case GaveUp:
+		return "gave up"
 	}
 	return "unknown"
 }

@@ -53,6 +53,14 @@ type Locker interface {
 	Acquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error)
 }
 
+// Warmer is a Locker that can put on a server what its commands need
+// there (a library's Lua scripts) before a story's timing matters, with
+// no step: as a server that has served it before has them. key is a key
+// of the run's own it may take and give back.
+type Warmer interface {
+	Warm(ctx context.Context, key string) error
+}
+
 // Options configure a Locker.
 type Options struct {
 	// Clock is the run's clock; nil means real time at speed 1.

@@ -2,11 +2,14 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 )
 
@@ -24,9 +27,15 @@ var lateGrant = &Scenario{
 		"w01 takes it. trust: w00 takes the grant at its word, enters and writes — two holders, a lost sale. " +
 		"validity: w00 counts from when it sent the request, as Redlock's validity does (TTL − time taken): the " +
 		"grant came back after the TTL, so it held nothing, and w00 stays out and asks again. That is how it could " +
-		"have known; what it costs is a clock read, and a second wait for the lock.",
+		"have known; what it costs is a clock read, and a second wait for the lock. redislock and redsync " +
+		"take the library's own lock with its own acquire, unmodified, one try under the slow link, and neither " +
+		"trusts the late grant, each by a deadline of its own on the wall clock: redislock's Obtain waits at most " +
+		"the TTL from its call, so the grant it would take is never older than its TTL (a grant just inside it " +
+		"would come with almost nothing left); redsync waits for each node 5% of the expiry, then sends its " +
+		"delete, and asks again — each try under the slow link sets the key anew, so w01 is kept out by locks " +
+		"nobody holds until the link recovers. Both are logged as acquires the library gave up on.",
 	Source:     "what the lock libraries' users report: a lease lost while waiting (Curator, etcd's mutex); Redlock's validity",
-	Strategies: []string{"trust", "validity"},
+	Strategies: []string{"trust", "validity", "redislock", "redsync"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Stock, p.TTL = 2, 2, event.Millis(time.Second)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(100*time.Millisecond), 60
@@ -37,13 +46,16 @@ var lateGrant = &Scenario{
 	beats: lateGrantBeats,
 	// The run says when the slow link begins and ends, around the beats.
 	headings: func(strategy string, p event.Params) []string {
+		if isLock(strategy) {
+			return []string{event.CodeNetOn, "library", event.CodeNetOff}
+		}
 		ids := []string{event.CodeNetOn, "taken", event.CodeNetOff, "late"}
 		if strategy != "validity" {
 			ids = append(ids, "stale-write")
 		}
 		return ids
 	},
-	lockOf: func(string) string { return "safe" },
+	lockOf: extendLock, // a library's own lock for its ways, safe for the story's own
 }
 
 func runLateGrant(ctx context.Context, env *Env) error {
@@ -53,7 +65,7 @@ func runLateGrant(ctx context.Context, env *Env) error {
 	asked := newCue()   // given once w00's request has reached the server
 	settled := newCue() // given once w00 has written or stopped
 	err := env.Workers(ctx, 2, func(ctx context.Context, w *Worker) {
-		l, err := env.NewLock(w, "safe", env.Params.RetryPolicy(), nil)
+		l, err := env.NewLock(w, extendLock(env.Strategy), env.Params.RetryPolicy(), nil)
 		if err != nil {
 			w.Fail(ctx, err, "")
 			return
@@ -78,6 +90,15 @@ func lateHolder(ctx context.Context, env *Env, w *Worker, asked, settled *cue) {
 	st := env.Store
 	ttl := env.Params.TTL.D()
 	late := 3 * ttl / 2
+	if wm, ok := w.Lock.(lock.Warmer); ok {
+		// A server that has served the library has its scripts: the late
+		// answer is then the grant, not a NOSCRIPT.
+		if err := wm.Warm(ctx, st.Key("warm")); err != nil {
+			asked.give()
+			w.Fail(ctx, err, "")
+			return
+		}
+	}
 	slow := store.Toxic{Kind: store.ToxicLatency, Dir: store.Down, D: late}
 	if _, err := env.run.injectNet(Fault{Kind: FaultNet, Worker: 0, Node: 0, Net: slow, D: late}); err != nil {
 		asked.give()
@@ -86,6 +107,10 @@ func lateHolder(ctx context.Context, env *Env, w *Worker, asked, settled *cue) {
 	}
 	sent := w.Now()
 	asked.give() // the request itself is not held up: the server sets the key now
+	if isLock(env.Strategy) {
+		libraryLate(ctx, env, w, settled)
+		return
+	}
 	lease, err := w.Lock.Acquire(ctx, st.Key("lock:stock"), ttl)
 	if err != nil {
 		w.Fail(ctx, err, "lock not obtained")
@@ -104,6 +129,11 @@ func lateHolder(ctx context.Context, env *Env, w *Worker, asked, settled *cue) {
 			return
 		}
 	}
+	lateSale(ctx, env, w, lease)
+}
+
+// lateSale is w00's sale under the lease it has.
+func lateSale(ctx context.Context, env *Env, w *Worker, lease *lock.Lease) {
 	w.Emit(event.Event{Kind: event.KindWorkStart, Res: "stock"})
 	v, ok := readStock(ctx, env, w)
 	if !ok {
@@ -114,7 +144,33 @@ func lateHolder(ctx context.Context, env *Env, w *Worker, asked, settled *cue) {
 	writeAndLeave(ctx, env, w, lease, v-1)
 }
 
+// libraryLate is w00 through a library: one try of its own acquire under
+// the slow link. A lock it returns, it holds: it enters. A try it gave up
+// on, it did not get: it stays out (w01 goes on) and asks again.
+func libraryLate(ctx context.Context, env *Env, w *Worker, settled *cue) {
+	key, ttl := env.Store.Key("lock:stock"), env.Params.TTL.D()
+	lease, err := w.Lock.TryAcquire(ctx, key, ttl)
+	if errors.Is(err, lock.ErrNotObtained) {
+		settled.give()
+		lease, err = w.Lock.Acquire(ctx, key, ttl)
+	}
+	if err != nil {
+		w.Fail(ctx, err, "lock not obtained")
+		return
+	}
+	lateSale(ctx, env, w, lease)
+}
+
 func lateGrantBeats(strategy string, p event.Params) []Beat {
+	if isLock(strategy) {
+		return []Beat{{"library", libraryAnswer(0), func(e event.Event) string {
+			if e.Kind == event.KindAcquired {
+				return fmt.Sprintf("The grant reaches w00 late; %s returns the lock and w00 enters.", strategy)
+			}
+			said, _, _ := strings.Cut(e.Msg, " (")
+			return said + ". w00 holds nothing: it stays out and asks again."
+		}}}
+	}
 	bs := []Beat{
 		{"taken", notBy(event.KindAcquired, 0), said(fmt.Sprintf("w00's lock, set at once, lapsed after %s — before its answer reached w00. w01 takes it.", ms(p.TTL.D())))},
 	}
@@ -124,4 +180,13 @@ func lateGrantBeats(strategy string, p event.Params) []Beat {
 	return append(bs,
 		Beat{"late", by(event.KindAcquired, 0), said("The grant reaches w00 after the TTL; w00 takes it at its word and enters.")},
 		Beat{"stale-write", violation("lost_update"), checkerSays("A sale is lost. The checker: ")})
+}
+
+// libraryAnswer is w's first acquire answered: granted, denied, or given
+// up on by its library.
+func libraryAnswer(w int32) func(event.Event) bool {
+	return func(e event.Event) bool {
+		return e.Worker == w && (e.Kind == event.KindAcquired || e.Kind == event.KindDenied ||
+			(e.Kind == event.KindError && e.Code == "acquire"))
+	}
 }

@@ -512,7 +512,7 @@ var stepKinds = [...]event.Kind{
 var answers = [...]bool{lock.StepAcquired: true, lock.StepDenied: true, lock.StepVote: true,
 	lock.StepRenewed: true, lock.StepRelease: true, lock.StepReleaseFailed: true, lock.StepError: true}
 
-var stepOutcomes = [...]event.Outcome{lock.OK: event.OutcomeOK, lock.Failed: event.OutcomeFailed, lock.Indeterminate: event.OutcomeIndeterminate}
+var stepOutcomes = [...]event.Outcome{lock.OK: event.OutcomeOK, lock.Failed: event.OutcomeFailed, lock.Indeterminate: event.OutcomeIndeterminate, lock.GaveUp: event.OutcomeGaveUp}
 
 // observe turns a lock step into an event.
 func (w *Worker) observe(s lock.Step) {

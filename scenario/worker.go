@@ -252,6 +252,10 @@ func (w *Worker) Fail(ctx context.Context, err error, denied string) {
 			denied = qe.Error()
 		}
 		w.Done(false, check.FailLock, denied)
+	case errors.Is(err, lock.ErrLockLost):
+		// The lock's own lost-lock signal stopped it: the lock's story,
+		// not a server's silence.
+		w.Done(false, check.FailLock, "lock lost: its lost-lock signal stopped it")
 	case outcomeOf(err) == event.OutcomeIndeterminate:
 		w.Done(false, check.FailIndeterminate, serverMessage(err))
 	default:

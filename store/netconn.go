@@ -50,6 +50,17 @@ func (n *Node) Armed() bool {
 	return n.armed
 }
 
+// dialLink opens a connection of worker w's own link before a fault is
+// put on it: the client's handshake on a new connection (go-redis sends
+// HELLO and waits for its answer) then does not cross the fault, which
+// acts on the worker's commands from the first, as the story means.
+// A node that does not answer is left to the commands to find.
+func (n *Node) dialLink(w int32) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = n.link(w).Ping(ctx).Err()
+}
+
 // link is worker w's own client of the node, made at first use.
 func (n *Node) link(w int32) *redis.Client {
 	n.linkMu.Lock()

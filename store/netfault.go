@@ -248,6 +248,9 @@ func (s *Store) AddToxic(worker int32, node int, x Toxic) (int, error) {
 		if err := s.nodes[node].arm(); err != nil {
 			return 0, err
 		}
+		if worker >= 0 {
+			s.nodes[node].dialLink(worker)
+		}
 	}
 	return s.netFaults.add(worker, node, x), nil
 }

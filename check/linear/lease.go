@@ -181,13 +181,18 @@ func (b *leaseBuilder) event(e event.Event) {
 	case event.KindError:
 		if a, ok := b.open[attempt]; ok {
 			delete(b.open, attempt)
-			if e.Outcome == event.OutcomeIndeterminate { // the acquire may have happened
+			if e.Outcome.MayHaveHappened() { // the acquire may have happened
 				b.add(key, &e, leaseIn{op: "maybe", ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 			}
 		}
 		b.undo(e, call, ret)
 	case event.KindRelease, event.KindReleaseFailed:
 		if e.Kind == event.KindReleaseFailed && e.Outcome != event.OutcomeOK {
+			// A release that may or may not have happened (unanswered, or
+			// given up on by its library) may have deleted its own key.
+			if e.Outcome.MayHaveHappened() && e.Token != "" && !(e.Has&event.HasNode != 0 && b.quorum[e.Res]) {
+				b.add(key, &e, leaseIn{op: "maybe-release", token: e.Token}, true, call, ret)
+			}
 			break
 		}
 		if e.Has&event.HasNode != 0 && b.quorum[e.Res] {
@@ -196,6 +201,12 @@ func (b *leaseBuilder) event(e event.Event) {
 		b.add(key, &e, leaseIn{op: "release", token: e.Token}, e.Kind == event.KindRelease, call, ret)
 	case event.KindRenewed:
 		b.add(key, &e, leaseIn{op: "renew", token: e.Token, ttl: ttl}, true, call, ret)
+	case event.KindRenewFailed:
+		// A renewal that may or may not have happened may have moved its
+		// own key's expiry to its TTL past the return.
+		if e.Outcome.MayHaveHappened() && e.Token != "" && ttl > 0 {
+			b.add(key, &e, leaseIn{op: "maybe-renew", token: e.Token, ttl: ttl}, true, call, ret)
+		}
 	case event.KindCrash:
 		// An attempt the crash cut off may have taken the lock; a lock
 		// bound to the session is let go (a TTL lock lapses on its own).

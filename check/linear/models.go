@@ -15,7 +15,9 @@ import (
 // and what the lock is.
 type leaseIn struct {
 	// op is acquire, release or renew as the log says; maybe (an acquire
-	// never answered: it may have taken the lock), undo (a release the
+	// never answered: it may have taken the lock), maybe-release and
+	// maybe-renew (a release or renewal whose effect is unknown: never
+	// answered, or given up on by its library), undo (a release the
 	// log does not show: Redlock's partial votes, its release over the
 	// nodes) or session-end (the holder crashed: a lock without a TTL goes
 	// with its session).
@@ -105,6 +107,20 @@ func leaseStep(s leaseState, in leaseIn, ok bool) (bool, leaseState) {
 	case "maybe":
 		if mayBeFree {
 			return true, in.take()
+		}
+		return true, s
+	case "maybe-release":
+		// Its own key may have been deleted from its call on, or kept
+		// until it expires: both, as the window of its expiry.
+		if mine {
+			s.expLo = min(s.expLo, in.call)
+		}
+		return true, s
+	case "maybe-renew":
+		// Its own key, if still there when the renewal ran, may have had
+		// its expiry moved to ttl past the return, or not.
+		if mine && mayBeHeld && !in.traits.keepAlive {
+			s.expHi = max(s.expHi, in.ret+in.ttl)
 		}
 		return true, s
 	case "undo":

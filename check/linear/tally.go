@@ -36,6 +36,9 @@ func tallyWords(t *check.Tally) string {
 		u += " (" + w + ")"
 	}
 	p = append(p, u)
+	if n := t.GaveUpOps(); n > 0 {
+		p = append(p, "ops a library gave up on "+thousandsOf(n)+" ("+t.GaveUpWords()+")")
+	}
 	if w := t.UntrackedWords(); len(w) > 0 {
 		p = append(p, "untracked: "+strings.Join(w, ", "))
 	}

@@ -48,7 +48,7 @@ func Register() {
 			if err != nil {
 				return nil, err
 			}
-			return &redisLock{kit: lock.NewKit(o), c: redislock.New(c)}, nil
+			return &redisLock{kit: lock.NewKit(o), c: redislock.New(c), readTimeout: readTimeoutOf(c)}, nil
 		})
 	lock.Register(lock.Info{Name: "redsync", Doc: "github.com/go-redsync/redsync/v4 v4.18.1 on one node, unmodified: Mutex.Lock (SET NX PX), Unlock (compare-and-delete)", Traits: single},
 		func(s lock.Servers, o lock.Options) (lock.Locker, error) { return newRedsync(s, o, "redsync", 1) })
@@ -173,8 +173,9 @@ func (wireHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 
 // redisLock is bsm/redislock.
 type redisLock struct {
-	kit *lock.Kit
-	c   *redislock.Client
+	kit         *lock.Kit
+	c           *redislock.Client
+	readTimeout time.Duration // the client's own; 0: none
 }
 
 func (*redisLock) Strategy() string { return "redislock" }
@@ -192,12 +193,19 @@ func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, atte
 	// here: Options.Hold is for renewals, and may hold for good.
 	r.kit.Emit(lock.Step{Kind: lock.StepAttempt, Key: key, TTL: ttl, Attempt: attempt, Node: -1})
 	wctx, w := watch(ctx)
-	call := r.kit.Now()
+	call, start := r.kit.Now(), time.Now()
 	l, err := r.c.Obtain(wctx, key, r.kit.ToServer(ttl), &redislock.Options{RetryStrategy: redislock.NoRetry()})
 	switch {
 	case errors.Is(err, redislock.ErrNotObtained):
 		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})
 		return nil, lock.ErrNotObtained
+	case ownDeadline(ctx, err, time.Since(start), r.readTimeout):
+		// Obtain bounds a call without a deadline by the TTL, on the
+		// wall clock from the call: an answer later than that is not
+		// waited for, whether or not Redis set the key.
+		return nil, acquireGaveUp(r.kit, key, attempt, call, fmt.Sprintf(
+			"redislock gave up at its Obtain deadline (the TTL from its call, %s); whether Redis set the key is not known (%v); %s",
+			wallWords(r.kit, r.kit.ToServer(ttl)), err, w.String()))
 	case err != nil:
 		return nil, err
 	}
@@ -219,6 +227,62 @@ func (r *redisLock) try(ctx context.Context, key string, ttl time.Duration, atte
 		}
 		return extendedStep(r.kit, key, l.Token(), ttl, call, "Refresh returned "+said, w, err, errors.Is(err, redislock.ErrNotObtained))
 	}}), nil
+}
+
+// Warm takes and gives back the library's lock on key, unseen: its
+// scripts are then loaded on the server, as on one that has served it.
+func (r *redisLock) Warm(ctx context.Context, key string) error {
+	l, err := r.c.Obtain(ctx, key, time.Second, &redislock.Options{RetryStrategy: redislock.NoRetry()})
+	if err != nil {
+		return err
+	}
+	return l.Release(ctx)
+}
+
+// ownDeadline reports whether a library's call that waited waited and
+// ended with err ended at a deadline of the library's own: its context's,
+// or the read deadline go-redis set on the connection from it (an i/o
+// timeout sooner than the client's own read timeout, readTimeout, 0 for
+// none). ctx is the caller's: done, the run ended the call.
+func ownDeadline(ctx context.Context, err error, waited, readTimeout time.Duration) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var te interface{ Timeout() bool }
+	return errors.As(err, &te) && te.Timeout() && (readTimeout == 0 || waited < readTimeout)
+}
+
+// readTimeoutOf is c's read timeout (go-redis: 0 is 3 s, below 0 none),
+// 0 for none.
+func readTimeoutOf(c *redis.Client) time.Duration {
+	switch rt := c.Options().ReadTimeout; {
+	case rt == 0:
+		return 3 * time.Second
+	case rt < 0:
+		return 0
+	default:
+		return rt
+	}
+}
+
+// wallWords says a span of the wall clock a library counts, and what it
+// is of the run's time when the run goes at another speed.
+func wallWords(k *lock.Kit, wall time.Duration) string {
+	if run := k.Virtual(wall); run != wall {
+		return fmt.Sprintf("%s on its wall clock, %s of the run's time", wall, run.Round(time.Microsecond))
+	}
+	return wall.String() + " on its wall clock"
+}
+
+// acquireGaveUp records an acquire the library stopped waiting for on a
+// deadline of its own, and returns ErrNotObtained: no lock, and the
+// scenario's retry policy spaces the next try, as after a denial.
+func acquireGaveUp(k *lock.Kit, key string, attempt int, call time.Duration, msg string) error {
+	k.Emit(lock.Step{Kind: lock.StepError, Op: "acquire", Outcome: lock.GaveUp, Key: key, Attempt: attempt, Node: -1, Call: call, Msg: msg})
+	return lock.ErrNotObtained
 }
 
 // extendedStep records a library's own extend: what it returned (in

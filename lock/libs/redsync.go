@@ -15,28 +15,44 @@ import (
 
 // redsyncLock is go-redsync's Mutex over n of the run's nodes.
 type redsyncLock struct {
-	kit  *lock.Kit
-	name string
-	rs   *redsync.Redsync
-	n    int
+	kit         *lock.Kit
+	name        string
+	rs          *redsync.Redsync
+	n           int
+	readTimeout time.Duration // node 0's client's own; 0: none
 }
 
 func newRedsync(s lock.Servers, o lock.Options, name string, n int) (lock.Locker, error) {
 	var pools []redsyncredis.Pool
+	var rt time.Duration
 	for i := range n {
 		c, err := clientOf(s, i)
 		if err != nil {
 			return nil, err
+		}
+		if i == 0 {
+			rt = readTimeoutOf(c)
 		}
 		pools = append(pools, redsyncgo.NewPool(c))
 	}
 	if len(pools) == 0 {
 		return nil, fmt.Errorf("lock/libs: %s has no Redis node", name)
 	}
-	return &redsyncLock{kit: lock.NewKit(o), name: name, rs: redsync.New(pools...), n: len(pools)}, nil
+	return &redsyncLock{kit: lock.NewKit(o), name: name, rs: redsync.New(pools...), n: len(pools), readTimeout: rt}, nil
 }
 
 func (r *redsyncLock) Strategy() string { return r.name }
+
+// Warm takes and gives back the library's Mutex on key, unseen: its
+// scripts are then loaded on every node, as on ones that have served it.
+func (r *redsyncLock) Warm(ctx context.Context, key string) error {
+	m := r.rs.NewMutex(key, redsync.WithExpiry(time.Second), redsync.WithTries(1))
+	if err := m.LockContext(ctx); err != nil {
+		return err
+	}
+	_, err := m.UnlockContext(ctx)
+	return err
+}
 
 func (r *redsyncLock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*lock.Lease, error) {
 	return r.try(ctx, key, ttl, 1)
@@ -53,13 +69,21 @@ func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, at
 	// One try: the scenario's retry policy spaces the attempts.
 	m := r.rs.NewMutex(key, redsync.WithExpiry(r.kit.ToServer(ttl)), redsync.WithTries(1))
 	wctx, w := watch(ctx)
-	call := r.kit.Now()
+	call, start := r.kit.Now(), time.Now()
 	err := m.LockContext(wctx)
 	var taken *redsync.ErrTaken
 	switch {
 	case errors.As(err, &taken), errors.Is(err, redsync.ErrFailed):
 		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})
 		return nil, lock.ErrNotObtained
+	case ownDeadline(ctx, err, time.Since(start), r.readTimeout):
+		// Mutex.Lock waits for each node a share of the expiry (its
+		// timeout factor, 5%), on the wall clock: a node that answers
+		// later counts as not granted, whether or not it set the key, and
+		// the library then sends its delete to every node.
+		return nil, acquireGaveUp(r.kit, key, attempt, call, fmt.Sprintf(
+			"redsync gave up per node after 5%% of the expiry (%s); whether Redis set the key is not known, and it sent its delete (%v); %s",
+			wallWords(r.kit, r.kit.ToServer(ttl)/20), err, w.String()))
 	case err != nil:
 		return nil, err
 	}

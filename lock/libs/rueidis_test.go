@@ -125,8 +125,14 @@ func TestRueidislockPausedHolderLearnsItLost(t *testing.T) {
 	if l := seen.of(lock.StepLockLost); len(l) != 1 || l[0].Token != la.Token {
 		t.Fatalf("lock_lost steps %+v", l)
 	}
-	if f := seen.of(lock.StepRenewFailed); len(f) != 1 {
+	f := seen.of(lock.StepRenewFailed)
+	if len(f) != 1 {
 		t.Fatalf("renew_failed steps %+v: want the extension that came too late", f)
+	}
+	// Its deadline passed during the pause: the library gave it up before
+	// sending, and the step says so, not that Redis refused it.
+	if f[0].Outcome != lock.GaveUp || !strings.Contains(f[0].Msg, "before sending") {
+		t.Fatalf("the late extension: outcome %s, %q; want gave up, before sending", f[0].Outcome, f[0].Msg)
 	}
 	if err := la.Release(ctx); !errors.Is(err, lock.ErrNotHeld) {
 		t.Fatalf("release after the loss: %v, want not held", err)

@@ -44,9 +44,10 @@ type heldState struct {
 
 // deleted is what the library's delete of a released lock answered.
 type deleted struct {
-	sent bool
-	n    int64
-	err  error
+	sent  bool
+	n     int64
+	err   error
+	early bool // its deadline had passed before the call: nothing went out
 }
 
 var errDead = errors.New("the holder's process is dead: nothing sent")
@@ -106,6 +107,10 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 	}
 	deadline := args[len(args)-1] // the acquire's or extension's deadline, read before cmd is recycled
 	sent := c.kit.Now()
+	// rueidis sends nothing for a context already done (its pipe's Do
+	// returns the context's error first): a deadline past before the
+	// call means nothing went out. Past during the call, it may have.
+	early := ctx.Err() != nil
 	resp := c.Client.Do(ctx, cmd)
 	n, err := resp.AsInt64()
 	reply := fmt.Sprint(n)
@@ -133,12 +138,12 @@ func (c *seenClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 		}
 	case "extend":
 		if !noScript(err) { // it sends the script itself next
-			c.extended(tok, sent, c.left(deadline), name, n, err)
+			c.extended(tok, sent, c.left(deadline), name, n, err, early)
 		}
 	case "delete":
 		c.mu.Lock()
 		if h := c.held[tok]; h != nil {
-			h.del = deleted{sent: true, n: n, err: err}
+			h.del = deleted{sent: true, n: n, err: err, early: early}
 		}
 		c.mu.Unlock()
 	}
@@ -168,25 +173,32 @@ func (c *seenClient) left(deadline string) time.Duration {
 
 // extended records one of the library's extensions, which keeps the key
 // for ttl from when it was sent.
-func (c *seenClient) extended(tok string, sent, ttl time.Duration, name string, n int64, err error) {
-	var why string
+func (c *seenClient) extended(tok string, sent, ttl time.Duration, name string, n int64, err error, early bool) {
+	step := lock.Step{Kind: lock.StepRenewFailed, Key: c.key, Token: tok, Node: -1, Call: sent}
 	switch {
 	case err != nil:
-		why = "its extension failed: " + err.Error()
+		// The library stopped waiting on its own deadline: the extension
+		// may have set the key's deadline (TTL: what it would have left),
+		// or not. Any other error is told as the library's answer.
+		step.Op = "renew"
+		step.Outcome, step.Msg = gaveUp(err, early, "extended", "its extension failed: ")
+		if step.Outcome == lock.GaveUp {
+			step.TTL = ttl
+		}
 	case n != 1:
-		why = "its extension found the key gone or another's (" + name + "→0)"
+		step.Msg = "its extension found the key gone or another's (" + name + "→0)"
+	default:
+		step.Kind, step.TTL, step.Msg = lock.StepRenewed, ttl, "PEXPIREAT its deadline when due; sent "+name+"→1"
 	}
 	c.mu.Lock()
 	if h := c.held[tok]; h != nil {
-		h.last = why
+		h.last = ""
+		if step.Kind == lock.StepRenewFailed {
+			h.last = step.Msg
+		}
 	}
 	c.mu.Unlock()
-	if why == "" {
-		c.kit.Emit(lock.Step{Kind: lock.StepRenewed, Key: c.key, Token: tok, TTL: ttl, Node: -1, Call: sent,
-			Msg: "PEXPIREAT its deadline when due; sent " + name + "→1"})
-		return
-	}
-	c.kit.Emit(lock.Step{Kind: lock.StepRenewFailed, Key: c.key, Token: tok, Node: -1, Call: sent, Msg: why})
+	c.kit.Emit(step)
 }
 
 func noScript(err error) bool {
@@ -253,4 +265,11 @@ func (w *rcall) token() (string, time.Duration) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.tok, w.ttl
+}
+
+// set reports whether the call's acquire set the key (its SET answered OK).
+func (w *rcall) set() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.tok != ""
 }

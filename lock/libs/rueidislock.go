@@ -189,6 +189,16 @@ func (r *rueidisLock) try(ctx context.Context, key string, ttl time.Duration, at
 	// One try: the scenario's retry policy spaces the attempts.
 	lctx, cancel, err := rl.l.TryWithContext(wctx, rueidisName)
 	switch {
+	case errors.Is(err, rueidislock.ErrNotLocked) && w.set():
+		// Its SET answered OK after the lock's validity, on the library's
+		// wall clock, had run out: the library counts no lock, takes the
+		// key back (a delete bounded by a deadline already past) or lets
+		// it lapse. Not a denial: nobody held it. The scenario's retry
+		// policy spaces the next try, as after a denial.
+		tok, left := w.token()
+		r.kit.Emit(lock.Step{Kind: lock.StepError, Op: "acquire", Outcome: lock.GaveUp, Key: key, Token: tok, TTL: left, Attempt: attempt, Node: -1, Call: call,
+			Msg: "rueidislock gave up on its own deadline: its SET answered OK after the lock's validity had run out, so it counts no lock and the key lapses; " + w.String()})
+		return nil, lock.ErrNotObtained
 	case errors.Is(err, rueidislock.ErrNotLocked):
 		r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Msg: "held; " + w.String(), Call: call})
 		return nil, lock.ErrNotObtained
@@ -262,11 +272,13 @@ func (h *rueidisHeld) release(context.Context) error {
 			Msg: "not held: the library had found it lost and sent nothing"})
 		return lock.ErrNotHeld
 	case d.err != nil:
-		// The library bounds its delete by the lock's deadline: past it,
-		// the delete is not sent.
+		// The library bounds its delete by the lock's deadline, read from
+		// its wall clock: past it, it stops waiting, whether or not the
+		// delete went out, and what Redis did is not known.
+		o, msg := gaveUp(d.err, d.early, "deleted", "the library's delete did not complete: ")
 		h.r.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: h.key, Token: h.tok, Node: -1, Call: call,
-			Msg: "the library's delete did not complete: " + d.err.Error()})
-		return lock.ErrNotHeld
+			Op: "release", Outcome: o, Msg: msg})
+		return lock.ErrNotHeld // the holder's view: its library holds it no more; the step says what Redis may have done
 	case d.n != 1:
 		h.r.kit.Emit(lock.Step{Kind: lock.StepReleaseFailed, Key: h.key, Token: h.tok, Node: -1, Call: call,
 			Msg: "not held (expired or another owner's); sent EVALSHA→0"})
@@ -295,4 +307,20 @@ var rueidisScripts = map[string]string{
 func sha(s string) string {
 	h := sha1.Sum([]byte(s))
 	return hex.EncodeToString(h[:])
+}
+
+// gaveUp is the outcome of a library call that ended with err, and its
+// words: a call the library stopped waiting for on its own deadline is
+// GaveUp, said with what the protocol showed of it (early: its deadline
+// had passed before the call, so nothing went out; else it may have gone
+// out, and whether Redis did what (did: deleted, extended) is not known).
+// Any other error is told as the library's answer, as it always was.
+func gaveUp(err error, early bool, did, other string) (lock.Outcome, string) {
+	switch {
+	case !errors.Is(err, context.DeadlineExceeded):
+		return lock.OK, other + err.Error()
+	case early:
+		return lock.GaveUp, "rueidislock gave up on its own deadline before sending: Redis never saw it, so it neither " + did + " the key nor said whose it was (" + err.Error() + ")"
+	}
+	return lock.GaveUp, "rueidislock gave up on its own deadline; whether Redis " + did + " the key is not known (" + err.Error() + ")"
 }

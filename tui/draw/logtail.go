@@ -47,6 +47,9 @@ func Describe(e event.Event) string {
 }
 
 func verb(e event.Event) string {
+	if e.Outcome == event.OutcomeGaveUp {
+		return "gave up, at its library's deadline, on" // the Msg says which call, and whether it went out
+	}
 	switch e.Kind {
 	case event.KindAttempt:
 		if e.Attempt > 1 {
