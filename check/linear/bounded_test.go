@@ -231,9 +231,10 @@ func TestStreamedWitnessIsTheReturnWitness(t *testing.T) {
 			t.Fatalf("%v: %v", run, err)
 		}
 		for _, p := range c.done() {
-			order := make([]*porcupine.Operation, len(p.ops))
-			for i := range p.ops {
-				order[i] = &p.ops[i]
+			ops := p.ops.all()
+			order := make([]*porcupine.Operation, len(ops))
+			for i := range ops {
+				order[i] = &ops[i]
 			}
 			sort.SliceStable(order, func(a, b int) bool { return order[a].Return < order[b].Return })
 			state, want := p.m.Init(), true
@@ -243,7 +244,7 @@ func TestStreamedWitnessIsTheReturnWitness(t *testing.T) {
 				}
 			}
 			inOrder, last := true, int64(0)
-			for _, o := range p.ops {
+			for _, o := range ops {
 				if o.Return < pending {
 					inOrder, last = inOrder && o.Return >= last, max(last, o.Return)
 				}

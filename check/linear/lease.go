@@ -74,8 +74,9 @@ type leaseBuilder struct {
 	keys   map[string]bool // the keys an operation went to
 	quorum map[string]bool // keys whose lock is a quorum of per-node keys
 	prevT  map[int32]int64 // each worker's last event, µs
-	open   map[string]event.Event
-	votes  map[string]string       // worker@key: the token of its last vote
+	open   map[attempt]event.Event
+	votes  map[attempt]string      // the token of a worker's last vote on a key
+	traits map[string]lockTraits   // each key's, as traitsOf reads them
 	nodes  map[string]map[int]bool // a quorum key's nodes
 	undone map[string]*[2]int64    // key|token: a quorum release's span over its nodes
 	order  []string                // undone's keys, in the log's order
@@ -84,7 +85,7 @@ type leaseBuilder struct {
 
 func newLeaseBuilder(h event.Header, put func(string, porcupine.Operation)) *leaseBuilder {
 	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: map[int32]int64{},
-		open: map[string]event.Event{}, votes: map[string]string{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
+		open: map[attempt]event.Event{}, votes: map[attempt]string{}, traits: map[string]lockTraits{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
 }
 
 // held is how many entries the builder keeps between events.
@@ -98,7 +99,7 @@ func (b *leaseBuilder) held() int {
 func (b *leaseBuilder) vote(e *event.Event) {
 	if !b.quorum[e.Res] {
 		b.quorum[e.Res] = true
-		for _, k := range sortedKeys(b.open) {
+		for _, k := range sortedAttempts(b.open) {
 			if b.open[k].Res == e.Res {
 				delete(b.open, k)
 			}
@@ -122,7 +123,13 @@ func (b *leaseBuilder) span(e *event.Event) (int64, int64) {
 }
 
 func (b *leaseBuilder) add(key string, e *event.Event, in leaseIn, ok bool, call, ret int64) {
-	in.call, in.ret, in.traits = call, ret, traitsOf(b.h, strings.SplitN(key, "@node", 2)[0])
+	t, known := b.traits[key]
+	if !known {
+		res, _, _ := strings.Cut(key, "@node")
+		t = traitsOf(b.h, res)
+		b.traits[key] = t
+	}
+	in.call, in.ret, in.traits = call, ret, t
 	if e != nil {
 		in.worker = e.Worker
 	}
@@ -150,11 +157,7 @@ func (b *leaseBuilder) event(e event.Event) {
 		key = e.Res + "@node" + strconv.Itoa(int(e.Node))
 	}
 	ttl := e.TTL.Microseconds()
-	var attempt string
-	switch e.Kind { // only these need it: most events of a long log are not
-	case event.KindAttempt, event.KindAcquired, event.KindVote, event.KindDenied, event.KindError:
-		attempt = attemptKey(e.Worker, e.Res)
-	}
+	attempt := attempt{e.Worker, e.Res}
 	switch e.Kind {
 	case event.KindAttempt:
 		if !b.quorum[e.Res] {
@@ -199,10 +202,10 @@ func (b *leaseBuilder) event(e event.Event) {
 	case event.KindCrash:
 		// An attempt the crash cut off may have taken the lock; a lock
 		// bound to the session is let go (a TTL lock lapses on its own).
-		for _, k := range sortedKeys(b.open) {
+		for _, k := range sortedAttempts(b.open) {
 			if a := b.open[k]; a.Worker == e.Worker {
 				delete(b.open, k)
-				b.add(a.Res, &a, leaseIn{op: "maybe", holder: "orphan of " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+				b.add(a.Res, &a, leaseIn{op: "maybe", holder: "orphan of " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 			}
 		}
 		for _, k := range sortedKeys(b.keys) {
@@ -211,8 +214,32 @@ func (b *leaseBuilder) event(e event.Event) {
 	}
 }
 
-// attemptKey names a worker's attempt on a lock key: "3@lock:stock".
-func attemptKey(worker int32, res string) string { return strconv.Itoa(int(worker)) + "@" + res }
+// attempt is a worker's attempt on a lock key.
+type attempt struct {
+	worker int32
+	res    string
+}
+
+// String names the attempt: "3@lock:stock".
+func (a attempt) String() string { return strconv.Itoa(int(a.worker)) + "@" + a.res }
+
+// sortedAttempts are m's attempts in the order of their names.
+func sortedAttempts[V any](m map[attempt]V) []attempt {
+	type named struct {
+		a    attempt
+		name string
+	}
+	ns := make([]named, 0, len(m))
+	for a := range m {
+		ns = append(ns, named{a, a.String()})
+	}
+	slices.SortFunc(ns, func(x, y named) int { return strings.Compare(x.name, y.name) })
+	out := make([]attempt, len(ns))
+	for i, n := range ns {
+		out[i] = n.a
+	}
+	return out
+}
 
 // undo adds, after a Redlock quorum denied (or failed), the quiet release
 // of the worker's partial votes on every node: between its start and the
@@ -221,7 +248,7 @@ func (b *leaseBuilder) undo(e event.Event, call, ret int64) {
 	if !b.quorum[e.Res] || e.Has&event.HasNode != 0 {
 		return
 	}
-	tok := b.votes[attemptKey(e.Worker, e.Res)]
+	tok := b.votes[attempt{e.Worker, e.Res}]
 	if tok == "" {
 		return
 	}
@@ -251,9 +278,9 @@ func (b *leaseBuilder) done() {
 		s := b.undone[k]
 		b.add(res, nil, leaseIn{op: "undo", token: tok}, true, s[0], s[1])
 	}
-	for _, k := range sortedKeys(b.open) {
+	for _, k := range sortedAttempts(b.open) {
 		a := b.open[k]
-		b.add(a.Res, &a, leaseIn{op: "maybe", holder: "unanswered " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+		b.add(a.Res, &a, leaseIn{op: "maybe", holder: "unanswered " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 	}
 }
 
