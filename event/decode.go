@@ -96,7 +96,7 @@ func (d *Decoder) field(key []byte, e *Event, hasT, hasWorker *bool) (ok bool) {
 	case "kind":
 		var k []byte
 		k, ok = d.plainBytes()
-		e.Kind = kindByName[string(k)]
+		e.Kind = d.kind(k)
 	case "res":
 		e.Res, ok = d.str()
 	case "token":
@@ -159,6 +159,32 @@ type Decoder struct {
 	b    []byte
 	i    int
 	strs map[string]string // reuses the strings of earlier lines
+	// recent are strings and kinds read lately, by length and first
+	// byte: a log repeats its keys, tokens, messages and kinds, and
+	// comparing with one of them costs less than hashing for a map.
+	recent [16]string
+	kinds  [8]Kind
+}
+
+// slot is where recent strings of b's length and first byte are kept.
+func slot(b []byte, n int) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return (len(b) ^ int(b[0])) & (n - 1)
+}
+
+// kind is the kind named b (KindUnknown for a name it does not know).
+func (d *Decoder) kind(b []byte) Kind {
+	c := &d.kinds[slot(b, len(d.kinds))]
+	if *c != KindUnknown && kindNames[*c] == string(b) {
+		return *c
+	}
+	k := kindByName[string(b)]
+	if k != KindUnknown {
+		*c = k
+	}
+	return k
 }
 
 func (d *Decoder) space() {
@@ -194,12 +220,18 @@ func (d *Decoder) plainString() (string, bool) {
 	if d.strs == nil {
 		return string(b), true
 	}
+	c := &d.recent[slot(b, len(d.recent))]
+	if *c == string(b) && len(b) > 0 {
+		return *c, true
+	}
 	if s, ok := d.strs[string(b)]; ok {
+		*c = s
 		return s, true
 	}
 	s := string(b)
 	if len(d.strs) < 1<<16 && len(s) <= 256 { // a long string (longer than a name, MaxNameBytes) is not worth keeping
 		d.strs[s] = s
+		*c = s
 	}
 	return s, true
 }
