@@ -23,7 +23,7 @@ import (
 
 // longLog writes a log of about n events (a seeded oversell/safe run,
 // repeated) to a file of the test's and returns its path.
-func longLog(t *testing.T, n int) string {
+func longLog(t testing.TB, n int) string {
 	t.Helper()
 	dir := t.TempDir()
 	one := filepath.Join(dir, "one.jsonl")
@@ -55,7 +55,7 @@ func longLog(t *testing.T, n int) string {
 
 // runLog runs scenario sc under strategy at its defaults on the embedded
 // store, with seed, and writes its event log to path.
-func runLog(t *testing.T, path, sc, strategy string, seed uint64) {
+func runLog(t testing.TB, path, sc, strategy string, seed uint64) {
 	t.Helper()
 	def, err := scenario.Lookup(sc)
 	if err != nil {
