@@ -18,7 +18,8 @@ import (
 // quiet cores: `locklab check` in at most 3 s and 1 GB, `locklab replay
 // --summary` in at most 3 s. Each reports its wall time, its CPU time (on
 // a shared machine the wall time also counts the other processes' turns)
-// and the process's peak resident memory.
+// and the process's peak resident memory so far (run one at a time, with
+// -test.bench, for a benchmark's own).
 
 // BenchmarkCheck5M is `locklab check` of the long log: read, folded per
 // key and judged.
