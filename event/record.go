@@ -30,6 +30,10 @@ const (
 	recSetBits = 48
 )
 
+// A chunk's pooled bytes, with the ends of the pages it skips, stay within
+// what a record's offset counts (the build fails otherwise).
+const _ = uint(recOffMask - (chunkSize*maxPooled + (chunkSize*maxPooled/poolPage+2)*maxPooled))
+
 func (r *record) kind() Kind   { return Kind(r.bits) }
 func (r *record) has() Field   { return Field(r.bits >> recHasBits) }
 func (r *record) set() uint16  { return uint16(r.bits >> recSetBits) }
