@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
@@ -73,8 +74,8 @@ type leaseBuilder struct {
 	put    func(key string, op porcupine.Operation)
 	keys   map[string]bool // the keys an operation went to
 	quorum map[string]bool // keys whose lock is a quorum of per-node keys
-	prevT  map[int32]int64 // each worker's last event, µs
-	open   map[attempt]event.Event
+	prevT  lastTimes       // each worker's last event, µs
+	open   map[attempt]asked
 	votes  map[attempt]string      // the token of a worker's last vote on a key
 	traits map[string]lockTraits   // each key's, as traitsOf reads them
 	nodes  map[string]map[int]bool // a quorum key's nodes
@@ -84,13 +85,13 @@ type leaseBuilder struct {
 }
 
 func newLeaseBuilder(h event.Header, put func(string, porcupine.Operation)) *leaseBuilder {
-	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: map[int32]int64{},
-		open: map[attempt]event.Event{}, votes: map[attempt]string{}, traits: map[string]lockTraits{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
+	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: lastTimes{far: map[int32]int64{}},
+		open: map[attempt]asked{}, votes: map[attempt]string{}, traits: map[string]lockTraits{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
 }
 
 // held is how many entries the builder keeps between events.
 func (b *leaseBuilder) held() int {
-	return len(b.keys) + len(b.open) + len(b.votes) + len(b.undone) + len(b.prevT)
+	return len(b.keys) + len(b.open) + len(b.votes) + len(b.undone) + b.prevT.n
 }
 
 // vote learns from a vote that its key is a quorum's, and on which nodes.
@@ -119,7 +120,7 @@ func (b *leaseBuilder) span(e *event.Event) (int64, int64) {
 	if e.Has&event.HasCall != 0 && e.Call > 0 {
 		return e.Call.Microseconds(), ret
 	}
-	return min(b.prevT[e.Worker], ret), ret
+	return min(b.prevT.get(e.Worker), ret), ret
 }
 
 func (b *leaseBuilder) add(key string, e *event.Event, in leaseIn, ok bool, call, ret int64) {
@@ -151,7 +152,8 @@ func (b *leaseBuilder) add(key string, e *event.Event, in leaseIn, ok bool, call
 // event takes the log's next event.
 func (b *leaseBuilder) event(e event.Event) {
 	call, ret := b.span(&e)
-	b.prevT[e.Worker], b.lastT = ret, max(b.lastT, ret)
+	b.prevT.set(e.Worker, ret)
+	b.lastT = max(b.lastT, ret)
 	key := e.Res
 	if e.Has&event.HasNode != 0 {
 		key = e.Res + "@node" + strconv.Itoa(int(e.Node))
@@ -161,7 +163,7 @@ func (b *leaseBuilder) event(e event.Event) {
 	switch e.Kind {
 	case event.KindAttempt:
 		if !b.quorum[e.Res] {
-			b.open[attempt] = e
+			b.open[attempt] = asked{Res: e.Res, T: e.T, TTL: e.TTL, Worker: e.Worker}
 		}
 	case event.KindAcquired:
 		delete(b.open, attempt)
@@ -205,13 +207,61 @@ func (b *leaseBuilder) event(e event.Event) {
 		for _, k := range sortedAttempts(b.open) {
 			if a := b.open[k]; a.Worker == e.Worker {
 				delete(b.open, k)
-				b.add(a.Res, &a, leaseIn{op: "maybe", holder: "orphan of " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+				b.add(a.Res, a.event(), leaseIn{op: "maybe", holder: "orphan of " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 			}
 		}
 		for _, k := range sortedKeys(b.keys) {
 			b.add(k, &e, leaseIn{op: "session-end"}, true, ret, pending)
 		}
 	}
+}
+
+// asked is what an attempt not answered yet needs kept: a small value
+// (a map keeps a large one apart, allocated for each attempt).
+type asked struct {
+	Res    string
+	T, TTL time.Duration
+	Worker int32
+}
+
+// event is the attempt as the event the operations it makes name.
+func (a asked) event() *event.Event {
+	return &event.Event{Kind: event.KindAttempt, Worker: a.Worker, Res: a.Res, T: a.T, TTL: a.TTL, Has: event.HasTTL}
+}
+
+// lastTimes is each worker's last time: in a slice for the workers a log
+// can name (−1 … 65534), in a map for any other.
+type lastTimes struct {
+	t     []int64
+	known []bool
+	far   map[int32]int64
+	n     int // workers with a time
+}
+
+func (l *lastTimes) get(w int32) int64 {
+	if i := int(w) + 1; i >= 0 && i < len(l.t) {
+		return l.t[i]
+	}
+	return l.far[w]
+}
+
+func (l *lastTimes) set(w int32, t int64) {
+	i := int(w) + 1
+	if i < 0 || i >= 1<<16 {
+		if _, ok := l.far[w]; !ok {
+			l.n++
+		}
+		l.far[w] = t
+		return
+	}
+	if i >= len(l.t) {
+		l.t = append(l.t, make([]int64, i+1-len(l.t))...)
+		l.known = append(l.known, make([]bool, i+1-len(l.known))...)
+	}
+	if !l.known[i] {
+		l.known[i], l.n = true, l.n+1
+	}
+	l.t[i] = t
 }
 
 // attempt is a worker's attempt on a lock key.
@@ -280,7 +330,7 @@ func (b *leaseBuilder) done() {
 	}
 	for _, k := range sortedAttempts(b.open) {
 		a := b.open[k]
-		b.add(a.Res, &a, leaseIn{op: "maybe", holder: "unanswered " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+		b.add(a.Res, a.event(), leaseIn{op: "maybe", holder: "unanswered " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 	}
 }
 
