@@ -306,8 +306,17 @@ func WorkerName(w int32) string {
 	if w < 0 {
 		return "system"
 	}
-	if w < 100 {
-		return fmt.Sprintf("w%02d", w)
+	if int(w) < len(workerNames) {
+		return workerNames[w]
 	}
 	return fmt.Sprintf("w%d", w)
 }
+
+// workerNames are the first workers' names, made once: a long log names
+// them again and again.
+var workerNames = func() (names [100]string) {
+	for i := range names {
+		names[i] = fmt.Sprintf("w%02d", i)
+	}
+	return names
+}()

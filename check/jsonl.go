@@ -58,7 +58,8 @@ func DecodeLog(r io.Reader, rec *Recording, header func(), add func(event.Event)
 	lr := lineReader{br: bufio.NewReaderSize(r, 1<<16)}
 	dec := event.NewDecoder()
 	events := 0
-	names := resources{}
+	names, lastRes := resources{}, ""
+	var clean lineCleaner
 	chk := logCheck{h: &rec.Header}
 	for line := 1; ; line++ {
 		raw, complete, err := lr.next()
@@ -99,10 +100,13 @@ func DecodeLog(r io.Reader, rec *Recording, header func(), add func(event.Event)
 		if err := checkEvent(&rec.Header, line, &e); err != nil {
 			return err
 		}
-		if err := names.add(line, e.Res); err != nil {
-			return err
+		if e.Res != lastRes { // the same as the last event's: counted already
+			if err := names.add(line, e.Res); err != nil {
+				return err
+			}
+			lastRes = e.Res
 		}
-		cleanEvent(&e)
+		clean.event(&e)
 		if events++; events > maxLogEvents {
 			return &LineError{line, fmt.Sprintf("more than %d events; an event log holds at most %d", maxLogEvents, maxLogEvents)}
 		}

@@ -3,6 +3,7 @@ package check_test
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,4 +83,28 @@ func FuzzReadRecording(f *testing.F) {
 	f.Add([]byte(header + "\n" + `{"seq":1,"t":5,"worker":-5,"kind":"attempt","res":"lock:stock"}` + "\n"))
 	f.Add([]byte(header + "\n" + `{"seq":1,"t":31536000000000,"worker":0,"kind":"done"}` + "\n"))
 	f.Fuzz(checkReadInvariants)
+}
+
+// A string read again and again (the decoder hands back the one it read
+// first) is cleaned every time, whichever field it is in: no event keeps
+// a control sequence because an earlier one had the same text.
+func TestRepeatedStringsAreCleanedEachTime(t *testing.T) {
+	// Raw UTF-8, not escaped: the fast decoder reads it, and keeps one copy.
+	esc := "lock:\u009b31mstock\u009b0m"
+
+	var in strings.Builder
+	in.WriteString(header + "\n")
+	for i := range 40 {
+		field := []string{"res", "token", "code", "msg"}[i%4]
+		in.WriteString(`{"seq":` + strconv.Itoa(i) + `,"t":` + strconv.Itoa(i+1) + `,"worker":0,"kind":"attempt","` + field + `":"` + esc + `"}` + "\n")
+	}
+	rec, _ := check.ReadRecording(strings.NewReader(in.String()))
+	if rec == nil || len(rec.Events) != 40 {
+		t.Fatalf("read %v", rec)
+	}
+	for i, e := range rec.Events {
+		if s := e.Res + e.Token + e.Code + e.Msg; !strings.HasPrefix(s, "lock:") || strings.ContainsRune(s, '\u009b') {
+			t.Fatalf("event %d keeps a control sequence: %q", i, s)
+		}
+	}
 }

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"unsafe"
+
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/untrusted"
 )
@@ -10,9 +12,27 @@ import (
 // (the log's reader, and the log's string table for what runs emit), so
 // no view, printout or recording passes them to a terminal.
 
-// cleanEvent cleans the text fields of an event read from a file.
-func cleanEvent(e *event.Event) {
-	e.Res, e.Token, e.Code, e.Msg = untrusted.Line(e.Res), untrusted.Line(e.Token), untrusted.Line(e.Code), untrusted.Line(e.Msg)
+// lineCleaner cleans the text fields of the events read from one file.
+// Their strings repeat (its decoder hands the same string back for the
+// same text): the string last cleaned in each slot is kept with its
+// result, so one seen again is not scanned again.
+type lineCleaner struct{ in, out [16]string }
+
+func (c *lineCleaner) event(e *event.Event) {
+	e.Res, e.Token, e.Code, e.Msg = c.line(e.Res), c.line(e.Token), c.line(e.Code), c.line(e.Msg)
+}
+
+func (c *lineCleaner) line(s string) string {
+	if s == "" {
+		return s
+	}
+	i := (len(s) ^ int(s[0])) & (len(c.in) - 1)
+	if len(c.in[i]) == len(s) && unsafe.StringData(c.in[i]) == unsafe.StringData(s) {
+		return c.out[i] // the very same bytes: the same result
+	}
+	out := untrusted.Line(s)
+	c.in[i], c.out[i] = s, out
+	return out
 }
 
 // cleanHeader cleans the text fields of a log's header.

@@ -96,12 +96,21 @@ func newReplayCmd() *cobra.Command {
 // the peak of a 5-million-event replay under a gigabyte.
 const logGCPercent = 25
 
+// replayMemoryLimit is the soft memory limit a replay's view runs under:
+// near it the collector works harder and hands freed memory back, so that
+// the longest log the reader takes (16M events) peaks under a gigabyte.
+// A limit already set lower (GOMEMLIMIT) stays.
+const replayMemoryLimit = 900 << 20
+
 func replayTUI(ctx context.Context, path, theme string, present bool, castFile string) error {
 	th, err := pickTheme(theme)
 	if err != nil {
 		return err
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(logGCPercent))
+	if old := debug.SetMemoryLimit(-1); old > replayMemoryLimit {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(replayMemoryLimit))
+	}
 	fh, err := openInput(ctx, path, "event log")
 	if err != nil {
 		return err

@@ -98,7 +98,7 @@ func (d *Decoder) field(key []byte, e *Event, hasT, hasWorker *bool) (ok bool) {
 	case "kind":
 		var k []byte
 		k, ok = d.plainBytes()
-		e.Kind = kindByName[string(k)]
+		e.Kind = d.kind(k)
 	case "res":
 		e.Res, ok = d.str()
 	case "token":
@@ -161,12 +161,40 @@ type Decoder struct {
 	b    []byte
 	i    int
 	strs map[string]string // reuses the strings of earlier lines
+	// recent are strings and kinds read lately, by length and first
+	// byte: a log repeats its keys, tokens, messages and kinds, and
+	// comparing with one of them costs less than hashing for a map.
+	recent [16]string
+	kinds  [8]Kind
+}
+
+// slot is where recent strings of b's length and first byte are kept.
+func slot(b []byte, n int) int {
+	if len(b) == 0 {
+		return 0
+	}
+	return (len(b) ^ int(b[0])) & (n - 1)
+}
+
+// kind is the kind named b (KindUnknown for a name it does not know).
+func (d *Decoder) kind(b []byte) Kind {
+	c := &d.kinds[slot(b, len(d.kinds))]
+	if *c != KindUnknown && kindNames[*c] == string(b) {
+		return *c
+	}
+	k := kindByName[string(b)]
+	if k != KindUnknown {
+		*c = k
+	}
+	return k
 }
 
 func (d *Decoder) space() {
-	for d.i < len(d.b) && (d.b[d.i] == ' ' || d.b[d.i] == '\t' || d.b[d.i] == '\r' || d.b[d.i] == '\n') {
-		d.i++
+	b, i := d.b, d.i // in registers: the loops below run for every byte of a log
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
 	}
+	d.i = i
 }
 
 func (d *Decoder) byte(c byte) bool {
@@ -194,12 +222,18 @@ func (d *Decoder) plainString() (string, bool) {
 	if d.strs == nil {
 		return string(b), true
 	}
+	c := &d.recent[slot(b, len(d.recent))]
+	if *c == string(b) && len(b) > 0 {
+		return *c, true
+	}
 	if s, ok := d.strs[string(b)]; ok {
+		*c = s
 		return s, true
 	}
 	s := string(b)
 	if len(d.strs) < 1<<16 && len(s) <= 256 { // a long string (longer than a name, MaxNameBytes) is not worth keeping
 		d.strs[s] = s
+		*c = s
 	}
 	return s, true
 }
@@ -209,27 +243,38 @@ func (d *Decoder) plainBytes() ([]byte, bool) {
 	if !d.byte('"') {
 		return nil, false
 	}
-	start := d.i
+	b, i := d.b, d.i
+	start := i
 	ascii := true
-	for d.i < len(d.b) {
-		c := d.b[d.i]
+	for ; i < len(b); i++ {
+		c := b[i]
+		if plain[c] {
+			continue
+		}
 		switch {
 		case c == '"':
-			if !ascii && !utf8.Valid(d.b[start:d.i]) {
+			if !ascii && !utf8.Valid(b[start:i]) {
 				return nil, false // encoding/json would replace the bad bytes
 			}
-			s := d.b[start:d.i]
-			d.i++
-			return s, true
+			d.i = i + 1
+			return b[start:i], true
 		case c >= 0x80:
 			ascii = false
-		case c == '\\' || c < 0x20:
+		default: // a backslash or a control byte
 			return nil, false
 		}
-		d.i++
 	}
 	return nil, false
 }
+
+// plain are the bytes a string without escapes holds as they are: not
+// its closing quote, a backslash, a control byte or a byte past ASCII.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // str reads a string without escapes; one with escapes (or control
 // bytes) sends the line to the slow path, encoding/json.
@@ -238,31 +283,30 @@ func (d *Decoder) str() (string, bool) {
 }
 
 func (d *Decoder) int() (int64, bool) {
-	start := d.i
-	if d.i < len(d.b) && d.b[d.i] == '-' {
-		d.i++
+	b, i := d.b, d.i
+	start := i
+	if i < len(b) && b[i] == '-' {
+		i++
 	}
-	digits := d.i
-	for d.i < len(d.b) && d.b[d.i] >= '0' && d.b[d.i] <= '9' {
-		d.i++
+	digits := i
+	var n int64
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		n = n*10 + int64(b[i]-'0') // wraps past 18 digits: not used then
 	}
-	if d.i == digits || (d.b[digits] == '0' && d.i-digits > 1) {
+	d.i = i
+	if i == digits || (b[digits] == '0' && i-digits > 1) {
 		return 0, false
 	}
-	if d.i < len(d.b) && (d.b[d.i] == '.' || d.b[d.i] == 'e' || d.b[d.i] == 'E') {
+	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
 		return 0, false
 	}
-	if d.i-digits <= 18 { // fits in an int64 whatever its digits: no overflow to check
-		var n int64
-		for _, c := range d.b[digits:d.i] {
-			n = n*10 + int64(c-'0')
-		}
+	if i-digits <= 18 { // fits in an int64 whatever its digits: no overflow to check
 		if start != digits {
 			n = -n
 		}
 		return n, true
 	}
-	n, err := strconv.ParseInt(string(d.b[start:d.i]), 10, 64)
+	n, err := strconv.ParseInt(string(b[start:i]), 10, 64)
 	return n, err == nil
 }
 

@@ -16,7 +16,13 @@ const (
 	chunkMask = chunkSize - 1
 )
 
-type chunk [chunkSize]record
+// chunk is chunkSize records: their times are counted from t0, their
+// pooled fields from p0 (set before the chunk's first event is published).
+type chunk struct {
+	recs [chunkSize]record
+	t0   time.Duration // the first record's time
+	p0   int64         // where in the pool its fields start
+}
 
 const strChunk = 1 << 10
 
@@ -213,17 +219,18 @@ func (l *Log) appendLocked(e *Event, t time.Duration) {
 		if c == nil {
 			c = new(chunk)
 		}
+		c.t0, c.p0 = t, l.pool.at()
 		grown := append(dir[:len(dir):len(dir)], c)
 		l.dir.Store(&grown)
 		dir = grown
 	} else if l.n&chunkMask == chunkSize/2 && l.preparing.CompareAndSwap(false, true) {
 		go l.prepare()
 	}
-	p := &dir[ci][l.n&chunkMask]
+	c := dir[ci]
 	if e.Has&HasCall != 0 && e.Call > e.T {
 		e.Call = e.T // an answer never arrives before its question was sent
 	}
-	l.put(p, e, t)
+	l.put(c, &c.recs[l.n&chunkMask], e, t)
 	l.n++
 }
 
@@ -236,8 +243,8 @@ func (l *Log) prepare() {
 	}
 	c := new(chunk)
 	const perPage = 4096 / unsafe.Sizeof(record{})
-	for i := 0; i < len(c); i += int(perPage) {
-		c[i].T = 0
+	for i := 0; i < len(c.recs); i += int(perPage) {
+		c.recs[i].dt = 0
 	}
 	l.spare.Store(c)
 }
@@ -253,14 +260,14 @@ func (l *Log) Len() int { return int(l.pub.Load()) }
 
 // At returns event i (i < Len).
 func (l *Log) At(i int) Event {
-	dir := *l.dir.Load()
-	return l.event(i, &dir[i>>chunkBits][i&chunkMask])
+	c := (*l.dir.Load())[i>>chunkBits]
+	return l.event(i, c, &c.recs[i&chunkMask])
 }
 
 // KindAt returns the kind of event i (i < Len), without building the event.
 func (l *Log) KindAt(i int) Kind {
 	dir := *l.dir.Load()
-	return dir[i>>chunkBits][i&chunkMask].Kind
+	return dir[i>>chunkBits].recs[i&chunkMask].kind()
 }
 
 // Read appends events [from, Len) to dst and returns it with the new cursor.
@@ -268,7 +275,8 @@ func (l *Log) Read(from int, dst []Event) ([]Event, int) {
 	to := l.Len()
 	dir := *l.dir.Load()
 	for i := from; i < to; i++ {
-		dst = append(dst, l.event(i, &dir[i>>chunkBits][i&chunkMask]))
+		c := dir[i>>chunkBits]
+		dst = append(dst, l.event(i, c, &c.recs[i&chunkMask]))
 	}
 	return dst, to
 }

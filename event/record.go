@@ -6,21 +6,39 @@ import (
 	"time"
 )
 
-// record is an event as stored, 24 bytes and free of pointers, so the
-// garbage collector never scans the log, however long it grows. The fields
-// most events leave zero are kept apart, in the log's pool, as varints:
-// only those that are not zero (set says which). Strings live in the log's
-// string table.
+// record is an event as stored, 16 bytes and free of pointers, so the
+// garbage collector never scans the log, however long it grows. Its time
+// is kept in µs after its chunk's first event's (t0), its kind, flags and
+// the place of its other fields in one word. The fields most events leave
+// zero are kept apart, in the log's pool, as varints: only those that are
+// not zero (set says which). Strings live in the log's string table. A
+// time that is not a whole µs after t0, or more than 2³² µs after it,
+// is kept in the pool too.
 type record struct {
-	T      time.Duration
+	dt     uint32 // µs after the chunk's t0, unless recBigT
 	Worker int32
-	page   uint32 // where in the pool its other fields are
-	off    uint16
-	set    uint16 // which of the pooled fields are not zero
-	Has    Field
-	Kind   Kind
-	OK     bool
+	bits   uint64 // kind | ok | recBigT | pool offset after the chunk's p0 | Has | set
 }
+
+// The parts of a record's bits.
+const (
+	recOK      = 1 << 8
+	recBigT    = 1 << 9 // the time is in the pool, first
+	recOffBits = 10     // the pool offset after the chunk's p0: 20 bits
+	recOffMask = 1<<20 - 1
+	recHasBits = 32
+	recSetBits = 48
+)
+
+// A chunk's pooled bytes, with the ends of the pages it skips, stay within
+// what a record's offset counts (the build fails otherwise).
+const _ = uint(recOffMask - (chunkSize*maxPooled + (chunkSize*maxPooled/poolPage+2)*maxPooled))
+
+func (r *record) kind() Kind   { return Kind(r.bits) }
+func (r *record) has() Field   { return Field(r.bits >> recHasBits) }
+func (r *record) set() uint16  { return uint16(r.bits >> recSetBits) }
+func (r *record) off() int64   { return int64(r.bits>>recOffBits) & recOffMask }
+func (r *record) pooled() bool { return r.bits&(recBigT|0xffff<<recSetBits) != 0 }
 
 // The pooled fields, in the order they are written.
 const (
@@ -41,9 +59,11 @@ const (
 )
 
 const (
-	poolPage = 1 << 16
-	// maxPooled is the most bytes one event's pooled fields take.
-	maxPooled = pooledFields * binary.MaxVarintLen64
+	poolBits = 16
+	poolPage = 1 << poolBits
+	// maxPooled is the most bytes one event's pooled fields take, its
+	// time included: a chunk's take less than 2²⁰ (recOffMask).
+	maxPooled = (pooledFields + 1) * binary.MaxVarintLen64
 )
 
 // pool holds the records' pooled fields in pages written once: bytes
@@ -60,6 +80,9 @@ func (p *pool) init() {
 	p.dir.Store(&dir)
 }
 
+// at is where the next pooled bytes go, counted from the pool's start.
+func (p *pool) at() int64 { return int64(p.page)<<poolBits | int64(p.off) }
+
 // room returns where maxPooled bytes can be written, starting a page when
 // the current one has not that many left.
 func (p *pool) room() (*[poolPage]byte, int) {
@@ -73,12 +96,19 @@ func (p *pool) room() (*[poolPage]byte, int) {
 	return dir[p.page], p.off
 }
 
-// put stores e (stamped at t) in r: the fields every event has in r, the
-// others in the pool. Called under the log's mutex.
-func (l *Log) put(r *record, e *Event, t time.Duration) {
+// put stores e (stamped at t) in r, of chunk c: the fields every event has
+// in r, the others in the pool. Called under the log's mutex.
+func (l *Log) put(c *chunk, r *record, e *Event, t time.Duration) {
 	pg, off := l.pool.room()
 	b := pg[off:off:poolPage]
 	var set uint16
+	var bits uint64
+	if dt := t - c.t0; dt >= 0 && dt%time.Microsecond == 0 && dt/time.Microsecond <= 1<<32-1 {
+		r.dt = uint32(dt / time.Microsecond)
+	} else {
+		r.dt, bits = 0, recBigT
+		b = binary.AppendVarint(b, int64(t))
+	}
 	zig := func(bit uint16, v int64) {
 		if v != 0 {
 			set |= bit
@@ -107,20 +137,32 @@ func (l *Log) put(r *record, e *Event, t time.Duration) {
 	str(setCode, e.Code)
 	str(setMsg, e.Msg)
 	zig(setOutcome, int64(e.Outcome))
-	r.T, r.Worker, r.Has, r.Kind, r.OK = t, e.Worker, e.Has, e.Kind, e.OK
-	r.page, r.off, r.set = uint32(l.pool.page), uint16(off), set
+	bits |= uint64(e.Kind) | uint64(e.Has)<<recHasBits | uint64(set)<<recSetBits
+	if e.OK {
+		bits |= recOK
+	}
+	if len(b) > 0 {
+		bits |= uint64(int64(l.pool.page)<<poolBits|int64(off)-c.p0) << recOffBits
+	}
+	r.Worker, r.bits = e.Worker, bits
 	l.pool.off += len(b)
 }
 
-// event is record i as an event.
-func (l *Log) event(i int, r *record) Event {
-	e := Event{Seq: int64(i), T: r.T, Worker: r.Worker, Has: r.Has, Kind: r.Kind, OK: r.OK}
-	if r.set == 0 {
+// event is record i, of chunk c, as an event.
+func (l *Log) event(i int, c *chunk, r *record) Event {
+	e := Event{Seq: int64(i), T: c.t0 + time.Duration(r.dt)*time.Microsecond, Worker: r.Worker, Has: r.has(), Kind: r.kind(), OK: r.bits&recOK != 0}
+	if !r.pooled() {
 		return e
 	}
-	b := (*l.pool.dir.Load())[r.page][r.off:]
+	at := c.p0 + r.off()
+	b := (*l.pool.dir.Load())[at>>poolBits][at&(poolPage-1):]
+	if r.bits&recBigT != 0 {
+		t, n := binary.Varint(b)
+		e.T, b = time.Duration(t), b[n:]
+	}
+	set := r.set()
 	zig := func(bit uint16) int64 {
-		if r.set&bit == 0 {
+		if set&bit == 0 {
 			return 0
 		}
 		v, n := binary.Varint(b)
@@ -128,15 +170,15 @@ func (l *Log) event(i int, r *record) Event {
 		return v
 	}
 	str := func(bit uint16) string {
-		if r.set&bit == 0 {
+		if set&bit == 0 {
 			return ""
 		}
 		v, n := binary.Uvarint(b)
 		b = b[n:]
 		return l.strs.get(uint32(v))
 	}
-	if r.set&setCall != 0 {
-		e.Call = r.T - time.Duration(zig(setCall))
+	if set&setCall != 0 {
+		e.Call = e.T - time.Duration(zig(setCall))
 	}
 	e.Fence, e.Stock = zig(setFence), zig(setStock)
 	e.TTL, e.Delay = time.Duration(zig(setTTL)), time.Duration(zig(setDelay))

@@ -2,6 +2,8 @@ package event_test
 
 import (
 	"math"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +28,47 @@ func TestLogKeepsEveryFieldExactly(t *testing.T) {
 		want.Seq = int64(i)
 		if got := l.At(i); got != want {
 			t.Errorf("event %d:\n got %+v\nwant %+v", i, got, want)
+		}
+	}
+}
+
+// Events whose pooled fields are all at their widest, at times a record
+// cannot count from its chunk's first (a nanosecond off a µs, before it,
+// hours after it), over several chunks, come back exactly, and KindAt
+// says their kinds.
+func TestLogKeepsWideEventsOverChunks(t *testing.T) {
+	long := strings.Repeat("x", 256)
+	l := event.NewLog(nil, nil)
+	var evs []event.Event
+	for i := range 3*4096 + 17 {
+		e := event.Event{T: time.Duration(i) * time.Microsecond, Kind: event.Kind(i%20 + 1), Worker: int32(i%3 - 1), OK: i%2 == 0}
+		switch i % 4 {
+		case 1:
+			e.T += time.Nanosecond
+		case 2:
+			e.T = -time.Duration(i) * time.Hour
+		case 3:
+			e.T = time.Duration(i) * 2 * time.Hour
+		}
+		if i%5 != 0 {
+			e.Call, e.Has = time.Duration(math.MinInt64+int64(i)), event.HasCall|event.HasFence|event.HasStock|event.HasTTL|event.HasDelay|event.HasPeer|event.HasAttempt|event.HasNode|event.HasOK
+			e.Fence, e.Stock, e.TTL, e.Delay = math.MinInt64, math.MaxInt64, math.MinInt64, math.MaxInt64
+			e.Peer, e.Attempt, e.Node, e.Outcome = math.MinInt32, math.MaxInt32, math.MinInt16, 255
+			e.Res, e.Token, e.Code, e.Msg = long+"r"+strconv.Itoa(i%7), long+"t"+strconv.Itoa(i), long+"c", long+"m"
+		}
+		evs = append(evs, e)
+		l.Append(e)
+	}
+	for i, want := range evs {
+		want.Seq = int64(i)
+		if want.Has&event.HasCall != 0 && want.Call > want.T {
+			want.Call = want.T
+		}
+		if got := l.At(i); got != want {
+			t.Fatalf("event %d:\n got %+v\nwant %+v", i, got, want)
+		}
+		if k := l.KindAt(i); k != want.Kind {
+			t.Fatalf("event %d: KindAt %v, want %v", i, k, want.Kind)
 		}
 	}
 }

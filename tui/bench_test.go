@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -210,8 +211,8 @@ func writeSynthFile(b testing.TB, n, workers int) string {
 
 // TestSynthLog writes a synthetic log for measuring the real binary
 // (locklab replay FILE): LOCKLAB_SYNTH_LOG=/tmp/big.jsonl
-// LOCKLAB_SYNTH_EVENTS=5000000 go test ./tui -run TestSynthLog. Without
-// LOCKLAB_SYNTH_LOG it does nothing.
+// LOCKLAB_SYNTH_EVENTS=5000000 [LOCKLAB_SYNTH_LANES=64] go test ./tui -run
+// TestSynthLog. Without LOCKLAB_SYNTH_LOG it does nothing.
 func TestSynthLog(t *testing.T) {
 	path := os.Getenv("LOCKLAB_SYNTH_LOG")
 	if path == "" {
@@ -224,7 +225,14 @@ func TestSynthLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := writeSynth(path, n, 64); err != nil {
+	lanes := 64
+	if s := os.Getenv("LOCKLAB_SYNTH_LANES"); s != "" {
+		var err error
+		if lanes, err = strconv.Atoi(s); err != nil || lanes < 1 {
+			t.Fatalf("LOCKLAB_SYNTH_LANES must be a count of lanes (got %q)", s)
+		}
+	}
+	if err := writeSynth(path, n, lanes); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -259,9 +267,14 @@ func writeSynth(path string, n, workers int) error {
 // places; and the resident memory afterwards.
 func BenchmarkReplay1M(b *testing.B) { benchReplay(b, 1_000_000, 64) }
 
-// BenchmarkReplay5M is the same with 5 000 000 events (first frame ≤ 3 s,
+// BenchmarkReplay5M is the same with 5 000 000 events (first frame ≤ 0.2 s,
 // resident memory ≤ 1 GB).
 func BenchmarkReplay5M(b *testing.B) { benchReplay(b, 5_000_000, 64) }
+
+// BenchmarkReplay16M is the same with 16 000 000 events, about the most
+// the reader takes (peak resident memory ≤ 1 GB). Its file takes 1.4 GB
+// of the temporary directory while it runs.
+func BenchmarkReplay16M(b *testing.B) { benchReplay(b, 16_000_000, 64) }
 
 // BenchmarkReplayHeld is what a replay holds per event once read: the
 // log, the view's fold and the seekable tally (heap-B/event, after a
@@ -276,6 +289,9 @@ func BenchmarkReplayHeld(b *testing.B) {
 func benchReplay(b *testing.B, n, lanes int) {
 	path := writeSynthFile(b, n, lanes)
 	th := themes.Dark()
+	// As locklab replay runs (cli's logGCPercent and replayMemoryLimit).
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(900 << 20))
 	for b.Loop() {
 		runtime.GC()
 		t0 := time.Now()
@@ -312,6 +328,7 @@ func benchReplay(b *testing.B, n, lanes int) {
 		b.ReportMetric(float64(load.Milliseconds()), "load-ms")
 		b.ReportMetric(float64(worst.Microseconds())/1000, "worst-seek-ms")
 		b.ReportMetric(rssMB(), "rss-MB")
+		b.ReportMetric(peakRSSMB(), "peak-rss-MB")
 		b.ReportMetric(heldPerEvent(app, n), "heap-B/event")
 	}
 }
@@ -336,13 +353,19 @@ func cpuTime() time.Duration {
 }
 
 // rssMB is this process's resident set size.
-func rssMB() float64 {
+func rssMB() float64 { return statusMB("VmRSS:") }
+
+// peakRSSMB is the most this process has held resident.
+func peakRSSMB() float64 { return statusMB("VmHWM:") }
+
+// statusMB is a size from /proc/self/status.
+func statusMB(field string) float64 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return -1
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field) {
 			kb, _ := strconv.Atoi(strings.Fields(line)[1])
 			return float64(kb) / 1024
 		}

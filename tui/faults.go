@@ -100,8 +100,8 @@ func (m *faultMenu) busiestWorker() int32 {
 	v := m.v
 	k := v.tl.N - 1
 	for _, l := range v.tl.Locks {
-		if spans, _ := v.tl.LockAt(l, k); len(spans) > 0 && spans[len(spans)-1].Holder >= 0 {
-			return spans[len(spans)-1].Holder
+		if spans, _ := v.tl.LockAt(l, k); spans.Len() > 0 && spans.At(spans.Len()-1).Holder >= 0 {
+			return spans.At(spans.Len() - 1).Holder
 		}
 	}
 	for i := range v.tl.Workers {
@@ -228,7 +228,7 @@ func (m *faultMenu) workerNote(w int32) string {
 	v := m.v
 	k := v.tl.N - 1
 	for _, l := range v.tl.Locks {
-		if spans, _ := v.tl.LockAt(l, k); len(spans) > 0 && spans[len(spans)-1].Holder == w {
+		if spans, _ := v.tl.LockAt(l, k); spans.Len() > 0 && spans.At(spans.Len()-1).Holder == w {
 			return fmt.Sprintf("%s holds %s", check.WorkerName(w), l.Name)
 		}
 	}

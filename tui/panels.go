@@ -220,17 +220,17 @@ func jobState(th *themes.Theme, tl *timeline.Timeline, k int, now time.Duration)
 			continue
 		}
 		spans, _ := tl.LockAt(l, k)
-		if len(spans) == 0 {
+		if spans.Len() == 0 {
 			continue
 		}
-		cur := spans[len(spans)-1]
+		cur := spans.At(spans.Len() - 1)
 		switch {
 		case cur.Holder >= 0 && (cur.TTL <= 0 || cur.Deadline > now):
 			state = th.Text.Render("reserved by ") + th.Worker(int(cur.Holder)).Render(check.WorkerName(cur.Holder))
 			if cur.TTL > 0 {
 				state += th.Muted.Render(" · " + draw.Dur(cur.Deadline-now) + " left")
 			}
-		case len(spans) > 1 || cur.Holder >= 0:
+		case spans.Len() > 1 || cur.Holder >= 0:
 			state = th.Warn.Render("queued again: the reservation lapsed")
 		}
 	}

@@ -69,8 +69,8 @@ func (p *presenter) focus(k int) (workers []int32, locks []*timeline.Lock) {
 
 // touched: one of workers held lock l, or voted on it, up to cursor k.
 func touched(l *timeline.Lock, workers []int32, k int) bool {
-	for _, sp := range l.Spans {
-		if int(sp.Seq) <= k && slices.Contains(workers, sp.Holder) {
+	for i := range l.Spans.Len() {
+		if sp := l.Spans.At(i); int(sp.Seq) <= k && slices.Contains(workers, sp.Holder) {
 			return true
 		}
 	}

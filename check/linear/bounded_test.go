@@ -23,7 +23,7 @@ import (
 
 // longLog writes a log of about n events (a seeded oversell/safe run,
 // repeated) to a file of the test's and returns its path.
-func longLog(t *testing.T, n int) string {
+func longLog(t testing.TB, n int) string {
 	t.Helper()
 	dir := t.TempDir()
 	one := filepath.Join(dir, "one.jsonl")
@@ -55,7 +55,7 @@ func longLog(t *testing.T, n int) string {
 
 // runLog runs scenario sc under strategy at its defaults on the embedded
 // store, with seed, and writes its event log to path.
-func runLog(t *testing.T, path, sc, strategy string, seed uint64) {
+func runLog(t testing.TB, path, sc, strategy string, seed uint64) {
 	t.Helper()
 	def, err := scenario.Lookup(sc)
 	if err != nil {
@@ -231,9 +231,10 @@ func TestStreamedWitnessIsTheReturnWitness(t *testing.T) {
 			t.Fatalf("%v: %v", run, err)
 		}
 		for _, p := range c.done() {
-			order := make([]*porcupine.Operation, len(p.ops))
-			for i := range p.ops {
-				order[i] = &p.ops[i]
+			ops := p.ops.all()
+			order := make([]*porcupine.Operation, len(ops))
+			for i := range ops {
+				order[i] = &ops[i]
 			}
 			sort.SliceStable(order, func(a, b int) bool { return order[a].Return < order[b].Return })
 			state, want := p.m.Init(), true
@@ -243,7 +244,7 @@ func TestStreamedWitnessIsTheReturnWitness(t *testing.T) {
 				}
 			}
 			inOrder, last := true, int64(0)
-			for _, o := range p.ops {
+			for _, o := range ops {
 				if o.Return < pending {
 					inOrder, last = inOrder && o.Return >= last, max(last, o.Return)
 				}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
@@ -73,9 +74,10 @@ type leaseBuilder struct {
 	put    func(key string, op porcupine.Operation)
 	keys   map[string]bool // the keys an operation went to
 	quorum map[string]bool // keys whose lock is a quorum of per-node keys
-	prevT  map[int32]int64 // each worker's last event, µs
-	open   map[string]event.Event
-	votes  map[string]string       // worker@key: the token of its last vote
+	prevT  lastTimes       // each worker's last event, µs
+	open   map[attempt]asked
+	votes  map[attempt]string      // the token of a worker's last vote on a key
+	traits map[string]lockTraits   // each key's, as traitsOf reads them
 	nodes  map[string]map[int]bool // a quorum key's nodes
 	undone map[string]*[2]int64    // key|token: a quorum release's span over its nodes
 	order  []string                // undone's keys, in the log's order
@@ -83,13 +85,13 @@ type leaseBuilder struct {
 }
 
 func newLeaseBuilder(h event.Header, put func(string, porcupine.Operation)) *leaseBuilder {
-	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: map[int32]int64{},
-		open: map[string]event.Event{}, votes: map[string]string{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
+	return &leaseBuilder{h: h, put: put, keys: map[string]bool{}, quorum: map[string]bool{}, prevT: lastTimes{far: map[int32]int64{}},
+		open: map[attempt]asked{}, votes: map[attempt]string{}, traits: map[string]lockTraits{}, nodes: map[string]map[int]bool{}, undone: map[string]*[2]int64{}}
 }
 
 // held is how many entries the builder keeps between events.
 func (b *leaseBuilder) held() int {
-	return len(b.keys) + len(b.open) + len(b.votes) + len(b.undone) + len(b.prevT)
+	return len(b.keys) + len(b.open) + len(b.votes) + len(b.undone) + b.prevT.n
 }
 
 // vote learns from a vote that its key is a quorum's, and on which nodes.
@@ -98,7 +100,7 @@ func (b *leaseBuilder) held() int {
 func (b *leaseBuilder) vote(e *event.Event) {
 	if !b.quorum[e.Res] {
 		b.quorum[e.Res] = true
-		for _, k := range sortedKeys(b.open) {
+		for _, k := range sortedAttempts(b.open) {
 			if b.open[k].Res == e.Res {
 				delete(b.open, k)
 			}
@@ -118,11 +120,17 @@ func (b *leaseBuilder) span(e *event.Event) (int64, int64) {
 	if e.Has&event.HasCall != 0 && e.Call > 0 {
 		return e.Call.Microseconds(), ret
 	}
-	return min(b.prevT[e.Worker], ret), ret
+	return min(b.prevT.get(e.Worker), ret), ret
 }
 
 func (b *leaseBuilder) add(key string, e *event.Event, in leaseIn, ok bool, call, ret int64) {
-	in.call, in.ret, in.traits = call, ret, traitsOf(b.h, strings.SplitN(key, "@node", 2)[0])
+	t, known := b.traits[key]
+	if !known {
+		res, _, _ := strings.Cut(key, "@node")
+		t = traitsOf(b.h, res)
+		b.traits[key] = t
+	}
+	in.call, in.ret, in.traits = call, ret, t
 	if e != nil {
 		in.worker = e.Worker
 	}
@@ -144,21 +152,18 @@ func (b *leaseBuilder) add(key string, e *event.Event, in leaseIn, ok bool, call
 // event takes the log's next event.
 func (b *leaseBuilder) event(e event.Event) {
 	call, ret := b.span(&e)
-	b.prevT[e.Worker], b.lastT = ret, max(b.lastT, ret)
+	b.prevT.set(e.Worker, ret)
+	b.lastT = max(b.lastT, ret)
 	key := e.Res
 	if e.Has&event.HasNode != 0 {
 		key = e.Res + "@node" + strconv.Itoa(int(e.Node))
 	}
 	ttl := e.TTL.Microseconds()
-	var attempt string
-	switch e.Kind { // only these need it: most events of a long log are not
-	case event.KindAttempt, event.KindAcquired, event.KindVote, event.KindDenied, event.KindError:
-		attempt = attemptKey(e.Worker, e.Res)
-	}
+	attempt := attempt{e.Worker, e.Res}
 	switch e.Kind {
 	case event.KindAttempt:
 		if !b.quorum[e.Res] {
-			b.open[attempt] = e
+			b.open[attempt] = asked{Res: e.Res, T: e.T, TTL: e.TTL, Worker: e.Worker}
 		}
 	case event.KindAcquired:
 		delete(b.open, attempt)
@@ -210,10 +215,10 @@ func (b *leaseBuilder) event(e event.Event) {
 	case event.KindCrash:
 		// An attempt the crash cut off may have taken the lock; a lock
 		// bound to the session is let go (a TTL lock lapses on its own).
-		for _, k := range sortedKeys(b.open) {
+		for _, k := range sortedAttempts(b.open) {
 			if a := b.open[k]; a.Worker == e.Worker {
 				delete(b.open, k)
-				b.add(a.Res, &a, leaseIn{op: "maybe", holder: "orphan of " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+				b.add(a.Res, a.event(), leaseIn{op: "maybe", holder: "orphan of " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 			}
 		}
 		for _, k := range sortedKeys(b.keys) {
@@ -222,8 +227,80 @@ func (b *leaseBuilder) event(e event.Event) {
 	}
 }
 
-// attemptKey names a worker's attempt on a lock key: "3@lock:stock".
-func attemptKey(worker int32, res string) string { return strconv.Itoa(int(worker)) + "@" + res }
+// asked is what an attempt not answered yet needs kept: a small value
+// (a map keeps a large one apart, allocated for each attempt).
+type asked struct {
+	Res    string
+	T, TTL time.Duration
+	Worker int32
+}
+
+// event is the attempt as the event the operations it makes name.
+func (a asked) event() *event.Event {
+	return &event.Event{Kind: event.KindAttempt, Worker: a.Worker, Res: a.Res, T: a.T, TTL: a.TTL, Has: event.HasTTL}
+}
+
+// lastTimes is each worker's last time: in a slice for the workers a log
+// can name (−1 … 65534), in a map for any other.
+type lastTimes struct {
+	t     []int64
+	known []bool
+	far   map[int32]int64
+	n     int // workers with a time
+}
+
+func (l *lastTimes) get(w int32) int64 {
+	if i := int(w) + 1; i >= 0 && i < len(l.t) {
+		return l.t[i]
+	}
+	return l.far[w]
+}
+
+func (l *lastTimes) set(w int32, t int64) {
+	i := int(w) + 1
+	if i < 0 || i >= 1<<16 {
+		if _, ok := l.far[w]; !ok {
+			l.n++
+		}
+		l.far[w] = t
+		return
+	}
+	if i >= len(l.t) {
+		l.t = append(l.t, make([]int64, i+1-len(l.t))...)
+		l.known = append(l.known, make([]bool, i+1-len(l.known))...)
+	}
+	if !l.known[i] {
+		l.known[i], l.n = true, l.n+1
+	}
+	l.t[i] = t
+}
+
+// attempt is a worker's attempt on a lock key.
+type attempt struct {
+	worker int32
+	res    string
+}
+
+// String names the attempt: "3@lock:stock".
+func (a attempt) String() string { return strconv.Itoa(int(a.worker)) + "@" + a.res }
+
+// sortedAttempts are m's attempts in the order of their names.
+func sortedAttempts[V any](m map[attempt]V) []attempt {
+	type named struct {
+		a    attempt
+		name string
+	}
+	ns := make([]named, 0, len(m))
+	for a := range m {
+		ns = append(ns, named{a, a.String()})
+	}
+	slices.SortFunc(ns, func(x, y named) int { return strings.Compare(x.name, y.name) })
+	out := make([]attempt, len(ns))
+	for i, n := range ns {
+		out[i] = n.a
+	}
+	return out
+}
 
 // undo adds, after a Redlock quorum denied (or failed), the quiet release
 // of the worker's partial votes on every node: between its start and the
@@ -232,7 +309,7 @@ func (b *leaseBuilder) undo(e event.Event, call, ret int64) {
 	if !b.quorum[e.Res] || e.Has&event.HasNode != 0 {
 		return
 	}
-	tok := b.votes[attemptKey(e.Worker, e.Res)]
+	tok := b.votes[attempt{e.Worker, e.Res}]
 	if tok == "" {
 		return
 	}
@@ -262,9 +339,9 @@ func (b *leaseBuilder) done() {
 		s := b.undone[k]
 		b.add(res, nil, leaseIn{op: "undo", token: tok}, true, s[0], s[1])
 	}
-	for _, k := range sortedKeys(b.open) {
+	for _, k := range sortedAttempts(b.open) {
 		a := b.open[k]
-		b.add(a.Res, &a, leaseIn{op: "maybe", holder: "unanswered " + k, ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
+		b.add(a.Res, a.event(), leaseIn{op: "maybe", holder: "unanswered " + k.String(), ttl: a.TTL.Microseconds()}, true, a.T.Microseconds(), pending)
 	}
 }
 

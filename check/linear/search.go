@@ -97,7 +97,8 @@ func (j *judge) result(p *partition) partResult {
 	case p.dropped:
 		r.result, r.why = porcupine.Unknown, whyTooLong
 	default:
-		if at, ok := j.witness(p.m, p.ops); ok && !j.draw {
+		ops := p.ops.all()
+		if at, ok := j.witness(p.m, ops); ok && !j.draw {
 			r.result, r.witness = porcupine.Ok, at
 			break
 		}
@@ -110,10 +111,10 @@ func (j *judge) result(p *partition) partResult {
 			return step(state, input, output)
 		}
 		if j.draw {
-			r.result, r.info = porcupine.CheckOperationsVerbose(m, p.ops, 0)
+			r.result, r.info = porcupine.CheckOperationsVerbose(m, ops, 0)
 			r.drawn = true
 		} else {
-			r.result = porcupine.CheckOperationsTimeout(m, p.ops, 0)
+			r.result = porcupine.CheckOperationsTimeout(m, ops, 0)
 		}
 		if why := j.stopped(); why != "" {
 			r.result, r.why = porcupine.Unknown, why
@@ -122,7 +123,7 @@ func (j *judge) result(p *partition) partResult {
 	if r.result == porcupine.Unknown && r.why == "" {
 		r.why = whyTimeout
 	}
-	p.ops = nil // judged: its memory is the next one's
+	p.ops = opList{} // judged: its memory is the next one's
 	return r
 }
 

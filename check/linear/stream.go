@@ -34,11 +34,44 @@ var checkModels = []struct {
 type partition struct {
 	model, res string
 	m          porcupine.Model
-	ops        []porcupine.Operation // nil once let go
-	n          int                   // operations seen
-	lockOps    int                   // … that are a lock's (a lease history needs one)
-	dropped    bool                  // let go: too long to hold
+	ops        opList // empty once let go
+	n          int    // operations seen
+	lockOps    int    // … that are a lock's (a lease history needs one)
+	dropped    bool   // let go: too long to hold
 	sw         streamWitness
+}
+
+// opList is a history held in chunks of opChunk operations: growing it
+// never copies (nor holds twice) what it already holds, however long.
+type opList struct {
+	chunks [][]porcupine.Operation
+	n      int
+}
+
+const opChunk = 4096
+
+func (l *opList) add(op porcupine.Operation) {
+	if l.n%opChunk == 0 {
+		l.chunks = append(l.chunks, make([]porcupine.Operation, 0, opChunk))
+	}
+	last := &l.chunks[len(l.chunks)-1]
+	*last = append(*last, op)
+	l.n++
+}
+
+// all is the history in one slice, as porcupine takes it; the chunks are
+// let go.
+func (l *opList) all() []porcupine.Operation {
+	if len(l.chunks) == 1 {
+		return l.chunks[0]
+	}
+	out := make([]porcupine.Operation, 0, l.n)
+	for i, c := range l.chunks {
+		out = append(out, c...)
+		l.chunks[i] = nil
+	}
+	l.chunks = nil
+	return out
 }
 
 // streamWitness steps a history's operations through its model at their
@@ -129,7 +162,7 @@ func (c *historyChecker) put(model, res string, op porcupine.Operation) {
 	p.sw.add(p.m, op)
 	c.held += len(p.sw.pending) - before
 	if !p.dropped {
-		p.ops = append(p.ops, op)
+		p.ops.add(op)
 		c.held++
 	}
 }
@@ -189,17 +222,17 @@ func (c *historyChecker) bound() {
 	for c.held+c.lease.held()+len(c.parts)+len(c.inside) > maxHeld {
 		var big *partition
 		for _, p := range c.parts {
-			if !p.dropped && (big == nil || len(p.ops) > len(big.ops) || (len(p.ops) == len(big.ops) && p.model+p.res < big.model+big.res)) {
+			if !p.dropped && (big == nil || p.ops.n > big.ops.n || (p.ops.n == big.ops.n && p.model+p.res < big.model+big.res)) {
 				big = p
 			}
 		}
-		if big == nil || len(big.ops) < maxHeld/8 {
+		if big == nil || big.ops.n < maxHeld/8 {
 			c.full, c.fullAt = true, c.events
 			c.parts, c.lease, c.inside, c.held = nil, nil, nil, 0
 			return
 		}
-		c.held -= len(big.ops)
-		big.ops, big.dropped = nil, true
+		c.held -= big.ops.n
+		big.ops, big.dropped = opList{}, true
 	}
 }
 

@@ -68,10 +68,10 @@ func lockHolders(tl *timeline.Timeline, l *timeline.Lock, k int, now time.Durati
 	}
 	// Column by column, from the spans active at each column's start
 	// and end (binary searches): the cost does not grow with the log.
-	n := sort.Search(len(spans), func(i int) bool { return spans[i].T > now })
+	n := sort.Search(spans.Len(), func(i int) bool { return spans.At(i).T > now })
 	cur.Holder = -1
 	if n > 0 {
-		cur = spans[n-1]
+		cur = spans.At(n - 1)
 	}
 	heldIn := func(sp timeline.LockSpan, t0 time.Duration) bool {
 		// lapsed before anything said so, unless its holder's renewals go on
@@ -87,14 +87,14 @@ func lockHolders(tl *timeline.Timeline, l *timeline.Lock, k int, now time.Durati
 			break
 		}
 		// The span active at the column's end, and the one at its start.
-		i1 := i0 + sort.Search(n-i0, func(i int) bool { return spans[i0+i].T > t1 })
+		i1 := i0 + sort.Search(n-i0, func(i int) bool { return spans.At(i0+i).T > t1 })
 		if i1 == 0 {
 			continue
 		}
 		// The latest holding in the column (held and free alternate:
 		// a few steps back find it).
 		for i := i1 - 1; i >= max(i0-1, 0, i1-32); i-- {
-			if sp := spans[i]; heldIn(sp, t0) {
+			if sp := spans.At(i); heldIn(sp, t0) {
 				holders[c], forever[c] = sp.Holder, sp.Forever
 				break
 			}

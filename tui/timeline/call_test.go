@@ -29,7 +29,8 @@ func TestLockLaneDrawsOperationsWhereTheyRan(t *testing.T) {
 	add(event.Event{T: ms(60), Worker: 0, Kind: event.KindRelease, Res: "lock:x"}.WithOK(true).WithCall(ms(50)))
 	tl := timeline.New(2)
 	tl.Catch(l)
-	spans, _ := tl.LockAt(tl.Locks[0], tl.N-1)
+	list, _ := tl.LockAt(tl.Locks[0], tl.N-1)
+	spans := list.All()
 	if len(spans) != 2 || spans[0].Holder != 0 || spans[0].T != 0 || spans[0].Deadline != ms(100) ||
 		spans[1].Holder != 1 || spans[1].T != ms(52) {
 		t.Fatalf("lock lane %+v: want w00 from 0 (deadline 100ms), then w01 from 52ms", spans)
@@ -67,12 +68,13 @@ func TestLockLaneNeverGoesBack(t *testing.T) {
 		tl := timeline.New(4)
 		tl.Catch(l)
 		for _, lk := range tl.Locks {
-			for i := 1; i < len(lk.Spans); i++ {
-				if lk.Spans[i].T < lk.Spans[i-1].T {
-					t.Fatalf("seed %d: %s's lane goes back from %v to %v (span %d)", seed, lk.Name, lk.Spans[i-1].T, lk.Spans[i].T, i)
+			lspans := lk.Spans.All()
+			for i := 1; i < len(lspans); i++ {
+				if lspans[i].T < lspans[i-1].T {
+					t.Fatalf("seed %d: %s's lane goes back from %v to %v (span %d)", seed, lk.Name, lspans[i-1].T, lspans[i].T, i)
 				}
 			}
-			for _, sp := range lk.Spans {
+			for _, sp := range lspans {
 				e := l.At(int(sp.Seq))
 				if sp.T > e.T {
 					t.Fatalf("seed %d: a change drawn at %v, after its event's answer at %v", seed, sp.T, e.T)

@@ -56,7 +56,7 @@ func (tl *Timeline) foldHold(seq int64, e *event.Event, w *Worker) {
 		tl.supersede(l, seq, e.Worker, at)
 		tl.takeOver(l, e.Worker, at)
 		ttl := tl.ttlOf(e.Res, e)
-		l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: e.Fence,
+		l.Spans.add(LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: e.Fence,
 			Forever: ttl == 0 && tl.forever(e.Res), Renewing: tl.renewing(e.Res, e.Worker, ttl)})
 		l.lapsed = -1
 		tl.arm(i)
@@ -73,7 +73,7 @@ func (tl *Timeline) foldHold(seq int64, e *event.Event, w *Worker) {
 			if e.Has&event.HasFence != 0 {
 				fence = e.Fence
 			}
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: fence,
+			l.Spans.add(LockSpan{Seq: seq, T: at, Holder: e.Worker, TTL: ttl, Deadline: at + ttl, Fence: fence,
 				Forever: ttl == 0 && tl.forever(e.Res), Renewing: tl.renewing(e.Res, e.Worker, ttl)})
 			tl.arm(i)
 		}
@@ -117,7 +117,7 @@ func (tl *Timeline) foldRelease(seq int64, e *event.Event, w *Worker, drawAt tim
 			if cur.Holder >= 0 && cur.Holder != e.Worker {
 				l.addMark(Mark{seq, at, MarkForeignDelete, e.Worker})
 			}
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
+			l.Spans.add(LockSpan{Seq: seq, T: at, Holder: -1})
 			tl.handOver(seq, e.Res, -1)
 		}
 	}

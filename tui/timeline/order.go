@@ -87,7 +87,7 @@ func (tl *Timeline) inferHolder(l *Lock, seq int64, t time.Duration) {
 	if cur := l.current(); cur != nil && sp.T < cur.T {
 		sp.T = cur.T
 	}
-	l.Spans = append(l.Spans, sp)
+	l.Spans.add(sp)
 	if sp.TTL > 0 {
 		tl.arm(tl.lockIdx[l.Name])
 	}

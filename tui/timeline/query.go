@@ -24,9 +24,9 @@ func (tl *Timeline) SpansAt(w, k int) []Span {
 }
 
 // LockAt returns lock l's spans and marks as of cursor k.
-func (tl *Timeline) LockAt(l *Lock, k int) ([]LockSpan, []Mark) {
+func (tl *Timeline) LockAt(l *Lock, k int) (SpanList, []Mark) {
 	s, m := l.Spans, l.Marks
-	return s[:upTo(len(s), func(i int) int64 { return s[i].Seq }, int64(k))],
+	return s.Upto(upTo(s.Len(), func(i int) int64 { return s.At(i).Seq }, int64(k))),
 		m[:upTo(len(m), func(i int) int64 { return m[i].Seq }, int64(k))]
 }
 

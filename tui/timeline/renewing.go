@@ -39,7 +39,7 @@ func (tl *Timeline) stopRenewing(seq int64, t time.Duration, w int32, res string
 		}
 		sp := *cur
 		sp.Seq, sp.T, sp.Renewing = seq, t, false
-		l.Spans = append(l.Spans, sp)
+		l.Spans.add(sp)
 		tl.arm(i)
 	}
 }
@@ -54,7 +54,7 @@ func (tl *Timeline) resumeRenewing(seq int64, t time.Duration, w int32) {
 		}
 		sp := *cur
 		sp.Seq, sp.T, sp.Renewing = seq, t, true
-		l.Spans = append(l.Spans, sp)
+		l.Spans.add(sp)
 		tl.arm(i)
 	}
 }

@@ -40,7 +40,8 @@ func TestKeptAliveLapsesWhereTheLogSays(t *testing.T) {
 		lapse time.Duration
 	}{{event.KindPause, 260, 300 * time.Millisecond}, {event.KindLockLost, 320, 320 * time.Millisecond}} {
 		tl := keptAlive(c.end, c.at)
-		spans, marks := tl.LockAt(tl.Locks[0], tl.N-1)
+		list, marks := tl.LockAt(tl.Locks[0], tl.N-1)
+		spans := list.All()
 		var lapses []time.Duration
 		for _, m := range marks {
 			if m.Kind == timeline.MarkLapse || m.Kind == timeline.MarkExpired {

@@ -117,7 +117,7 @@ type Vote struct {
 // Lock is one lock key's history.
 type Lock struct {
 	Name  string
-	Spans []LockSpan
+	Spans SpanList
 	Marks []Mark
 	Votes []Vote
 	sums  summaries // of Marks
@@ -129,10 +129,7 @@ type Lock struct {
 }
 
 func (l *Lock) current() *LockSpan {
-	if len(l.Spans) == 0 {
-		return nil
-	}
-	return &l.Spans[len(l.Spans)-1]
+	return l.Spans.last()
 }
 
 // Point is a value of the stock from Seq on.
@@ -475,7 +472,7 @@ func (tl *Timeline) expire(l *Lock, seq int64, at time.Duration) {
 		tl.addMarker(Marker{seq, at, MarkerExpiry})
 	}
 	l.addMark(Mark{seq, at, kind, holder})
-	l.Spans = append(l.Spans, LockSpan{Seq: seq, T: at, Holder: -1})
+	l.Spans.add(LockSpan{Seq: seq, T: at, Holder: -1})
 	l.lapsed = holder
 	tl.handOver(seq, l.Name, -1)
 }

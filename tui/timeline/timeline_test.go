@@ -53,7 +53,8 @@ func TestLapseUnderWorkingHolder(t *testing.T) {
 	if len(tl.Locks) != 1 {
 		t.Fatalf("%d locks", len(tl.Locks))
 	}
-	spans, marks := tl.LockAt(tl.Locks[0], tl.N-1)
+	list, marks := tl.LockAt(tl.Locks[0], tl.N-1)
+	spans := list.All()
 	var lapse *timeline.Mark
 	for i := range marks {
 		if marks[i].Kind == timeline.MarkLapse {

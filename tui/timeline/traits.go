@@ -59,7 +59,7 @@ func (tl *Timeline) endSessions(seq int64, t time.Duration, w int32) {
 			continue
 		}
 		if tr, ok := tl.TraitsOf(l.Name); ok && tr.Expiry == trait.ExpirySession {
-			l.Spans = append(l.Spans, LockSpan{Seq: seq, T: max(t, cur.T), Holder: -1})
+			l.Spans.add(LockSpan{Seq: seq, T: max(t, cur.T), Holder: -1})
 			tl.handOver(seq, l.Name, -1)
 		}
 	}
