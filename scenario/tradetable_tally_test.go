@@ -22,8 +22,9 @@ func TestTradeTableOverlapsAreTheTallys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sc, _ := scenario.Lookup("trade-offs")
-	r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "trade-offs", Strategy: "pause", Seed: 1, Params: sc.Defaults})
+	// The outcome tests' shorter TTL and pause (1s, 2s): the fold, not the
+	// pace, is under test.
+	r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "trade-offs", Strategy: "pause", Seed: 1, Params: tradeParams()})
 	if err != nil {
 		t.Fatal(err)
 	}
