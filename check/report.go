@@ -33,6 +33,12 @@ type Report struct {
 	Verdict        string       `json:"verdict"`
 	Overlaps       int          `json:"overlaps"`
 	LostUpdates    int          `json:"lost_updates"`
+	// What the run cannot know, said where it happened: operations the
+	// server never answered, calls the lock's library gave up on at its
+	// own deadline, and where the machine held a real-time run up.
+	UnansweredOps int    `json:"indeterminate_ops,omitempty"`
+	GaveUpOps     int    `json:"gave_up_ops,omitempty"`
+	Machine       string `json:"machine,omitempty"`
 }
 
 // NewReport builds the report of a run.
@@ -46,7 +52,8 @@ func NewReport(h event.Header, s *Summary) *Report {
 		Failures: s.Attempts - s.Successes, Oversold: s.Oversold, Entries: entries,
 		Timestamp: h.StartedAt, DurationMs: float64(s.Duration.D().Microseconds()) / 1000,
 		ContentionRate: s.ContentionRate, LockCalls: s.LockCalls, LockDenied: s.LockDenied, DenialRate: s.DenialRate, Params: h.Params, Seed: h.Seed, Verdict: s.Verdict,
-		Overlaps: s.Overlaps, LostUpdates: s.LostUpdates}
+		Overlaps: s.Overlaps, LostUpdates: s.LostUpdates,
+		UnansweredOps: s.UnansweredOps, GaveUpOps: s.GaveUpOps, Machine: s.Machine}
 }
 
 // WriteJSON writes the report, indented.

@@ -318,7 +318,8 @@ func jsonNumbers(h event.Header, s *check.Summary, t *check.Tally) []string {
 	}
 	compare("JSON report", check.NewReport(h, s), map[string]int{"overlaps": t.Get(check.NOverlaps),
 		"lost_updates": t.Get(check.NLostUpdates), "successes": t.Get(check.NDoneOK), "total_attempts": t.Get(check.NFinished),
-		"lock_calls": t.Get(check.NLockCalls), "lock_calls_denied": t.Denied(), "final_stock": t.Get(check.NCurrentStock)})
+		"lock_calls": t.Get(check.NLockCalls), "lock_calls_denied": t.Denied(), "final_stock": t.Get(check.NCurrentStock),
+		"indeterminate_ops": t.UnansweredOps(), "gave_up_ops": t.GaveUpOps()})
 	compare("/state summary", s, map[string]int{"overlaps": t.Get(check.NOverlaps), "overlap_pairs": t.Get(check.NOverlapPairs),
 		"lost_updates": t.Get(check.NLostUpdates), "stale_writes_landed": t.Get(check.NStaleLanded),
 		"fence_rejected": t.Get(check.NStaleRefused), "violations": t.Get(check.NViolations), "retries": t.Get(check.NRetries),
