@@ -59,8 +59,8 @@ func TestRenameOverSSH(t *testing.T) {
 		}
 		return names
 	}
-	eventually(t, "alice and bob in the lobby", func() bool { return slices.Equal(lobby(), []string{"alice", "bob"}) })
-	eventually(t, "alice's screen", func() bool { return out.has("n your name") })
+	eventually(t, "alice and bob in the lobby", func() bool { return slices.Equal(lobby(), []string{"alice", "bob"}) }, out, bob)
+	eventually(t, "alice's screen", func() bool { return out.has("n your name") }, out)
 	press := func(keys string) {
 		t.Helper()
 		if _, err := in.Write([]byte(keys)); err != nil {
@@ -68,7 +68,7 @@ func TestRenameOverSSH(t *testing.T) {
 		}
 	}
 	press("n")
-	eventually(t, "the name field", func() bool { return out.has("your name:") })
+	eventually(t, "the name field", func() bool { return out.has("your name:") }, out)
 	for _, c := range []struct{ typed, said string }{
 		{"bob", `"bob" is taken in this room · esc keeps alice`},
 		{"", "a name needs a letter or digit"},
