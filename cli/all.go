@@ -112,25 +112,66 @@ func (f *runFlags) probe(cmd *cobra.Command, urls []string) error {
 	return st.Close()
 }
 
-// runJobs runs the jobs four at a time, the slow ones first (then the
-// catalogue's order: the long poles do not start last), printing each
-// verdict as it comes unless --quiet. Four: more at once, on two cores,
-// held up the real-time runs (trade-offs, the libraries) past what their
-// TTLs allow, which their narration then said (and the table marks).
+// runJobs runs the jobs, printing each verdict as it comes unless
+// --quiet. Simulated runs go first, two at a time: they only compute, so
+// two cores are busy. The runs that keep real time then go all together,
+// as they mostly wait; run beside the simulated ones, they were held up
+// past what their TTLs allow, which their narration then said (and the
+// table marks). On real servers every run keeps real time and they go
+// four at a time, the slow ones first, so the long poles do not start
+// last.
 func (f *runFlags) runJobs(cmd *cobra.Command, jobs []*allJob, seed uint64, urls []string) {
-	queue := make(chan *allJob, len(jobs))
+	embedded := len(urls) == 0 && f.topology == ""
+	var simulated, real []*allJob
 	for _, slow := range []bool{true, false} {
 		for _, j := range jobs {
-			if slices.Contains(j.sc.Slow, j.strategy) == slow {
-				queue <- j
+			if slices.Contains(j.sc.Slow, j.strategy) != slow {
+				continue
+			}
+			cfg := scenario.Config{Strategy: j.strategy, Realtime: f.realtime}
+			if embedded && !scenario.KeepsRealTime(store.Embedded, j.sc, cfg) {
+				simulated = append(simulated, j)
+			} else {
+				real = append(real, j)
 			}
 		}
+	}
+	at := 4
+	if embedded {
+		at = maxRealTimeRuns
+	}
+	gap := time.Duration(0)
+	if embedded {
+		gap = realTimeGap
+	}
+	f.runSome(cmd, simulated, 2, 0, seed, urls)
+	f.runSome(cmd, real, at, gap, seed, urls)
+}
+
+// maxRealTimeRuns is how many runs that keep real time on the embedded
+// store go at once: they mostly sleep, and the catalogue has fewer.
+// realTimeGap is the least time between two of them starting: a run's
+// start (its store, its clients, an embedded etcd) is its busiest moment,
+// and thirty at once held the first steps of each up past a twentieth of
+// their TTLs.
+const (
+	maxRealTimeRuns = 48
+	realTimeGap     = 100 * time.Millisecond
+)
+
+// runSome runs jobs, at most at of them at once and each at least gap
+// after the one before.
+func (f *runFlags) runSome(cmd *cobra.Command, jobs []*allJob, at int, gap time.Duration, seed uint64, urls []string) {
+	queue := make(chan *allJob, len(jobs))
+	for _, j := range jobs {
+		queue <- j
 	}
 	close(queue)
 	out := cmd.OutOrStdout()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	for range 4 {
+	var next time.Time // when the next run may start
+	for range min(at, len(jobs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -138,6 +179,12 @@ func (f *runFlags) runJobs(cmd *cobra.Command, jobs []*allJob, seed uint64, urls
 				if cmd.Context().Err() != nil {
 					return // interrupted: the table is not printed
 				}
+				mu.Lock()
+				now := time.Now()
+				wait := next.Sub(now)
+				next = now.Add(max(wait, 0) + gap)
+				mu.Unlock()
+				time.Sleep(wait)
 				j.sum, j.err = f.runQuiet(cmd.Context(), j.sc, j.strategy, seed, urls)
 				if f.quiet {
 					continue

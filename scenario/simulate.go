@@ -22,19 +22,8 @@ const (
 // server that keeps its own time or goroutines (etcd, Postgres, a kernel's
 // flock or semaphore), or workers in other processes, keep real time.
 func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.Runtime, string) {
-	switch {
-	case sc.RealTime != "":
-		return nil, timeReal + sc.RealTime
-	case st.Kind() != store.Embedded:
-		return nil, timeReal + "real servers keep their own time"
-	case cfg.Realtime:
-		return nil, timeAsked
-	case mode.guest || mode.hosted != nil || mode.outside != nil:
-		return nil, timeReal + "workers in other processes"
-	case libs.WallClock(cfg.Strategy) != "":
-		return nil, timeReal + libs.WallClock(cfg.Strategy)
-	case ServerOf(cfg.Strategy) != string(lock.ServerRedis):
-		return nil, timeReal + cfg.Strategy + " runs on " + ServerOf(cfg.Strategy) + ", which keeps its own time"
+	if why := realTime(st.Kind(), sc, cfg, mode); why != "" {
+		return nil, why
 	}
 	var pace *store.Clock
 	if cfg.Paced {
@@ -48,6 +37,31 @@ func simulation(st *store.Store, sc *Scenario, cfg Config, mode runMode) (*sim.R
 	// WATCH across steps), with room for the run's other actors.
 	st.SimulateWith(rt, 2*cfg.Params.Workers+64)
 	return rt, TimeSimulated
+}
+
+// realTime says why a run keeps real time, "" when it is simulated.
+func realTime(kind store.Kind, sc *Scenario, cfg Config, mode runMode) string {
+	switch {
+	case sc.RealTime != "":
+		return timeReal + sc.RealTime
+	case kind != store.Embedded:
+		return timeReal + "real servers keep their own time"
+	case cfg.Realtime:
+		return timeAsked
+	case mode.guest || mode.hosted != nil || mode.outside != nil:
+		return timeReal + "workers in other processes"
+	case libs.WallClock(cfg.Strategy) != "":
+		return timeReal + libs.WallClock(cfg.Strategy)
+	case ServerOf(cfg.Strategy) != string(lock.ServerRedis):
+		return timeReal + cfg.Strategy + " runs on " + ServerOf(cfg.Strategy) + ", which keeps its own time"
+	}
+	return ""
+}
+
+// KeepsRealTime reports whether a run of this scenario and configuration
+// on a store of this kind keeps real time rather than being simulated.
+func KeepsRealTime(kind store.Kind, sc *Scenario, cfg Config) bool {
+	return realTime(kind, sc, cfg, runMode{}) != ""
 }
 
 // WallClock says why a strategy's runs keep real time although its locks

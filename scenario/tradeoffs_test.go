@@ -18,11 +18,12 @@ import (
 )
 
 // tradeParams are trade-offs' for its outcome tests: a TTL of 1s, a pause
-// of 2s.
+// of 1.2s. A pause lasts until its waiter has settled too (the stories
+// are chained by cues), so it need not outlast the TTL by a margin.
 func tradeParams() event.Params {
 	sc, _ := scenario.Lookup("trade-offs")
 	p := sc.Defaults
-	p.TTL, p.Work = event.Millis(time.Second), event.Millis(2*time.Second)
+	p.TTL, p.Work = event.Millis(time.Second), event.Millis(1200*time.Millisecond)
 	return p
 }
 
