@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"strings"
 	"time"
 
 	"github.com/locklab/locklab/event"
@@ -22,7 +23,7 @@ func (tl *Timeline) foldAsk(seq int64, e *event.Event, w *Worker) {
 			w.pending = themes.Waiting
 			w.asked = ""
 			l, _ := tl.lock(e.Res)
-			if e.Msg == "held" { // the key exists: someone holds it
+			if heldDenial(e.Msg) { // the key exists: someone holds it
 				tl.inferHolder(l, seq, e.T)
 			}
 			if l.current() != nil && l.current().Holder >= 0 && l.current().Holder != e.Worker {
@@ -219,4 +220,10 @@ func (tl *Timeline) foldLife(seq int64, e *event.Event, w *Worker) {
 	case event.KindBeat:
 		tl.addMarker(Marker{seq, e.T, MarkerBeat})
 	}
+}
+
+// heldDenial reports whether a denial's words say the lock is held:
+// "held", or a library's "held; " and what it sent.
+func heldDenial(msg string) bool {
+	return msg == "held" || strings.HasPrefix(msg, "held; ")
 }
