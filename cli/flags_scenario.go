@@ -50,6 +50,11 @@ func (f *scenarioFlags) params(cmd *cobra.Command, sc *scenario.Scenario, strate
 		noteIgnored(cmd, sc)
 	}
 	f.given.apply(&p, set)
+	if speed, err := cmd.Flags().GetFloat64("speed"); err == nil && set("speed") && speed != 1 {
+		if why := scenario.KeepsOneX(strategy); why != "" {
+			return p, usagef("--speed %g: %s (leave out --speed)", speed, why)
+		}
+	}
 	switch {
 	case topology != "":
 		if n := spawn.TopologyNodes(topology); set("nodes") && f.given.nodes() != n {

@@ -9,13 +9,30 @@ import (
 // 20 s on screen. A scenario declares one speed; where a strategy, a part
 // or a lock order tells a story of another length, it says that one's
 // (each measured on the default run of that story; a test keeps them true).
+// A library that reads the wall clock opens at 1×: see KeepsOneX.
 func (sc *Scenario) OpeningSpeed(strategy string, p event.Params) float64 {
+	if KeepsOneX(strategy) != "" {
+		return 1
+	}
 	if sc.speedFor != nil {
 		if s := sc.speedFor(strategy, p); s > 0 {
 			return s
 		}
 	}
 	return sc.Speed
+}
+
+// KeepsOneX says why a run with strategy keeps the embedded clock at 1×
+// ("" when it may take any speed): a library that reads the wall clock
+// bounds its calls by deadlines of real time, which a faster or slower
+// clock would not move, so at another pace it would give up sooner or
+// later in the story than its TTL says (at 2× redislock takes late-grant's
+// late answer, which at 1× it gives up on).
+func KeepsOneX(strategy string) string {
+	if WallClock(strategy) == "" {
+		return ""
+	}
+	return strategy + " reads the wall clock: its deadlines do not follow the embedded clock's speed, so its runs keep 1×"
 }
 
 // oversellSpeed: the atomic script's fifty sales take about 0.5 ms.

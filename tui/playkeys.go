@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/tui/draw"
 	"github.com/locklab/locklab/tui/timeline"
 )
@@ -169,6 +170,10 @@ func (v *runView) marker(dir int) {
 func (v *runView) changeSpeed(d int) {
 	if !v.recorded() && !v.s.embedded() {
 		v.status = "a real Redis server keeps its own time: --slowmo sets its pace"
+		return
+	}
+	if why := scenario.KeepsOneX(v.s.spec.Strategy); why != "" && !v.recorded() {
+		v.status = why + " (its recording replays at any speed)"
 		return
 	}
 	i := 0

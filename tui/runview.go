@@ -85,6 +85,7 @@ func newRunView(s *session, speed float64) *runView {
 		}
 	} else {
 		v.follow = true
+		v.status = s.note
 	}
 	return v
 }

@@ -50,6 +50,9 @@ type session struct {
 	// summarize, when set, summarises the finished run instead of its
 	// own fold: a room's round is summarised once for every view.
 	summarize func() *check.Summary
+	// note is what the run view says first: why the pace asked for was
+	// not taken.
+	note string
 }
 
 // replicaLag is how far each embedded node's replica trails it, so a
@@ -58,7 +61,11 @@ const replicaLag = 250 * time.Millisecond
 
 // startSession opens a store and starts a run on it.
 func startSession(opts *Options, spec runSpec) (*session, error) {
-	s := &session{spec: spec}
+	var note string
+	if why := scenario.KeepsOneX(spec.Strategy); why != "" && spec.Speed != 1 && len(opts.URLs) == 0 && opts.Topology == "" {
+		spec.Speed, note = 1, why
+	}
+	s := &session{spec: spec, note: note}
 	cfg := scenario.Config{Scenario: spec.Scenario, Strategy: spec.Strategy, Params: spec.Params,
 		Seed: spec.Seed, Tool: opts.Tool, Realtime: opts.Realtime, Paced: !spec.Manual, Faults: spec.Faults, Steps: spec.Steps, Branchable: true}
 	if spec.Manual {
