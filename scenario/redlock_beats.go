@@ -18,10 +18,10 @@ import (
 // (its worker's done), so a part whose fault the store cannot inject is
 // told as it happened — one holder at a time — and the parts after it are
 // still told.
-func redlockBeats(_ string, p event.Params) []Beat {
+func redlockBeats(strategy string, p event.Params) []Beat {
 	st := &redlockStory{ttl: p.TTL.D(), held: map[int32]ballot{}, cur: map[int32]*ballot{}}
 	var bs []Beat
-	for k, part := range redlockParts(p) {
+	for k, part := range redlockParts(strategy, p) {
 		a, b := int32(2*k), int32(2*k+1)
 		res := redlockRes[part]
 		switch part {

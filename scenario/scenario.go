@@ -50,9 +50,12 @@ type Scenario struct {
 	// RealTime, when set, says why the scenario keeps real time on the
 	// embedded store too (its stories need servers that keep their own).
 	RealTime string
-	// castFor, if set, is the number of workers for the parameters, when
-	// they choose which parts are played (Redlock's --part).
-	castFor func(event.Params) int
+	// castFor, if set, is the number of workers for the strategy and
+	// parameters, when they choose which parts are played (Redlock's --part).
+	castFor func(strategy string, p event.Params) int
+	// refuse, if set, says why the scenario cannot run with the strategy
+	// and parameters ("" when it can): a part the strategy cannot play.
+	refuse func(strategy string, p event.Params) *event.ParamError
 	run     func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
