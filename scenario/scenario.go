@@ -56,7 +56,7 @@ type Scenario struct {
 	// refuse, if set, says why the scenario cannot run with the strategy
 	// and parameters ("" when it can): a part the strategy cannot play.
 	refuse func(strategy string, p event.Params) *event.ParamError
-	run     func(ctx context.Context, env *Env) error
+	run    func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
 	notes func(h event.Header) check.NoteFold
