@@ -29,7 +29,9 @@ var redlockScenario = &Scenario{
 		"acquires and writes; the stale holder wakes and writes the record it read before — a lost update. " +
 		"5 fence: the same pause, but each node counts a fence with its vote, the lock's fence is the " +
 		"majority's highest, and the record rejects the stale holder's older fence (Kleppmann's fix). 6 restart: " +
-		"the bare majority again, node 2 restarting without persistence (empty) while the key is valid.",
+		"the bare majority again, node 2 restarting without persistence (empty) while the key is valid. " +
+		"--lock redsync-quorum plays the parts with go-redsync's Mutex, unmodified, each node's answer to " +
+		"its SET NX a vote in the log; in real time (it reads the wall clock), and without part 5 (it has no fencing token).",
 	Source:     "the locking-patterns article (Redlock); Kleppmann, \"How to do distributed locking\"; antirez, \"Is Redlock safe?\"; the Valkey example (failover)",
 	Strategies: []string{"redlock", "redsync-quorum"},
 	Defaults: withDefaults(func(p *event.Params) {
@@ -80,7 +82,7 @@ func redlockParts(strategy string, p event.Params) []int {
 // no fencing token, so the fence part is not its to play.
 func redlockCannot(strategy string, i int) string {
 	if strategy == "redsync-quorum" && event.RedlockParts[i].Name == "fence" {
-		return "redsync-quorum cannot play part fence: redsync's Mutex has no fencing token (its value is random, not a counter the nodes count); play it with --lock redlock"
+		return "fence cannot be played by redsync-quorum: redsync's Mutex has no fencing token (its value is random, not a counter the nodes count); play it with --lock redlock"
 	}
 	return ""
 }

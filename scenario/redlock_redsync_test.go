@@ -1,0 +1,143 @@
+package scenario_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/locklab/locklab/check"
+	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/scenario"
+	"github.com/locklab/locklab/store"
+)
+
+// Redlock's parts played by go-redsync's Mutex, unmodified
+// (redsync-quorum): each node's answer to its SET NX is a vote in the log,
+// its undo and release are each node's steps, and the verdict is what the
+// library did. Real time at 1× (the library reads the wall clock).
+func TestRedlockPartsWithRedsync(t *testing.T) {
+	sc, err := scenario.Lookup("redlock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// votes are worker w's granted and refused votes on lock key.
+	votes := func(o outcome, w int32, key string) (granted, refused map[int16]bool) {
+		granted, refused = map[int16]bool{}, map[int16]bool{}
+		for _, e := range o.evs {
+			if e.Kind == event.KindVote && e.Worker == w && e.Res == key && e.Has&event.HasNode != 0 {
+				if e.OK {
+					granted[e.Node] = true
+				} else {
+					refused[e.Node] = true
+				}
+			}
+		}
+		return granted, refused
+	}
+	overlaps := func(o outcome, res string) int {
+		return o.count(event.KindViolation, func(e event.Event) bool { return e.Res == res && e.Code == check.CodeOverlap })
+	}
+	res2part := map[string]string{"J": "clock", "F": "failover", "R": "restart"}
+	// twoHolders: node 2 lost w00's key, and granted w01 too.
+	twoHolders := func(res string) func(t *testing.T, o outcome) {
+		return func(t *testing.T, o outcome) {
+			if !strings.HasPrefix(o.s.Verdict, "UNSAFE") || overlaps(o, res) != 1 {
+				t.Errorf("verdict %q, %d overlaps on %s: want UNSAFE, w01 beside w00; told %q", o.s.Verdict, overlaps(o, res), res, o.beat(res2part[res]))
+			}
+			a, _ := votes(o, 0, "lock:"+res)
+			b, _ := votes(o, 1, "lock:"+res)
+			if !a[2] || !b[2] || a[3] || a[4] {
+				t.Errorf("votes granted w00 %v, w01 %v: want node 2 granting both, w00 cut off from 3 and 4", a, b)
+			}
+		}
+	}
+	for _, c := range []struct {
+		part, clock string
+		check       func(t *testing.T, o outcome)
+	}{
+		{part: "quorum", check: func(t *testing.T, o outcome) {
+			if !strings.HasPrefix(o.s.Verdict, "CORRECT") || o.s.Successes != 1 {
+				t.Errorf("verdict %q, %d holders: want CORRECT, w00 alone", o.s.Verdict, o.s.Successes)
+			}
+			a, aNo := votes(o, 0, "lock:Q")
+			b, bNo := votes(o, 1, "lock:Q")
+			if len(a) != 3 || !aNo[3] || !aNo[4] || len(b) != 2 || len(bNo) != 3 {
+				t.Errorf("w00 granted by %v, refused by %v; w01 granted by %v, refused by %v: want 3 of 5, then 2 of 5", a, aNo, b, bNo)
+			}
+			undone := o.count(event.KindRelease, func(e event.Event) bool { return e.Worker == 1 && e.Code == "undo" && e.OK })
+			if undone != 2 {
+				t.Errorf("%d of w01's votes undone: want its 2 granted ones deleted by the library", undone)
+			}
+			if !strings.Contains(o.beat("quorum"), "a quorum of 3: w00 holds it") || !strings.Contains(o.beat("quorum-lost"), "w01 is denied") {
+				t.Errorf("told %q, then %q", o.beat("quorum"), o.beat("quorum-lost"))
+			}
+		}},
+		{part: "clock", clock: "jump", check: twoHolders("J")},
+		{part: "clock", clock: "slew", check: twoHolders("J")},
+		{part: "failover", check: twoHolders("F")},
+		{part: "restart", check: twoHolders("R")},
+		{part: "pause", check: func(t *testing.T, o outcome) {
+			lost := o.count(event.KindViolation, func(e event.Event) bool { return e.Res == "P" && e.Code == check.CodeLostUpdate && e.Worker == 0 })
+			if overlaps(o, "P") != 1 || lost != 1 {
+				t.Errorf("%d overlaps, %d lost updates by w00: want the stale holder's write over w01's", overlaps(o, "P"), lost)
+			}
+			if a, _ := votes(o, 0, "lock:P"); len(a) != 5 {
+				t.Errorf("w00 granted by %v: want all five", a)
+			}
+		}},
+	} {
+		t.Run(c.part+c.clock, func(t *testing.T) {
+			t.Parallel()
+			skipRealTimeUnderRace(t) // the library keeps real time
+			p := sc.Defaults
+			p.Part, p.Clock = c.part, cmpOr(c.clock, p.Clock)
+			// redsync waits for each node 5% of the expiry: a 3s TTL gives
+			// a busy machine 150ms a vote, and the polls that wait out a
+			// lapsed key as long as they need.
+			p.TTL, p.MaxRetries = event.Millis(3*time.Second), 200
+			// At 1× whatever the load (not runAt's slower speed): the
+			// library's validity is wall-clock time, and at a slower speed
+			// the keys would outlast it on the nodes.
+			st, err := store.Open(context.Background(), store.Config{Nodes: p.Nodes, PoolSize: 64, Speed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "redlock", Strategy: "redsync-quorum", Seed: 1, Params: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			o := outcome{s: r.Summary(), evs: r.Log.Events()}
+			if !strings.HasPrefix(r.Header.Time, "real time: redsync-quorum reads the wall clock") {
+				t.Errorf("header time %q: want real time, and why", r.Header.Time)
+			}
+			c.check(t, o)
+		})
+	}
+	t.Run("fence", func(t *testing.T) {
+		st, err := store.Open(context.Background(), store.Config{Nodes: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		p := sc.Defaults
+		p.Part = "fence"
+		_, err = scenario.Start(context.Background(), st, scenario.Config{Scenario: "redlock", Strategy: "redsync-quorum", Seed: 1, Params: p})
+		var pe *event.ParamError
+		if !errors.As(err, &pe) || pe.Param != "part" || !strings.Contains(pe.Msg, "no fencing token") {
+			t.Errorf("fence with redsync-quorum: %v, want refused for its lack of a fencing token", err)
+		}
+	})
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
