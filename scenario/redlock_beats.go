@@ -87,8 +87,8 @@ type ballot struct {
 // redlockStory is what a Redlock run's events have shown so far.
 type redlockStory struct {
 	ttl   time.Duration
-	who   string        // whose drift allowance: "Redlock" (locklab's), "redsync"
-	drift time.Duration // its allowance on the TTL
+	who   string            // whose drift allowance: "Redlock" (locklab's), "redsync"
+	drift time.Duration     // its allowance on the TTL
 	moved string            // how node 2's clock was moved, as the log says: "jump", "slew" or "" (a real server's cannot be)
 	cur   map[int32]*ballot // each worker's attempt in progress
 	held  map[int32]ballot  // each worker's granted attempt
