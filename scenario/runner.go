@@ -108,10 +108,8 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if !sc.Supports(cfg.Strategy) {
 		return nil, &event.ParamError{Param: "lock", Msg: fmt.Sprintf("%q is not a strategy of %s: want one of %s", cfg.Strategy, sc.Name, sc.StrategyNames())}
 	}
-	if sc.refuse != nil {
-		if err := sc.refuse(cfg.Strategy, cfg.Params); err != nil {
-			return nil, err
-		}
+	if err := sc.Refuses(cfg.Strategy, cfg.Params); err != nil {
+		return nil, err
 	}
 	if sc.Cast > 0 {
 		cfg.Params.Workers = sc.Cast

@@ -155,6 +155,17 @@ func Lookup(name string) (*Scenario, error) {
 // Supports reports whether the scenario runs with strategy.
 func (s *Scenario) Supports(strategy string) bool { return slices.Contains(s.Strategies, strategy) }
 
+// Refuses says why the scenario cannot run with strategy and p (a part
+// the strategy cannot play: redsync-quorum has no fence), nil when it can.
+func (s *Scenario) Refuses(strategy string, p event.Params) error {
+	if s.refuse != nil {
+		if err := s.refuse(strategy, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // StrategyNames lists the scenario's strategies, comma-separated.
 func (s *Scenario) StrategyNames() string { return strings.Join(s.Strategies, ", ") }
 
