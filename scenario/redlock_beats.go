@@ -322,6 +322,8 @@ func voteWords(e event.Event) string {
 		return "down"
 	case e.Outcome == event.OutcomeIndeterminate:
 		return "did not answer in time"
+	case e.Outcome == event.OutcomeGaveUp:
+		return "not heard in time: its library gave up on it"
 	case e.Outcome == event.OutcomeFailed:
 		return "refused: " + e.Msg
 	}

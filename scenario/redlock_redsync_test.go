@@ -141,3 +141,35 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
+
+// A node too slow for redsync: its vote is one the library gave up on
+// (5% of the expiry, on its wall clock), said so — not a server that left
+// it unanswered — and the four other nodes still grant the lock.
+func TestRedsyncGivesUpOnASlowNode(t *testing.T) {
+	skipRealTimeUnderRace(t) // the library keeps real time
+	sc, _ := scenario.Lookup("oversell")
+	p := sc.Defaults
+	p.Workers, p.TTL = 1, event.Millis(time.Second) // redsync waits 50ms a node
+	slow := scenario.Timed{Fault: scenario.Fault{Kind: scenario.FaultNet, Worker: 0, Node: 1, D: 2 * time.Second,
+		Net: store.Toxic{Kind: store.ToxicLatency, Dir: store.Down, D: 400 * time.Millisecond}}}
+	st, err := store.Open(context.Background(), store.Config{Nodes: 5, PoolSize: 16, Speed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := scenario.Start(context.Background(), st, scenario.Config{Scenario: "oversell", Strategy: "redsync-quorum", Seed: 1, Params: p,
+		Faults: []scenario.Timed{slow}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Wait(); err != nil {
+		t.Fatalf("the run failed (%v): a vote the library gave up on was taken for one left unanswered", err)
+	}
+	o := outcome{s: r.Summary(), evs: r.Log.Events()}
+	gave := o.count(event.KindVote, func(e event.Event) bool {
+		return e.Node == 1 && e.Outcome == event.OutcomeGaveUp && strings.Contains(e.Msg, "redsync gave up on the node")
+	})
+	if gave != 1 || o.s.Successes != 1 || !strings.HasPrefix(o.s.Verdict, "CORRECT") {
+		t.Errorf("%d votes given up on by node 1, %d sales, verdict %q: want node 1's vote given up on, the sale made on the other four", gave, o.s.Successes, o.s.Verdict)
+	}
+}

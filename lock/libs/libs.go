@@ -156,15 +156,16 @@ func (wireHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		w, _ := ctx.Value(wireKey{}).(*wire)
 		node, perNode := ctx.Value(nodeKey{}).(int)
 		var call time.Duration
+		var start time.Time
 		if perNode = perNode && w != nil && w.nodes != nil; perNode {
-			call = w.nodes.kit.Now()
+			call, start = w.nodes.kit.Now(), time.Now()
 		}
 		err := next(ctx, cmd)
 		if w != nil {
 			w.add(cmd, err)
 		}
 		if perNode {
-			w.nodes.sent(node, cmd, err, call)
+			w.nodes.sent(node, cmd, err, call, time.Since(start))
 		}
 		return err
 	}

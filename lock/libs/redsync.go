@@ -74,7 +74,7 @@ func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, at
 	m := r.rs.NewMutex(key, redsync.WithExpiry(r.kit.ToServer(ttl)), redsync.WithTries(1))
 	wctx, w := watch(ctx)
 	if r.n > 1 {
-		w.nodes = &nodeSteps{kit: r.kit, key: key, ttl: ttl, attempt: attempt, acquiring: true}
+		w.nodes = &nodeSteps{kit: r.kit, outer: ctx, key: key, ttl: ttl, attempt: attempt, acquiring: true, readTimeout: r.readTimeout}
 	}
 	call, start := r.kit.Now(), time.Now()
 	err := m.LockContext(wctx)
@@ -107,7 +107,7 @@ func (r *redsyncLock) lease(ctx context.Context, m *redsync.Mutex, key string, t
 	return lock.NewLease(ctx, key, m.Value(), ttl, attempt, lock.LeaseFuncs{Release: func(ctx context.Context) error {
 		wctx, w := watch(ctx)
 		if r.n > 1 {
-			w.nodes = &nodeSteps{kit: r.kit, key: key, ttl: ttl}
+			w.nodes = &nodeSteps{kit: r.kit, outer: ctx, key: key, ttl: ttl, readTimeout: r.readTimeout}
 		}
 		call := r.kit.Now()
 		ok, err := m.UnlockContext(wctx)

@@ -51,10 +51,14 @@ const deleteSHA = "e950836ed1e694540c503ef9972b8de518044d3b"
 // releasing, each delete is that node's release.
 type nodeSteps struct {
 	kit       *lock.Kit
+	outer     context.Context // the caller's: done, the run ended the call
 	key       string
 	ttl       time.Duration
 	attempt   int
 	acquiring bool
+	// readTimeout is the nodes' clients' own (0: none): an i/o timeout
+	// sooner is the library's deadline, not the client's.
+	readTimeout time.Duration
 
 	mu                        sync.Mutex
 	granted, taken, unsure, n int // votes: granted, "taken", not answered, all
@@ -62,12 +66,19 @@ type nodeSteps struct {
 
 // sent sees one command node sent and its answer (err: what it
 // returned; go-redis sets it on cmd only after the hooks); call is when
-// it went.
-func (s *nodeSteps) sent(node int, cmd redis.Cmder, err error, call time.Duration) {
+// it went, waited how long it took on the wall clock.
+func (s *nodeSteps) sent(node int, cmd redis.Cmder, err error, call, waited time.Duration) {
+	if err != nil && ownDeadline(s.outer, err, waited, s.readTimeout) {
+		// Mutex.Lock waits for each node 5% of the expiry on its wall
+		// clock, then counts it as not granted: it may have set the key.
+		err = nodeGaveUp{fmt.Errorf("redsync gave up on the node after 5%% of the expiry (%s); whether it set the key is not known: %w",
+			wallWords(s.kit, s.kit.ToServer(s.ttl)/20), err)}
+	}
 	args := cmd.Args()
 	switch name := strings.ToLower(cmd.Name()); {
 	case name == "set" && s.acquiring:
 		s.vote(node, cmd, err, argAt(args, 2), call)
+		return
 	case name == "evalsha" && argAt(args, 1) == deleteSHA, name == "eval" && sha1Of(argAt(args, 1)) == deleteSHA:
 		if name == "evalsha" && err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
 			return // the library sends the script itself next
@@ -90,7 +101,7 @@ func (s *nodeSteps) vote(node int, cmd redis.Cmder, err error, tok string, call 
 		st.Msg = "taken"
 		s.taken++
 	default:
-		st.Msg, st.Op, st.Outcome = oneLine(err.Error()), "vote", lock.Classify(err)
+		st.Msg, st.Op, st.Outcome = oneLine(err.Error()), "vote", outcome(err)
 		if st.Outcome != lock.Failed {
 			s.unsure++
 		}
@@ -113,7 +124,7 @@ func (s *nodeSteps) deleted(node int, cmd redis.Cmder, err error, tok string, ca
 	}
 	switch {
 	case err != nil:
-		st.Msg, st.Outcome = oneLine(err.Error()), lock.Classify(err)
+		st.Msg, st.Outcome = oneLine(err.Error()), outcome(err)
 		if op == "" {
 			st.Op = "release"
 		}
@@ -125,6 +136,21 @@ func (s *nodeSteps) deleted(node int, cmd redis.Cmder, err error, tok string, ca
 		st.Msg = "expired"
 	}
 	s.kit.Emit(st)
+}
+
+// nodeGaveUp is a node's answer the library stopped waiting for.
+type nodeGaveUp struct{ error }
+
+func (e nodeGaveUp) Unwrap() error { return e.error }
+
+// outcome is how a node's command ended: given up on by the library, or
+// as lock.Classify says.
+func outcome(err error) lock.Outcome {
+	var g nodeGaveUp
+	if errors.As(err, &g) {
+		return lock.GaveUp
+	}
+	return lock.Classify(err)
 }
 
 // votes are the attempt's counts: granted, said taken, unanswered (may
