@@ -70,6 +70,9 @@ func TestRedlockPartsWithRedsync(t *testing.T) {
 			if undone != 2 {
 				t.Errorf("%d of w01's votes undone: want its 2 granted ones deleted by the library", undone)
 			}
+			if d, ok := o.first(event.KindDone, func(e event.Event) bool { return e.Worker == 1 }); !ok || d.Msg != "lock: not obtained: 2 of 5 nodes granted (quorum 3)" {
+				t.Errorf("w01 ended %+v: want its votes counted in words", d)
+			}
 			if !strings.Contains(o.beat("quorum"), "a quorum of 3: w00 holds it") || !strings.Contains(o.beat("quorum-lost"), "w01 is denied") {
 				t.Errorf("told %q, then %q", o.beat("quorum"), o.beat("quorum-lost"))
 			}

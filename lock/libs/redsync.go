@@ -153,13 +153,12 @@ func (r *redsyncLock) quorum(ctx context.Context, m *redsync.Mutex, ns *nodeStep
 			Msg: "every node failed: " + said})
 		return nil, fmt.Errorf("redsync: every node failed: %s", said)
 	}
-	why := fmt.Sprintf("lock: not obtained: %d of %d nodes granted (quorum %d)", granted, r.n, r.n/2+1)
+	no := notObtained{votes: fmt.Sprintf("lock: not obtained: %d of %d nodes granted (quorum %d)", granted, r.n, r.n/2+1), said: said}
 	if granted > r.n/2 {
-		why += ", but its validity ran out"
+		no.votes += ", but its validity ran out"
 	}
-	why += "; redsync returned " + said
-	r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Call: call, Msg: why})
-	return nil, notObtained(why)
+	r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Call: call, Msg: no.Error()})
+	return nil, no
 }
 
 // extend is the Mutex's own Extend: compare-and-PEXPIRE by its expiry on

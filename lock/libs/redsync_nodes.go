@@ -184,9 +184,14 @@ func oneLine(s string) string {
 	return s
 }
 
-// notObtained is a quorum the library did not reach, in words: it
-// matches lock.ErrNotObtained, so the retry policy spaces the next try.
-type notObtained string
+// notObtained is a quorum the library did not reach, in words (votes:
+// the count alone; said: what the library returned too): it matches
+// lock.ErrNotObtained, so the retry policy spaces the next try.
+type notObtained struct{ votes, said string }
 
-func (e notObtained) Error() string        { return string(e) }
+func (e notObtained) Error() string        { return e.votes + "; redsync returned " + e.said }
 func (e notObtained) Is(target error) bool { return target == lock.ErrNotObtained }
+
+// QuorumWords is the denial's count of votes: "lock: not obtained: 2 of
+// 5 nodes granted (quorum 3)".
+func (e notObtained) QuorumWords() string { return e.votes }
