@@ -11,6 +11,7 @@ import (
 	"github.com/locklab/locklab/event"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
+	"github.com/locklab/locklab/store/spawn"
 )
 
 // Redlock's parts played by go-redsync's Mutex, unmodified
@@ -174,5 +175,27 @@ func TestRedsyncGivesUpOnASlowNode(t *testing.T) {
 	})
 	if gave != 1 || o.s.Successes != 1 || !strings.HasPrefix(o.s.Verdict, "CORRECT") {
 		t.Errorf("%d votes given up on by node 1, %d sales, verdict %q: want node 1's vote given up on, the sale made on the other four", gave, o.s.Successes, o.s.Verdict)
+	}
+}
+
+// A node restarted empty on real processes (--topology redlock), through
+// redsync's Mutex: the library grants a second holder its majority.
+func TestRedsyncQuorumNodeRestartedEmptyOnSpawnedServers(t *testing.T) {
+	t.Parallel()
+	r := topologyRun(t, spawn.TopoRedlock, scenario.Config{Scenario: "redlock", Strategy: "redsync-quorum", Seed: 1,
+		// A real redis-server's restart on a loaded machine can take longer
+		// than the default 1 s TTL: a's lock would lapse before b tries.
+		Params: withParams("redlock", func(p *event.Params) {
+			p.Part, p.TTL, p.Work, p.MaxRetries = "restart", event.Millis(5*time.Second), event.Millis(2500*time.Millisecond), 200
+		})})
+	twoHoldersAfter(t, r, event.KindNodeUp, "its redis-server killed (SIGKILL) and started again")
+	granted := map[int32]bool{}
+	for _, e := range r.Log.Events() {
+		if e.Kind == event.KindVote && e.Node == 2 && e.OK && e.Res == "lock:R" {
+			granted[e.Worker] = true
+		}
+	}
+	if !granted[0] || !granted[1] {
+		t.Errorf("node 2 granted %v: want w00, then w01 once it came back empty", granted)
 	}
 }
