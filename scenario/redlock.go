@@ -29,9 +29,11 @@ var redlockScenario = &Scenario{
 		"acquires and writes; the stale holder wakes and writes the record it read before — a lost update. " +
 		"5 fence: the same pause, but each node counts a fence with its vote, the lock's fence is the " +
 		"majority's highest, and the record rejects the stale holder's older fence (Kleppmann's fix). 6 restart: " +
-		"the bare majority again, node 2 restarting without persistence (empty) while the key is valid.",
+		"the bare majority again, node 2 restarting without persistence (empty) while the key is valid. " +
+		"--lock redsync-quorum plays the parts with go-redsync's Mutex, unmodified, each node's answer to " +
+		"its SET NX a vote in the log; in real time (it reads the wall clock), and without part 5 (it has no fencing token).",
 	Source:     "the locking-patterns article (Redlock); Kleppmann, \"How to do distributed locking\"; antirez, \"Is Redlock safe?\"; the Valkey example (failover)",
-	Strategies: []string{"redlock"},
+	Strategies: []string{"redlock", "redsync-quorum"},
 	Defaults: withDefaults(func(p *event.Params) {
 		p.Workers, p.Nodes, p.TTL, p.Work = 12, 5, event.Millis(time.Second), event.Millis(300*time.Millisecond)
 		p.Retry, p.RetryBase, p.MaxRetries = "fixed", event.Millis(50*time.Millisecond), 60
@@ -39,13 +41,14 @@ var redlockScenario = &Scenario{
 	}),
 	Uses:    []string{"ttl", "work", "retry-base", "part", "clock"},
 	Cast:    12,
-	castFor: func(p event.Params) int { return 2 * len(redlockParts(p)) },
+	castFor: func(strategy string, p event.Params) int { return 2 * len(redlockParts(strategy, p)) },
+	refuse:  refuseRedlockPart,
 	run:     runRedlock,
 	beats:   redlockBeats,
 	headings: func(strategy string, p event.Params) []string {
 		// Each part's heading, said by the run, then the part's own beats.
 		var ids []string
-		for _, part := range redlockParts(p) {
+		for _, part := range redlockParts(strategy, p) {
 			one := p
 			one.Part = event.RedlockParts[part].Name
 			ids = append(ids, fmt.Sprintf("part-%d", part+1))
@@ -57,16 +60,41 @@ var redlockScenario = &Scenario{
 	},
 }
 
-// redlockParts are the indices (0-based) of the parts p selects.
-func redlockParts(p event.Params) []int {
+// redlockParts are the indices (0-based) of the parts p selects that
+// strategy plays: all of them but those it cannot (redlockCannot).
+func redlockParts(strategy string, p event.Params) []int {
 	if i := slices.Index(event.ChoiceNames(event.RedlockParts), p.Part); i >= 0 {
 		return []int{i}
 	}
-	all := make([]int, len(event.RedlockParts))
-	for i := range all {
-		all[i] = i
+	var all []int
+	for i := range event.RedlockParts {
+		if redlockCannot(strategy, i) == "" {
+			all = append(all, i)
+		}
 	}
 	return all
+}
+
+// redlockCannot says why strategy cannot play part i honestly, "" when it
+// can. redsync's Mutex (redsync-quorum) plays every part whose faults are
+// the nodes' (down, a clock moved, a failover, a restart) or the holder's
+// (a pause): its own code asks the nodes and reads its own clock. It has
+// no fencing token, so the fence part is not its to play.
+func redlockCannot(strategy string, i int) string {
+	if strategy == "redsync-quorum" && event.RedlockParts[i].Name == "fence" {
+		return "fence cannot be played by redsync-quorum: redsync's Mutex has no fencing token (its value is random, not a counter the nodes count); play it with --lock redlock"
+	}
+	return ""
+}
+
+// refuseRedlockPart refuses a part the strategy cannot play.
+func refuseRedlockPart(strategy string, p event.Params) *event.ParamError {
+	if i := slices.Index(event.ChoiceNames(event.RedlockParts), p.Part); i >= 0 {
+		if why := redlockCannot(strategy, i); why != "" {
+			return &event.ParamError{Param: "part", Msg: why}
+		}
+	}
+	return nil
 }
 
 // redlockRun is one run of the Redlock scenario: its nodes, the clients
@@ -78,8 +106,32 @@ type redlockRun struct {
 	once, poll    lock.Retry
 }
 
-func (r *redlockRun) lock(w *Worker, clients []lock.Client, retry lock.Retry) *lock.Redlock {
+// lock is w's lock on clients: locklab's Redlock, or the library the
+// run is of (redsync-quorum: redsync's Mutex on those nodes, unmodified).
+func (r *redlockRun) lock(w *Worker, clients []lock.Client, retry lock.Retry) lock.Locker {
+	if s := r.env.Strategy; s != "redlock" {
+		l, err := lock.NewOn(s, lock.Servers{Redis: clients}, w.lockOptions(retry), nil)
+		if err != nil {
+			return brokenLock{s, err}
+		}
+		return l
+	}
 	return lock.NewRedlock(clients, w.lockOptions(retry))
+}
+
+// brokenLock is a library lock that could not be made: every acquire
+// says why.
+type brokenLock struct {
+	name string
+	err  error
+}
+
+func (b brokenLock) Strategy() string { return b.name }
+func (b brokenLock) Acquire(context.Context, string, time.Duration) (*lock.Lease, error) {
+	return nil, b.err
+}
+func (b brokenLock) TryAcquire(context.Context, string, time.Duration) (*lock.Lease, error) {
+	return nil, b.err
 }
 
 func (r *redlockRun) fencedLock(w *Worker, retry lock.Retry) *lock.Redlock {
@@ -97,7 +149,7 @@ func runRedlock(ctx context.Context, env *Env) error {
 		env.Emit(event.Event{Kind: event.KindBeat, Msg: fmt.Sprintf("redlock needs 5 nodes, the store has %d: give five --redis URLs or use the embedded store", len(nodes))})
 		return nil
 	}
-	parts := redlockParts(env.Params)
+	parts := redlockParts(env.Strategy, env.Params)
 	for _, i := range parts {
 		env.Emit(event.Event{Kind: event.KindInit, Res: redlockRes[i]})
 	}

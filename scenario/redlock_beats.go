@@ -10,6 +10,7 @@ import (
 	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/lock"
+	"github.com/locklab/locklab/lock/libs"
 )
 
 // redlockBeats narrate each part played from what its events show: the
@@ -18,10 +19,13 @@ import (
 // (its worker's done), so a part whose fault the store cannot inject is
 // told as it happened — one holder at a time — and the parts after it are
 // still told.
-func redlockBeats(_ string, p event.Params) []Beat {
-	st := &redlockStory{ttl: p.TTL.D(), held: map[int32]ballot{}, cur: map[int32]*ballot{}}
+func redlockBeats(strategy string, p event.Params) []Beat {
+	st := &redlockStory{ttl: p.TTL.D(), held: map[int32]ballot{}, cur: map[int32]*ballot{}, who: "Redlock", drift: lock.Drift(p.TTL.D())}
+	if strategy == "redsync-quorum" {
+		st.who, st.drift = "redsync", libs.RedsyncDrift(p.TTL.D())
+	}
 	var bs []Beat
-	for k, part := range redlockParts(p) {
+	for k, part := range redlockParts(strategy, p) {
 		a, b := int32(2*k), int32(2*k+1)
 		res := redlockRes[part]
 		switch part {
@@ -83,6 +87,8 @@ type ballot struct {
 // redlockStory is what a Redlock run's events have shown so far.
 type redlockStory struct {
 	ttl   time.Duration
+	who   string            // whose drift allowance: "Redlock" (locklab's), "redsync"
+	drift time.Duration     // its allowance on the TTL
 	moved string            // how node 2's clock was moved, as the log says: "jump", "slew" or "" (a real server's cannot be)
 	cur   map[int32]*ballot // each worker's attempt in progress
 	held  map[int32]ballot  // each worker's granted attempt
@@ -186,8 +192,8 @@ func (s *redlockStory) bareMajority(part int, a, b int32) func(event.Event) stri
 				// When node 2 granted each of them, by the run's clock.
 				gap := hb.grantAt[2] - ha.grantAt[2]
 				how = fmt.Sprintf("its clock ran twice as fast: %s after it granted %s, %s's %s TTL had run out by node 2's clock, not by the run's. "+
-					"A slew that fast is no safer than a jump — Redlock allows for %s of drift on a %s TTL",
-					ms(gap), check.WorkerName(a), check.WorkerName(a), ms(s.ttl), ms(lock.Drift(s.ttl)), ms(s.ttl))
+					"A slew that fast is no safer than a jump — %s allows for %s of drift on a %s TTL",
+					ms(gap), check.WorkerName(a), check.WorkerName(a), ms(s.ttl), s.who, ms(s.drift), ms(s.ttl))
 			case s.moved == "jump":
 				how = fmt.Sprintf("its clock jumped %s, so %s's key lapsed there at once", ms(s.ttl), check.WorkerName(a))
 			default:
@@ -316,6 +322,8 @@ func voteWords(e event.Event) string {
 		return "down"
 	case e.Outcome == event.OutcomeIndeterminate:
 		return "did not answer in time"
+	case e.Outcome == event.OutcomeGaveUp:
+		return "not heard in time: its library gave up on it"
 	case e.Outcome == event.OutcomeFailed:
 		return "refused: " + e.Msg
 	}

@@ -108,10 +108,13 @@ func start(ctx context.Context, st *store.Store, cfg Config, mode runMode) (*Run
 	if !sc.Supports(cfg.Strategy) {
 		return nil, &event.ParamError{Param: "lock", Msg: fmt.Sprintf("%q is not a strategy of %s: want one of %s", cfg.Strategy, sc.Name, sc.StrategyNames())}
 	}
+	if err := sc.Refuses(cfg.Strategy, cfg.Params); err != nil {
+		return nil, err
+	}
 	if sc.Cast > 0 {
 		cfg.Params.Workers = sc.Cast
 		if sc.castFor != nil {
-			cfg.Params.Workers = sc.castFor(cfg.Params)
+			cfg.Params.Workers = sc.castFor(cfg.Strategy, cfg.Params)
 		}
 	}
 	if err := cfg.Params.Validate(); err != nil {

@@ -50,10 +50,13 @@ type Scenario struct {
 	// RealTime, when set, says why the scenario keeps real time on the
 	// embedded store too (its stories need servers that keep their own).
 	RealTime string
-	// castFor, if set, is the number of workers for the parameters, when
-	// they choose which parts are played (Redlock's --part).
-	castFor func(event.Params) int
-	run     func(ctx context.Context, env *Env) error
+	// castFor, if set, is the number of workers for the strategy and
+	// parameters, when they choose which parts are played (Redlock's --part).
+	castFor func(strategy string, p event.Params) int
+	// refuse, if set, says why the scenario cannot run with the strategy
+	// and parameters ("" when it can): a part the strategy cannot play.
+	refuse func(strategy string, p event.Params) *event.ParamError
+	run    func(ctx context.Context, env *Env) error
 	// notes, if set, adds the scenario's own findings to its summary: a
 	// pure fold over the events, like everything else in it.
 	notes func(h event.Header) check.NoteFold
@@ -151,6 +154,17 @@ func Lookup(name string) (*Scenario, error) {
 
 // Supports reports whether the scenario runs with strategy.
 func (s *Scenario) Supports(strategy string) bool { return slices.Contains(s.Strategies, strategy) }
+
+// Refuses says why the scenario cannot run with strategy and p (a part
+// the strategy cannot play: redsync-quorum has no fence), nil when it can.
+func (s *Scenario) Refuses(strategy string, p event.Params) error {
+	if s.refuse != nil {
+		if err := s.refuse(strategy, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // StrategyNames lists the scenario's strategies, comma-separated.
 func (s *Scenario) StrategyNames() string { return strings.Join(s.Strategies, ", ") }

@@ -58,7 +58,8 @@ func deadlockSpeed(strategy string, p event.Params) float64 {
 	return 0
 }
 
-// redlockSpeed: one part alone is a few hundred milliseconds to 1.5 s.
+// redlockSpeed: one part alone is a few hundred milliseconds to 1.5 s (a
+// library that reads the wall clock keeps 1×: see OpeningSpeed).
 func redlockSpeed(_ string, p event.Params) float64 {
 	switch {
 	case p.Part == "quorum":

@@ -248,8 +248,12 @@ func (w *Worker) Fail(ctx context.Context, err error, denied string) {
 		w.Done(false, check.FailCancel, "interrupted")
 	case errors.Is(err, lock.ErrNotObtained):
 		var qe *lock.QuorumError
-		if errors.As(err, &qe) {
+		var lib interface{ QuorumWords() string } // a library's quorum (lock/libs)
+		switch {
+		case errors.As(err, &qe):
 			denied = qe.Error()
+		case errors.As(err, &lib):
+			denied = lib.QuorumWords()
 		}
 		w.Done(false, check.FailLock, denied)
 	case errors.Is(err, lock.ErrLockLost):

@@ -176,7 +176,7 @@ func (b *leaseBuilder) event(e event.Event) {
 		switch {
 		case e.Outcome == event.OutcomeOK: // a node that answered; errors are not the node's state
 			b.add(key, &e, leaseIn{op: "acquire", token: e.Token, ttl: ttl}, e.OK, call, ret)
-		case e.Outcome == event.OutcomeIndeterminate: // it may have set the key
+		case e.Outcome.MayHaveHappened(): // unanswered, or given up on by its library: it may have set the key
 			b.add(key, &e, leaseIn{op: "maybe", token: e.Token, ttl: ttl}, true, call, pending)
 		}
 	case event.KindDenied:

@@ -88,14 +88,19 @@ var hooked sync.Map
 type wire struct {
 	mu   sync.Mutex
 	said []string
+	// nodes, when set, tells each node's answer as a step of its own
+	// (redsync's Mutex on several nodes).
+	nodes *nodeSteps
 }
 
 type wireKey struct{}
 
-func (w *wire) add(cmd redis.Cmder) {
+// add records cmd and its answer: err is what the command returned (a
+// process hook sees it before go-redis sets it on the command).
+func (w *wire) add(cmd redis.Cmder, err error) {
 	name := strings.ToUpper(cmd.Name())
 	reply := "OK"
-	switch err := cmd.Err(); {
+	switch {
 	case errors.Is(err, redis.Nil):
 		reply = "nil"
 	case err != nil:
@@ -148,9 +153,19 @@ func (wireHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (wireHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		w, _ := ctx.Value(wireKey{}).(*wire)
+		node, perNode := ctx.Value(nodeKey{}).(int)
+		var call time.Duration
+		var start time.Time
+		if perNode = perNode && w != nil && w.nodes != nil; perNode {
+			call, start = w.nodes.kit.Now(), time.Now()
+		}
 		err := next(ctx, cmd)
-		if w, ok := ctx.Value(wireKey{}).(*wire); ok {
-			w.add(cmd)
+		if w != nil {
+			w.add(cmd, err)
+		}
+		if perNode {
+			w.nodes.sent(node, cmd, err, call, time.Since(start))
 		}
 		return err
 	}
@@ -164,7 +179,7 @@ func (wireHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 				if store.Netted(ctx) && c.Name() == "pexpire" {
 					continue // the run's safety net, not the library
 				}
-				w.add(c)
+				w.add(c, c.Err())
 			}
 		}
 		return err

@@ -13,6 +13,10 @@ import (
 	"github.com/locklab/locklab/lock"
 )
 
+// RedsyncDrift is the clock-drift allowance redsync's Mutex subtracts
+// from its expiry when it computes its validity (its drift factor, 0.01).
+func RedsyncDrift(expiry time.Duration) time.Duration { return time.Duration(float64(expiry) * 0.01) }
+
 // redsyncLock is go-redsync's Mutex over n of the run's nodes.
 type redsyncLock struct {
 	kit         *lock.Kit
@@ -33,7 +37,7 @@ func newRedsync(s lock.Servers, o lock.Options, name string, n int) (lock.Locker
 		if i == 0 {
 			rt = readTimeoutOf(c)
 		}
-		pools = append(pools, redsyncgo.NewPool(c))
+		pools = append(pools, nodePool{Pool: redsyncgo.NewPool(c), node: i})
 	}
 	if len(pools) == 0 {
 		return nil, fmt.Errorf("lock/libs: %s has no Redis node", name)
@@ -69,8 +73,14 @@ func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, at
 	// One try: the scenario's retry policy spaces the attempts.
 	m := r.rs.NewMutex(key, redsync.WithExpiry(r.kit.ToServer(ttl)), redsync.WithTries(1))
 	wctx, w := watch(ctx)
+	if r.n > 1 {
+		w.nodes = &nodeSteps{kit: r.kit, outer: ctx, key: key, ttl: ttl, attempt: attempt, acquiring: true, readTimeout: r.readTimeout}
+	}
 	call, start := r.kit.Now(), time.Now()
 	err := m.LockContext(wctx)
+	if r.n > 1 {
+		return r.quorum(ctx, m, w.nodes, err, key, ttl, attempt, call, start)
+	}
 	var taken *redsync.ErrTaken
 	switch {
 	case errors.As(err, &taken), errors.Is(err, redsync.ErrFailed):
@@ -87,22 +97,68 @@ func (r *redsyncLock) try(ctx context.Context, key string, ttl time.Duration, at
 	case err != nil:
 		return nil, err
 	}
-	msg := w.String()
-	if r.n > 1 {
-		msg = fmt.Sprintf("a majority of %d nodes; valid until %s; %s", r.n, m.Until().Format("15:04:05.000"), msg)
-	}
-	r.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: m.Value(), TTL: ttl, Attempt: attempt, Node: -1, Msg: msg, Call: call})
+	r.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: m.Value(), TTL: ttl, Attempt: attempt, Node: -1, Msg: w.String(), Call: call})
+	return r.lease(ctx, m, key, ttl, attempt), nil
+}
+
+// lease is the held Mutex: its release is the Mutex's Unlock, its extend
+// the Mutex's Extend.
+func (r *redsyncLock) lease(ctx context.Context, m *redsync.Mutex, key string, ttl time.Duration, attempt int) *lock.Lease {
 	return lock.NewLease(ctx, key, m.Value(), ttl, attempt, lock.LeaseFuncs{Release: func(ctx context.Context) error {
 		wctx, w := watch(ctx)
+		if r.n > 1 {
+			w.nodes = &nodeSteps{kit: r.kit, outer: ctx, key: key, ttl: ttl, readTimeout: r.readTimeout}
+		}
 		call := r.kit.Now()
 		ok, err := m.UnlockContext(wctx)
 		var taken *redsync.ErrTaken
 		notHeld := !ok && (err == nil || errors.Is(err, redsync.ErrLockAlreadyExpired) || errors.As(err, &taken))
-		if notHeld {
-			err = nil
+		switch {
+		case r.n == 1:
+			if notHeld {
+				err = nil
+			}
+			return releasedStep(r.kit, key, m.Value(), call, w, err, notHeld)
+		case ok: // each node's answer was its own step
+			return nil
+		case err != nil:
+			return errors.Join(lock.ErrNotHeld, errors.New(oneLine(err.Error())))
 		}
-		return releasedStep(r.kit, key, m.Value(), call, w, err, notHeld)
-	}, Extend: func(ctx context.Context) error { return r.extend(ctx, m, key, ttl) }}), nil
+		return lock.ErrNotHeld
+	}, Extend: func(ctx context.Context) error { return r.extend(ctx, m, key, ttl) }})
+}
+
+// quorum is the outcome of one Mutex.Lock on several nodes, whose votes
+// and undoes were told node by node as they came: acquired when the
+// library says so, with the validity it computed on its wall clock; else
+// not obtained, in words — unless every node failed with a server's own
+// error (none said taken, none granted, none left unanswered), which is an
+// error as in locklab's Redlock.
+func (r *redsyncLock) quorum(ctx context.Context, m *redsync.Mutex, ns *nodeSteps, err error, key string, ttl time.Duration, attempt int, call time.Duration, start time.Time) (*lock.Lease, error) {
+	granted, taken, unsure, seen := ns.votes()
+	if err == nil {
+		validity := r.kit.Virtual(m.Until().Sub(start))
+		r.kit.Emit(lock.Step{Kind: lock.StepAcquired, Key: key, Token: m.Value(), TTL: validity, Attempt: attempt, Node: -1, Call: call,
+			Msg: fmt.Sprintf("%d/%d nodes; valid until %s on redsync's wall clock", granted, r.n, m.Until().Format("15:04:05.000"))})
+		l := r.lease(ctx, m, key, ttl, attempt)
+		l.Validity = validity
+		return l, nil
+	}
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	said := oneLine(err.Error())
+	if granted == 0 && taken == 0 && unsure == 0 && seen > 0 {
+		r.kit.Emit(lock.Step{Kind: lock.StepError, Op: "acquire", Outcome: lock.Failed, Key: key, Attempt: attempt, Node: -1, Call: call,
+			Msg: "every node failed: " + said})
+		return nil, fmt.Errorf("redsync: every node failed: %s", said)
+	}
+	no := notObtained{votes: fmt.Sprintf("lock: not obtained: %d of %d nodes granted (quorum %d)", granted, r.n, r.n/2+1), said: said}
+	if granted > r.n/2 {
+		no.votes += ", but its validity ran out"
+	}
+	r.kit.Emit(lock.Step{Kind: lock.StepDenied, Key: key, Attempt: attempt, Node: -1, Call: call, Msg: no.Error()})
+	return nil, no
 }
 
 // extend is the Mutex's own Extend: compare-and-PEXPIRE by its expiry on
