@@ -42,7 +42,7 @@ func TestSeededRunTellsTheSameStory(t *testing.T) {
 	const times = 6
 	// A story kept in real time (trade-offs) lasts its real seconds; its
 	// beats are checked seed by seed where its outcomes are
-	// (TestTradeOffs), and told here six times over in the deep pass.
+	// (TestStoriesInRealTime), and told here six times over in the deep pass.
 	var cat []*scenario.Scenario
 	for _, sc := range scenario.Catalogue() {
 		if sc.RealTime == "" || deep() {

