@@ -15,8 +15,7 @@ import (
 // lock), the caption says what the library did, and nobody is inside
 // twice. Before the link was dialled ahead of the fault, the request
 // itself waited for the handshake's held-up answer, and w01 got in at once.
-func TestLateGrantThroughTheLibraries(t *testing.T) {
-	t.Parallel()
+func lateGrantThroughTheLibraries(t *testing.T) {
 	sc, err := scenario.Lookup("late-grant")
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package scenario_test
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/locklab/locklab/scenario"
+)
 
 // TestStoriesInRealTime tells the stories that keep real time and must
 // not run beside the simulated ones, which take every core they are
@@ -16,7 +20,7 @@ import "testing"
 // The stories are chained by cues: a busy machine changes no outcome.
 //
 // redsync: Redlock's parts played by go-redsync's Mutex, and a node too
-// slow for it.
+// slow for it; late-grant through the libraries; trade-offs' beats.
 func TestStoriesInRealTime(t *testing.T) {
 	for _, s := range []struct {
 		name string
@@ -26,6 +30,11 @@ func TestStoriesInRealTime(t *testing.T) {
 		{"trade-offs/without-postgres", tradeOffsWithoutPostgres},
 		{"redlock-parts-with-redsync", redlockPartsWithRedsync},
 		{"redsync-gives-up-on-a-slow-node", redsyncGivesUpOnASlowNode},
+		{"late-grant-through-the-libraries", lateGrantThroughTheLibraries},
+		{"trade-offs/beats", func(t *testing.T) {
+			sc, _ := scenario.Lookup("trade-offs")
+			beatsListed(t, sc, tradeParams()) // its pauses shortened, its beats the same
+		}},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
