@@ -2,6 +2,7 @@ package scenario_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -40,6 +41,12 @@ func TestOversellEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	if keys.Count != 0 || len(leases.Leases) != 0 {
-		t.Errorf("the runs left %d keys and %d leases on etcd", keys.Count, len(leases.Leases))
+		var left []string
+		for _, l := range leases.Leases {
+			if r, err := cli.TimeToLive(ctx, l.ID, clientv3.WithAttachedKeys()); err == nil {
+				left = append(left, fmt.Sprintf("%x: %ds of %ds left, %d key(s)", l.ID, r.TTL, r.GrantedTTL, len(r.Keys)))
+			}
+		}
+		t.Errorf("the runs left %d keys and %d leases on etcd %v", keys.Count, len(leases.Leases), left)
 	}
 }

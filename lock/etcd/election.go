@@ -31,7 +31,7 @@ func newCandidate(conn any) (lock.Candidate, error) {
 }
 
 func (c *candidate) Grant(ctx context.Context, secs int64) (int64, error) {
-	g, err := c.e.Client.Grant(ctx, secs)
+	g, err := grant(ctx, c.e.Client, secs)
 	if err != nil {
 		return 0, err
 	}

@@ -58,7 +58,7 @@ func (m *Mutex) session(ctx context.Context, secs int64) (*session, time.Duratio
 		m.retire(s)
 	}
 	sent := m.kit.Now()
-	g, err := m.e.Client.Grant(ctx, secs)
+	g, err := grant(ctx, m.e.Client, secs)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -69,6 +69,23 @@ func (m *Mutex) session(ctx context.Context, secs int64) (*session, time.Duratio
 	m.s = n
 	m.mu.Unlock()
 	return n, ttl, nil
+}
+
+// grantWait bounds a lease grant's wait for etcd's answer once the run
+// no longer wants it.
+const grantWait = 3 * time.Second
+
+// grant asks etcd for a lease of secs seconds. A grant sent is waited for
+// even when ctx ends meanwhile (a run's end cancels its workers): etcd
+// may have made the lease, and only its answer says which lease to
+// revoke; cut off, it was left to lapse unknown at its TTL.
+func grant(ctx context.Context, c *clientv3.Client, secs int64) (*clientv3.LeaseGrantResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	gctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grantWait)
+	defer cancel()
+	return c.Grant(gctx, secs)
 }
 
 // renewed records a renewal etcd answered with ttl seconds left, sent at

@@ -118,7 +118,10 @@ func Open(ctx context.Context, raw string, r store.Run) (*Conn, error) {
 }
 
 // Close revokes the leases the run granted, deletes the keys under its
-// prefix (and only those), then closes the client.
+// prefix (and only those), then closes the client. Each revocation may
+// take up to revokeWait past ctx's deadline: a revocation is a consensus
+// write, which on a busy machine took longer than a run's cleanup allows
+// (the lease then stayed until its TTL, unknown to anyone).
 func (e *Conn) Close(ctx context.Context) error {
 	e.mu.Lock()
 	ids := e.leases
@@ -126,7 +129,10 @@ func (e *Conn) Close(ctx context.Context) error {
 	e.mu.Unlock()
 	var errs []error
 	for id := range ids {
-		if _, err := e.Client.Revoke(ctx, id); err != nil && !strings.Contains(err.Error(), "lease not found") {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), revokeWait)
+		_, err := e.Client.Revoke(rctx, id)
+		cancel()
+		if err != nil && !strings.Contains(err.Error(), "lease not found") {
 			errs = append(errs, err)
 			break // the server is gone: the rest would time out alike
 		}
@@ -143,6 +149,9 @@ func (e *Conn) Close(ctx context.Context) error {
 	e.Client.Close()
 	return err
 }
+
+// revokeWait bounds one lease's revocation in Close.
+const revokeWait = 3 * time.Second
 
 // Address is where the server is: host:port (and database), never a
 // password.
