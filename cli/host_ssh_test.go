@@ -14,6 +14,7 @@ import (
 
 	"github.com/locklab/locklab/check"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store/storetest"
 	"github.com/locklab/locklab/themes"
@@ -35,10 +36,14 @@ func (s *term) Write(p []byte) (int, error) {
 	return s.buf.Write(p)
 }
 
+// has reports whether the session printed text, its styles aside: a
+// recording under way in the same process draws every view in colour
+// (lipgloss's profile is the process's), so "n your name" may come as
+// "n\x1b[0m your name".
 func (s *term) has(text string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return strings.Contains(s.buf.String(), text)
+	return strings.Contains(ansi.Strip(s.buf.String()), text)
 }
 
 // tail is the end of what the session printed, its escapes shown.
