@@ -34,9 +34,9 @@ func TestCheckAgreesWithTheChecker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every scenario twice")
 	}
-	// Seeds 3 and 4: TestCheckHasNoFalseAlarms reads seeds 1 and 2 of
-	// the same runs through the same models.
-	first, seeds := uint64(3), uint64(4)
+	// Seed 2: TestCheckHasNoFalseAlarms reads seed 1 of the same runs
+	// through the same models; the deep pass reads ten of each.
+	first, seeds := uint64(2), uint64(2)
 	if os.Getenv("LOCKLAB_DEEP") == "1" {
 		first, seeds = 1, 10
 	}

@@ -55,16 +55,22 @@ func TestServerRefusalsExitOneInTheServersWords(t *testing.T) {
 		}, "max number of clients reached", []string{"if it is full, see its maxclients", "operation(s) unanswered"}},
 	}
 	for _, cfg := range configs {
+		// The runs of one configuration share its servers: each is refused
+		// at its first command, which changes nothing on them.
+		urls := make([]string, 5)
+		for i := range urls {
+			urls[i] = cfg.url(t, storetest.Start(t, cfg.args...))
+		}
 		for _, sc := range scenario.Catalogue() {
 			t.Run(cfg.name+"/"+sc.Name, func(t *testing.T) {
-				t.Parallel() // each on servers of its own
+				t.Parallel()
 				nodes := 1
 				if sc.Name == "redlock" {
 					nodes = 5
 				}
 				args := []string{"run", sc.Name, "-q", "--seed", "1"}
-				for range nodes {
-					args = append(args, "--redis", cfg.url(t, storetest.Start(t, cfg.args...)))
+				for _, u := range urls[:nodes] {
+					args = append(args, "--redis", u)
 				}
 				code, stdout, stderr := cli(t, args...)
 				named := strings.Contains(stderr, cfg.words) || slices.ContainsFunc(cfg.alt, func(a string) bool { return strings.Contains(stderr, a) })
