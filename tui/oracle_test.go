@@ -120,7 +120,11 @@ func simulateLog(t *testing.T, cfg scenario.Config) *scenario.Loaded {
 	return l
 }
 
+// TestOracleEverySurfaceShowsTheTally runs beside the package's other
+// tests: what it checks is that every surface shows the tally of the log
+// it is given, whatever story the machine let the real-time runs tell.
 func TestOracleEverySurfaceShowsTheTally(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	cases := oracleRuns(t)
 	simulated := time.Since(start)
