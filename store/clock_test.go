@@ -67,6 +67,7 @@ func TestSpeedClampsToTheRange(t *testing.T) {
 // deadline from the wall clock (SET … PXAT) lasts what it says, at any
 // run speed; without it the node's time is the fixed epoch's.
 func TestWallTimeNodesReadTheWallClock(t *testing.T) {
+	skipMiniredisClockRace(t)
 	ctx := context.Background()
 	for _, wall := range []bool{true, false} {
 		st, err := store.Open(ctx, store.Config{Speed: 0.25, WallTime: wall})
@@ -101,6 +102,7 @@ func TestWallTimeNodesReadTheWallClock(t *testing.T) {
 // of the node's idle catch-up later.
 func TestWallTimeNodeJudgesEveryClientsCommandAtItsSending(t *testing.T) {
 	t.Parallel()
+	skipMiniredisClockRace(t)
 	ctx := context.Background()
 	st := openEmbedded(t, store.Config{WallTime: true})
 	o := st.Client().Options()
@@ -125,5 +127,19 @@ func TestWallTimeNodeJudgesEveryClientsCommandAtItsSending(t *testing.T) {
 	}
 	if lived > 0 {
 		t.Errorf("%d of 20 PXAT keys were still there when asked after their deadline", lived)
+	}
+}
+
+// skipMiniredisClockRace skips a test that sends SET … PXAT to a node
+// whose clock moves in real time, under the race detector: miniredis
+// v2.40.0 reads its clock without its lock while SET parses PXAT
+// (Miniredis.at, from cmdSet before its transaction), and the node sets
+// that clock under the lock at every sync step. The detector reports the
+// read, which no code outside miniredis can order; the tests run in
+// every pass without it.
+func skipMiniredisClockRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("miniredis reads its clock unlocked while parsing PXAT; see skipMiniredisClockRace")
 	}
 }
