@@ -22,14 +22,7 @@ func TestRedsyncQuorumVotesNodeByNode(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	var seen steps
-	mk := func() lock.Locker {
-		l, err := lock.NewOn("redsync-quorum", lock.Servers{Redis: lock.Clients(st.Clients())}, lock.Options{Observer: seen.see}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	a, b := mk(), mk()
+	a, b := seen.lockers(t, "redsync-quorum", st)
 	key := st.Key("lock:q")
 	// Generous for a busy machine: redsync waits for each node 5% of it.
 	la, err := a.TryAcquire(ctx, key, 4*time.Second)

@@ -25,14 +25,7 @@ func TestRueidislockRenewsAndReleases(t *testing.T) {
 	defer st.Close()
 	ctx := context.Background()
 	var seen steps
-	mk := func() lock.Locker {
-		l, err := lock.NewOn("rueidislock", lock.Servers{Redis: lock.Clients(st.Clients())}, lock.Options{Observer: seen.see}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	a, b := mk(), mk()
+	a, b := seen.lockers(t, "rueidislock", st)
 	key := st.Key("lock:r")
 	la, err := a.TryAcquire(ctx, key, 300*time.Millisecond)
 	if err != nil {
@@ -216,4 +209,18 @@ func TestRueidislockAcquiredTTLIsItsDeadlines(t *testing.T) {
 	if got := acq[0].TTL; got >= ttl || got <= 0 || left > got+time.Millisecond {
 		t.Fatalf("acquired step's TTL %v: want under the %v asked, and at least the key's PTTL %v read after it", got, ttl, left)
 	}
+}
+
+// lockers are two lockers of strategy on st's Redis clients, their steps
+// seen by s.
+func (s *steps) lockers(t *testing.T, strategy string, st *store.Store) (lock.Locker, lock.Locker) {
+	t.Helper()
+	mk := func() lock.Locker {
+		l, err := lock.NewOn(strategy, lock.Servers{Redis: lock.Clients(st.Clients())}, lock.Options{Observer: s.see}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	return mk(), mk()
 }
