@@ -90,18 +90,18 @@ func start(n int) (*Cluster, error) {
 		cfgs[i] = cfg
 		c.urls = append(c.urls, cl.String())
 	}
-	// Members of a new cluster wait for each other: start them together.
+	// One after another: a new member first asks its peers whether it
+	// joined already, and a peer whose port is bound but not yet served
+	// keeps it waiting a second. A member's StartEtcd returns once it
+	// serves its peers, so the next one asks a peer that answers at once;
+	// the members then elect a leader together (waited for below).
 	errs := make([]error, n)
 	c.members = make([]*embed.Etcd, n)
-	var wg sync.WaitGroup
 	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c.members[i], errs[i] = embed.StartEtcd(cfgs[i])
-		}()
+		if c.members[i], errs[i] = embed.StartEtcd(cfgs[i]); errs[i] != nil {
+			break
+		}
 	}
-	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("store: start embedded etcd: %s", firstLine(err))
@@ -163,8 +163,9 @@ func (c *Cluster) Leader() int {
 	return -1
 }
 
-// Stop stops member i, as a crash of its machine would: the others go on
-// (a majority of them keeps the cluster available).
+// Stop shuts member i down, handing its leadership on if it leads, as an
+// operator stopping its machine would: the others go on (a majority of
+// them keeps the cluster available).
 func (c *Cluster) Stop(i int) error {
 	c.mu.Lock()
 	if i < 0 || i >= len(c.members) {
@@ -180,23 +181,27 @@ func (c *Cluster) Stop(i int) error {
 	return nil
 }
 
-// Close stops every member and removes their data.
+// Close stops every member and removes their data. The cluster ends with
+// the run, so no member hands its leadership on: each stops at once, all
+// together (one by one, each waits up to a second for its peers'
+// connections to close).
 func (c *Cluster) Close() error {
-	// Followers first, the leader last: a leader stopping beside others
-	// would hand its leadership to one that is stopping too, and wait.
-	lead := c.Leader()
 	c.mu.Lock()
 	ms := c.members
 	c.members = nil
 	c.mu.Unlock()
-	for i, m := range ms {
-		if m != nil && i != lead {
-			m.Close()
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		if m != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				m.Server.HardStop()
+				m.Close()
+			}()
 		}
 	}
-	if lead >= 0 && lead < len(ms) {
-		ms[lead].Close()
-	}
+	wg.Wait()
 	return os.RemoveAll(c.dir)
 }
 
