@@ -30,11 +30,38 @@ func closedPort(t *testing.T) string {
 	return addr
 }
 
+// silentPort is a loopback port that takes connections and never answers.
+func silentPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var conns []net.Conn
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range conns {
+					c.Close()
+				}
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() { l.Close(); <-done })
+	return l.Addr().String()
+}
+
 func TestEtcdErrorsAreOneLineWithoutThePassword(t *testing.T) {
 	t.Parallel()
-	addr := closedPort(t)
+	addr, silent := closedPort(t), silentPort(t)
 	for raw, want := range map[string]string{
-		"http://bob:s3cret@" + addr:         "cannot use etcd at " + addr + ": no answer within 3s — is the server running?",
+		"http://bob:s3cret@" + addr:         "cannot use etcd at " + addr + ": dial tcp " + addr + ": connect: connection refused — is the server running?",
+		"http://bob:s3cret@" + silent:       "cannot use etcd at " + silent + ": no answer within 3s — is the server running?",
 		"ftp://bob:s3cret@" + addr:          "invalid etcd URL ftp://bob:xxxxx@" + addr,
 		"http://bob:s3cret@" + addr + "/db": "invalid etcd URL http://bob:xxxxx@" + addr + "/db",
 		" , ":                               "invalid etcd URL: empty",

@@ -3,13 +3,16 @@
 package etcd
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/locklab/locklab/store"
@@ -102,6 +105,9 @@ func Open(ctx context.Context, raw string, r store.Run) (*Conn, error) {
 		return &store.ServerError{Kind: "etcd", Addr: addr, Err: errors.New(store.ScrubAs(msg, raw)),
 			Hint: "is the server running? Start one with `docker compose up -d etcd`"}
 	}
+	if err := allRefuse(ctx, eps); err != nil {
+		return nil, fail(err)
+	}
 	c, err := clientv3.New(clientv3.Config{Endpoints: eps, Username: user, Password: pass,
 		DialTimeout: 3 * time.Second, Logger: zap.NewNop(), Context: context.WithoutCancel(ctx)})
 	if err != nil {
@@ -115,6 +121,31 @@ func Open(ctx context.Context, raw string, r store.Run) (*Conn, error) {
 		return nil, fail(err)
 	}
 	return e, nil
+}
+
+// allRefuse returns the first endpoint's dial error when every endpoint
+// refuses a connection outright: etcd's client would retry until its
+// dial timeout and then say only that nothing answered. An endpoint that
+// accepts, or does not answer the dial at once, is left to the client.
+func allRefuse(ctx context.Context, eps []string) error {
+	var first error
+	for _, ep := range eps {
+		u, err := url.Parse(ep)
+		if err != nil {
+			return nil
+		}
+		d := net.Dialer{Timeout: time.Second}
+		c, err := d.DialContext(ctx, "tcp", u.Host)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return nil
+		}
+		first = cmp.Or(first, err)
+	}
+	return first
 }
 
 // Close revokes the leases the run granted, deletes the keys under its
