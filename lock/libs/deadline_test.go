@@ -12,6 +12,7 @@ import (
 // the connection's read deadline go-redis set from it — is one it gave
 // up on; the client's own read timeout, a refusal, or the run's end is not.
 func TestOwnDeadlineIsTheLibrarys(t *testing.T) {
+	t.Parallel()
 	live, done := context.Background(), func() context.Context {
 		c, cancel := context.WithCancel(context.Background())
 		cancel()

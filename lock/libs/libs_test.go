@@ -36,6 +36,7 @@ func (s *steps) of(k lock.StepKind) []lock.Step {
 }
 
 func TestLibrariesExcludeAndAreSeenOnTheWire(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // SET NX is a vote step of that node, the deletes that undo a refused
 // acquire are undo steps, and a release is one step per node.
 func TestRedsyncQuorumVotesNodeByNode(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(context.Background(), store.Config{Nodes: 5})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // carries the least TTL, not none: a step without a TTL reads, in the log,
 // as a lock that never lapses.
 func TestLeftOfAPastDeadlineIsTheLeastTTL(t *testing.T) {
+	t.Parallel()
 	c := &seenClient{kit: lock.NewKit(lock.Options{}), ttl: 2 * time.Second}
 	for _, ms := range []int64{time.Now().Add(-time.Second).UnixMilli(), time.Now().UnixMilli()} {
 		if got := c.left(strconv.FormatInt(ms, 10)); got != time.Microsecond {

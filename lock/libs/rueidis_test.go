@@ -17,6 +17,7 @@ import (
 // keeps it, a second one is refused, and each extension is a renewed step
 // seen on the wire.
 func TestRueidislockRenewsAndReleases(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
 	if err != nil {
@@ -64,6 +65,7 @@ func TestRueidislockRenewsAndReleases(t *testing.T) {
 // pause, gives the lock up when it ends, and the lease says so (its
 // context cancelled with ErrLockLost) while another holds the lock.
 func TestRueidislockPausedHolderLearnsItLost(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
 	if err != nil {
@@ -134,6 +136,7 @@ func TestRueidislockPausedHolderLearnsItLost(t *testing.T) {
 
 // The library's own clients end with the run: their connections close.
 func TestRueidislockClientsEndWithTheRun(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
 	if err != nil {
@@ -180,6 +183,7 @@ func TestRueidislockClientsEndWithTheRun(t *testing.T) {
 // it sends, and cuts the deadline to the millisecond, so the key lapses
 // that much sooner than the answer plus the validity.
 func TestRueidislockAcquiredTTLIsItsDeadlines(t *testing.T) {
+	t.Parallel()
 	srv := storetest.Start(t)
 	st, err := store.Open(context.Background(), store.Config{URLs: []string{srv.URL}})
 	if err != nil {

@@ -48,6 +48,7 @@ func newLock(tb testing.TB, m *mcstore.Conn) lock.Locker {
 // A holder whose lock is gone and taken by another releases nothing: the
 // other holder's lock stays.
 func TestReleaseNeverDeletesAnotherHoldersLock(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts memcached")
 	}
@@ -87,6 +88,7 @@ func TestReleaseNeverDeletesAnotherHoldersLock(t *testing.T) {
 
 // A lock cycle is two commands: an add and a delete, no read.
 func TestACycleIsTwoRoundTrips(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts memcached")
 	}

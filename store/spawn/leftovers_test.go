@@ -54,6 +54,7 @@ func leftover(t *testing.T, owner int) (string, *exec.Cmd) {
 }
 
 func TestCleanStopsWhatADeadLocklabLeftAndNothingOfALiveOne(t *testing.T) {
+	t.Parallel()
 	storetest.RequireBin(t, "redis-server")
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {

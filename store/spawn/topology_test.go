@@ -42,6 +42,7 @@ func alive(pid int) bool {
 }
 
 func TestSentinelFailoverLosesTheWriteTheReplicaMissed(t *testing.T) {
+	t.Parallel()
 	s := openTopology(t, spawn.TopoSentinel, 5*time.Second)
 	ctx := context.Background()
 	roles := map[string]int{}
@@ -83,6 +84,7 @@ func TestSentinelFailoverLosesTheWriteTheReplicaMissed(t *testing.T) {
 }
 
 func TestReplicaTopologyFailsOverWithReplicaofNoOne(t *testing.T) {
+	t.Parallel()
 	s := openTopology(t, spawn.TopoReplica, 5*time.Second)
 	ctx := context.Background()
 	c := s.Client()
@@ -103,6 +105,7 @@ func TestReplicaTopologyFailsOverWithReplicaofNoOne(t *testing.T) {
 }
 
 func TestSpawnedPauseAndRestartEmpty(t *testing.T) {
+	t.Parallel()
 	s := openTopology(t, spawn.TopoSingle, 0)
 	ctx := context.Background()
 	n, c := s.Nodes()[0], s.Client()
@@ -139,6 +142,7 @@ func TestSpawnedPauseAndRestartEmpty(t *testing.T) {
 }
 
 func TestCloseStopsEveryServerAndRemovesTheirDirectory(t *testing.T) {
+	t.Parallel()
 	storetest.RequireBin(t, "redis-server")
 	s, err := store.Open(context.Background(), store.Config{Topology: spawn.TopoRedlock})
 	if err != nil {

@@ -127,7 +127,7 @@ func TestFloodOfResizesLeavesNothingBehind(t *testing.T) {
 	errs := make(chan error, 10)
 	var wg sync.WaitGroup
 	for i := range 10 {
-		wg.Go(func() { errs <- floodingViewer(srv.Addr().String(), 2*time.Second, 50+i) })
+		wg.Go(func() { errs <- floodingViewer(srv.Addr().String(), time.Second, 50+i) })
 	}
 	wg.Wait()
 	close(errs)
