@@ -46,9 +46,10 @@ func findBin(name string, dirs ...string) string {
 
 // proc is a server process the test started.
 type proc struct {
-	cmd *exec.Cmd
-	out *bytes.Buffer
-	dir string
+	cmd    *exec.Cmd
+	out    *bytes.Buffer
+	dir    string
+	exited chan struct{} // closed once the process has ended and been waited for
 }
 
 // serverDir makes a temp dir for a server; as root it belongs to the
@@ -134,20 +135,20 @@ func startProc(as *syscall.Credential, dir, bin string, args ...string) (*proc, 
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &proc{cmd: cmd, out: out, dir: dir}, nil
+	p := &proc{cmd: cmd, out: out, dir: dir, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	return p, nil
 }
 
 // stop ends the process (SIGTERM, then SIGKILL) and removes its directory.
 func (p *proc) stop() {
 	if p.cmd.Process != nil {
 		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = p.cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-p.exited:
 		case <-time.After(10 * time.Second):
 			_ = p.cmd.Process.Kill()
-			<-done
+			<-p.exited
 		}
 	}
 	if p.dir != "" {
@@ -163,10 +164,11 @@ func waitFor(p *proc, d time.Duration, ready func() error) error {
 		if err = ready(); err == nil {
 			return nil
 		}
-		if p.cmd.ProcessState != nil {
-			break
+		select {
+		case <-p.exited: // it ended (its port was taken, say): no use waiting
+			return fmt.Errorf("%v (the server exited): %s", err, bytes.TrimSpace(p.out.Bytes()))
+		case <-time.After(50 * time.Millisecond):
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("%v: %s", err, bytes.TrimSpace(p.out.Bytes()))
 }

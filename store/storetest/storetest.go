@@ -33,6 +33,8 @@ type Server struct {
 	URL  string
 	cmd  *exec.Cmd
 	out  *bytes.Buffer
+	// exited is closed once the process has ended and been waited for.
+	exited chan struct{}
 }
 
 // Require reports whether real-Redis tests must run instead of skipping.
@@ -111,7 +113,8 @@ func startOn(bin string, port int, extra []string) (*Server, error) {
 		return nil, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	s := &Server{Addr: addr, URL: "redis://" + addr + "/0", cmd: cmd, out: out}
+	s := &Server{Addr: addr, URL: "redis://" + addr + "/0", cmd: cmd, out: out, exited: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.exited) }()
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DisableIdentity: true})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
@@ -135,7 +138,11 @@ func startOn(bin string, port int, extra []string) (*Server, error) {
 			}
 			err = fmt.Errorf("the server at %s did not say its process id", addr)
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-s.exited: // it ended (its port was taken, say): no use waiting
+			return nil, fmt.Errorf("redis-server on %s exited: %v (%s)", addr, err, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	s.Stop()
 	return nil, fmt.Errorf("redis-server on %s did not answer: %v (%s)", addr, err, out.String())
@@ -191,7 +198,7 @@ func (s *Server) Thaw() { _ = s.cmd.Process.Signal(syscall.SIGCONT) }
 func (s *Server) Stop() {
 	if s.cmd.Process != nil {
 		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
+		<-s.exited
 	}
 }
 
