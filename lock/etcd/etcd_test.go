@@ -157,7 +157,8 @@ func TestThreeMembersSurviveOneStopped(t *testing.T) {
 				}
 				// A proposal in flight when the leader stops can be dropped,
 				// and etcd answers it only at its 5 s request timeout: give
-				// up on it sooner and ask again.
+				// up on it sooner and ask again (a write not made is made
+				// again in a later turn).
 				actx, cancel := context.WithTimeout(ctx, time.Second)
 				l, err := m.Acquire(actx, "counter-lock", 10*time.Second)
 				cancel()
@@ -172,7 +173,9 @@ func TestThreeMembersSurviveOneStopped(t *testing.T) {
 				if inside.Add(1) != 1 {
 					overlaps.Add(1)
 				}
-				ok, err := m.Put(ctx, l, "counter", strconv.Itoa(w))
+				pctx, cancel := context.WithTimeout(ctx, time.Second)
+				ok, err := m.Put(pctx, l, "counter", strconv.Itoa(w))
+				cancel()
 				inside.Add(-1)
 				l.Release(ctx)
 				if err == nil && ok {
