@@ -11,6 +11,7 @@ import (
 )
 
 func TestFailoverLosesUnreplicatedWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := openEmbedded(t, store.Config{})
 	n, c := s.Nodes()[0], s.Nodes()[0].Client

@@ -176,6 +176,7 @@ func TestCleanupTouchesOnlyTheRun(t *testing.T) {
 }
 
 func TestUnreachableServer(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	_, err := store.Open(context.Background(), store.Config{URLs: []string{"redis://:s3cret@127.0.0.1:1"}})
 	var ce *store.ConnectError
