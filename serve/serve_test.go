@@ -21,7 +21,7 @@ func TestNoLockOversells(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
 			s, url := start(t, st.urls(t), "oversell", "none", func(p *event.Params) {
-				p.Stock, p.Delay = 1, event.Millis(3*time.Second)
+				p.Stock, p.Delay = 1, event.Millis(1500*time.Millisecond)
 			})
 			as := race(t, 50, "POST", url+"/buy", "")
 			sold := count(as, func(a answer) bool { return a.code == 200 && a.bool("success") })
@@ -84,7 +84,7 @@ func TestFailFastConflict(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			t.Parallel()
 			s, url := start(t, st.urls(t), "webhook", "fail-fast", func(p *event.Params) {
-				p.Delay, p.TTL = event.Millis(2*time.Second), event.Millis(ttl)
+				p.Delay, p.TTL = event.Millis(time.Second), event.Millis(ttl)
 			})
 			first := make(chan answer, 1)
 			go func() { first <- do(t, "POST", url+"/webhook", `{"delivery_id":"evt_1"}`) }()
@@ -120,7 +120,7 @@ func TestFailFastConflict(t *testing.T) {
 // Without a lock a duplicate delivery credits twice, and the checker says so.
 func TestWebhookNoLockDuplicates(t *testing.T) {
 	t.Parallel()
-	s, url := start(t, nil, "webhook", "none", func(p *event.Params) { p.Delay = event.Millis(2 * time.Second) })
+	s, url := start(t, nil, "webhook", "none", func(p *event.Params) { p.Delay = event.Millis(time.Second) })
 	as := race(t, 3, "POST", url+"/webhook", `{"delivery_id":"pay_7"}`)
 	if n := count(as, func(a answer) bool { return a.code == 200 }); n != 3 {
 		t.Fatalf("%d of 3 deliveries answered 200", n)
@@ -222,7 +222,7 @@ func TestReset(t *testing.T) {
 // GET /events streams the log; GET /metrics counts it.
 func TestEventsAndMetrics(t *testing.T) {
 	t.Parallel()
-	_, url := start(t, nil, "oversell", "none", func(p *event.Params) { p.Stock, p.Delay = 1, event.Millis(3*time.Second) })
+	_, url := start(t, nil, "oversell", "none", func(p *event.Params) { p.Stock, p.Delay = 1, event.Millis(1500*time.Millisecond) })
 	res, err := http.Get(url + "/events")
 	if err != nil {
 		t.Fatal(err)
