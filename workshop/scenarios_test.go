@@ -122,6 +122,7 @@ func TestJoinableScenarios(t *testing.T) {
 		scored(t, run, "jobs run", runs) // the job ran again when its reservation lapsed; its effect did not
 	})
 	t.Run("deadlock", func(t *testing.T) {
+		t.Parallel()
 		run := playRound(t, srv.URL, "ring", "deadlock", "safe", func(p *event.Params) {
 			p.TTL, p.Work = event.Millis(2*time.Second), event.Millis(time.Second)
 		})
