@@ -160,9 +160,9 @@ func TestSIGTERMStopsWithinASecond(t *testing.T) {
 	}{
 		{[]string{"replay", "-", "--summary"}, time.Second, "interrupted"},
 		{[]string{"check", "-"}, time.Second, "interrupted"},
-		{[]string{"run", "oversell", "--all", "--workers", "10000", "--stock", "10000", "-q"}, 4 * time.Second, "interrupted"},
+		{[]string{"run", "oversell", "--all", "--workers", "10000", "--stock", "10000", "-q"}, 3 * time.Second, "interrupted"},
 		{[]string{"run", "oversell", "--all", "--workers", "10000", "--stock", "10000", "-q"}, 1900 * time.Millisecond, "interrupted"},
-		{[]string{"run", "oversell", "--lock", "redlock", "--workers", "10000", "--stock", "10000", "-q"}, 2 * time.Second, "interrupted"},
+		{[]string{"run", "oversell", "--lock", "redlock", "--workers", "10000", "--stock", "10000", "-q"}, 1500 * time.Millisecond, "interrupted"},
 	} {
 		t.Run(strings.Join(tc.args[:2], " ")+" after "+tc.wait.String(), func(t *testing.T) {
 			t.Parallel()
