@@ -160,9 +160,13 @@ func FuzzRedact(f *testing.F) {
 		in := all[int(which)%len(all)]
 		// The password must be the only place its text appears, or finding
 		// it elsewhere in the output proves nothing.
+		// Nor may it appear in what another password's URL prints: a user
+		// "\x00" printed "%00" before the mask ":xxxxx" spells "00:x".
 		rest := strings.ReplaceAll(in, pass, "")
+		other := strings.ReplaceAll(in, pass, "QqQq")
 		for _, fm := range forms(pass) {
-			if fm == "" || strings.Contains(rest, fm) || strings.Contains("rediss://"+store.Redact(rest), fm) {
+			if fm == "" || strings.Contains(rest, fm) || strings.Contains("rediss://"+store.Redact(rest), fm) ||
+				strings.Contains(store.Redact(other), fm) {
 				t.Skip()
 			}
 		}
