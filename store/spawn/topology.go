@@ -122,7 +122,14 @@ func Start(ctx context.Context, name string, lag time.Duration) (*Topology, erro
 		t.Stop()
 		return nil, fmt.Errorf("store: topology directory: %w", err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, topologyWait)
+	// Sentinels find each other by the hello each publishes every 2 s
+	// through the primary and the replica: on a busy machine that took
+	// longer than a topology of servers alone is given.
+	wait := topologyWait
+	if name == TopoSentinel {
+		wait *= 2
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if err := t.up(wctx, srv, sen); err != nil {
 		t.Stop()
@@ -130,7 +137,7 @@ func Start(ctx context.Context, name string, lag time.Duration) (*Topology, erro
 			return nil, fmt.Errorf("topology %s: interrupted while starting, stopped what started", name)
 		}
 		if wctx.Err() != nil {
-			return nil, fmt.Errorf("topology %s did not come up in %v, stopped what started: %w", name, topologyWait, err)
+			return nil, fmt.Errorf("topology %s did not come up in %v, stopped what started: %w", name, wait, err)
 		}
 		return nil, fmt.Errorf("topology %s: %w", name, err)
 	}
@@ -239,7 +246,8 @@ func (t *Topology) sentinelsAgree(ctx context.Context) error {
 				}
 				select {
 				case <-ctx.Done():
-					return fmt.Errorf("%s on %s did not find the replica and the other Sentinels", s.Name, s.Addr())
+					return fmt.Errorf("%s on %s did not find the replica and the other Sentinels (it knew %d replica(s) and %d of the %d other Sentinels)",
+						s.Name, s.Addr(), len(r), len(o), len(t.sentinels)-1)
 				case <-time.After(50 * time.Millisecond):
 				}
 			}
