@@ -1,5 +1,5 @@
-// Package etcdembed runs real etcd members in this process, with etcd's
-// own embed package, for a run that asks for etcd without a server of its
+// Package etcdembed runs real etcd members in this process, each etcd's
+// own server on its own ports, for a run that asks for etcd without a server of its
 // own. It registers itself with package store when imported: a program
 // that offers etcd's lessons with nothing installed imports it (the CLI
 // does), and one that does not pays nothing for etcd's server.
@@ -17,20 +17,19 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/store"
-	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
+	"go.etcd.io/etcd/client/pkg/v3/types"
+	"go.etcd.io/etcd/server/v3/config"
 )
 
 func init() { store.RegisterEmbeddedEtcd(func(n int) (store.EtcdCluster, error) { return Start(n) }) }
 
-// Cluster is a cluster of real etcd members run in this process by etcd's
-// own embed package: each with its data in a temp directory and its client
+// Cluster is a cluster of real etcd members run in this process: each with its data in a temp directory and its client
 // and peer URLs on free loopback ports.
 type Cluster struct {
 	dir     string
 	mu      sync.Mutex
-	members []*embed.Etcd // nil once stopped
-	urls    []string      // each member's client URL
+	members []*member // nil once stopped
+	urls    []string  // each member's client URL
 }
 
 // etcdReady bounds how long members take to elect a leader.
@@ -67,38 +66,28 @@ func start(n int) (*Cluster, error) {
 	for i := range n {
 		initial = append(initial, fmt.Sprintf("m%d=%s", i, peer(i)))
 	}
-	cfgs := make([]*embed.Config, n)
+	initialMap, err := types.NewURLsMap(strings.Join(initial, ","))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("store: etcd cluster: %w", err)
+	}
+	cfgs := make([]config.ServerConfig, n)
 	for i := range n {
-		cfg := embed.NewConfig()
-		cfg.Name = fmt.Sprintf("m%d", i)
-		cfg.Dir = filepath.Join(dir, cfg.Name)
+		name := fmt.Sprintf("m%d", i)
 		cl, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]))
 		pe, _ := url.Parse(peer(i))
-		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{*cl}, []url.URL{*cl}
-		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{*pe}, []url.URL{*pe}
-		cfg.InitialCluster = strings.Join(initial, ",")
-		cfg.InitialClusterToken = filepath.Base(dir)
-		cfg.ClusterState = embed.ClusterStateFlagNew
-		// The lab's data lives as long as a run: no fsync, a small backend.
-		cfg.UnsafeNoFsync = true
-		// etcd grants no lease shorter than 1.5 election timeouts, rounded
-		// up to whole seconds: with 500ms, a lease of 1s lasts 1s.
-		cfg.TickMs, cfg.ElectionMs = 50, 500
-		cfg.QuotaBackendBytes = 256 << 20
-		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-		cfg.LogLevel = "error"
-		cfgs[i] = cfg
+		cfgs[i] = memberConfig(name, filepath.Join(dir, name), *cl, *pe, initialMap, filepath.Base(dir))
 		c.urls = append(c.urls, cl.String())
 	}
 	// One after another: a new member first asks its peers whether it
 	// joined already, and a peer whose port is bound but not yet served
-	// keeps it waiting a second. A member's StartEtcd returns once it
+	// keeps it waiting a second. startMember returns once the member
 	// serves its peers, so the next one asks a peer that answers at once;
 	// the members then elect a leader together (waited for below).
 	errs := make([]error, n)
-	c.members = make([]*embed.Etcd, n)
+	c.members = make([]*member, n)
 	for i := range n {
-		if c.members[i], errs[i] = embed.StartEtcd(cfgs[i]); errs[i] != nil {
+		if c.members[i], errs[i] = startMember(cfgs[i]); errs[i] != nil {
 			break
 		}
 	}
