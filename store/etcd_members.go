@@ -12,7 +12,7 @@ type EtcdCluster interface {
 	Endpoints() []string // each member's client URL
 	Members() int        // how many members it was started with
 	Leader() int         // the member that leads, -1 when none does
-	Stop(i int) error    // stops member i, as a crash of its machine would
+	Stop(i int) error    // stops member i as its operator would: a leader hands its leadership on
 	Close() error        // stops every member and removes their data
 }
 

@@ -3,16 +3,18 @@ package etcd_test
 import (
 	"context"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	etcdstore "github.com/locklab/locklab/store/etcd"
 
-	_ "github.com/locklab/locklab/store/etcdembed"
+	"github.com/locklab/locklab/store/etcdembed"
 
 	"github.com/locklab/locklab/store"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/goleak"
 )
 
 // The store's own etcd tests live here, beside the etcd lock's, whose
@@ -179,4 +181,79 @@ func TestEmbeddedEtcdStartsOnUse(t *testing.T) {
 	if _, err := cli.Get(ctx, "x"); err == nil {
 		t.Fatal("the embedded etcd still answers after the store closed")
 	}
+}
+
+// A cluster's Close leaves nothing behind: no member serving, none of
+// their goroutines, no data directory. It runs alone (not parallel), so
+// the goroutines it counts are its own.
+func TestEmbeddedClusterLeavesNothingBehind(t *testing.T) {
+	opts := goleak.IgnoreCurrent()
+	c, err := store.StartEtcd(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: c.Endpoints(), DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := cli.Put(ctx, "k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	leader := c.Leader()
+	if err := c.Stop(leader); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cli.Put(ctx, "k", "w"); err != nil { // two of three still commit
+		t.Fatalf("after member %d stopped: %v", leader, err)
+	}
+	if now := c.Leader(); now < 0 || now == leader {
+		t.Fatalf("leader after member %d stopped: %d", leader, now)
+	}
+	cli.Close()
+	dir := c.(*etcdembed.Cluster).Dir()
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the data directory %s is still there (%v)", dir, err)
+	}
+	if ports := listeningPorts(t); len(ports) > 0 {
+		t.Fatalf("this process still listens on %v", ports)
+	}
+	goleak.VerifyNone(t, opts)
+}
+
+// listeningPorts are the TCP ports this process listens on, from Linux's
+// /proc: a port another process took since is not counted, as dialing
+// it would.
+func listeningPorts(t *testing.T) []string {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	mine := map[string]bool{}
+	for _, fd := range fds {
+		if l, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil && strings.HasPrefix(l, "socket:[") {
+			mine[strings.Trim(l[len("socket:"):], "[]")] = true
+		}
+	}
+	var ports []string
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			// sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+			f := strings.Fields(line)
+			if len(f) > 9 && f[3] == "0A" && mine[f[9]] {
+				_, port, _ := strings.Cut(f[1], ":")
+				ports = append(ports, port)
+			}
+		}
+	}
+	return ports
 }

@@ -136,6 +136,9 @@ func (c *Cluster) URL() string { return strings.Join(c.urls, ",") }
 // Endpoints are the members' client URLs.
 func (c *Cluster) Endpoints() []string { return append([]string(nil), c.urls...) }
 
+// Dir is the directory that holds every member's data; Close removes it.
+func (c *Cluster) Dir() string { return c.dir }
+
 // Members is how many members the cluster was started with.
 func (c *Cluster) Members() int { return len(c.urls) }
 

@@ -173,7 +173,7 @@ func (m *member) Err() <-chan error { return m.errc }
 // Close stops the member as embed's Close does: its clients' calls get
 // the request timeout to finish, then the server stops (handing on its
 // leadership, unless HardStop came first), then its peers' connections
-// get a second to close.
+// get a second to close before they are cut.
 func (m *member) Close() {
 	m.once.Do(func() {
 		m.mu.Lock()
@@ -186,7 +186,9 @@ func (m *member) Close() {
 		m.clientL.Close()
 		m.Server.Stop()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		m.peer.Shutdown(ctx)
+		if m.peer.Shutdown(ctx) != nil {
+			m.peer.Close() // a peer's stream still open after the second
+		}
 		cancel()
 		m.peerL.Close()
 	})
