@@ -208,6 +208,14 @@ func (r *Run) launch(ctx context.Context, sc *Scenario, env *Env, cfg Config, ca
 		return
 	}
 	for _, f := range cfg.Faults {
+		if f.At <= 0 && f.Kind == FaultNet {
+			// A network fault due at the start is in place before the
+			// first worker moves, not whenever a goroutine gets to it.
+			// (Adding it only marks links; a crash or pause needs its
+			// worker started, a failover can take seconds.)
+			r.scheduled(f)
+			continue
+		}
 		go func() {
 			if st.Clock().SleepUntil(ctx, f.At) == nil {
 				r.scheduled(f)
