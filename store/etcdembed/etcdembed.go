@@ -1,6 +1,6 @@
 // Package etcdembed runs real etcd members in this process, each etcd's
-// own server on its own ports, for a run that asks for etcd without a server of its
-// own. It registers itself with package store when imported: a program
+// own server on its own ports, for a run that asks for etcd without a
+// server of its own. It registers itself with package store when imported: a program
 // that offers etcd's lessons with nothing installed imports it (the CLI
 // does), and one that does not pays nothing for etcd's server.
 package etcdembed
@@ -23,8 +23,9 @@ import (
 
 func init() { store.RegisterEmbeddedEtcd(func(n int) (store.EtcdCluster, error) { return Start(n) }) }
 
-// Cluster is a cluster of real etcd members run in this process: each with its data in a temp directory and its client
-// and peer URLs on free loopback ports.
+// Cluster is a cluster of real etcd members run in this process: each
+// with its data in a temp directory and its client and peer URLs on free
+// loopback ports.
 type Cluster struct {
 	dir     string
 	mu      sync.Mutex
@@ -61,22 +62,18 @@ func start(n int) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	peer := func(i int) string { return fmt.Sprintf("http://127.0.0.1:%d", ports[2*i+1]) }
-	var initial []string
-	for i := range n {
-		initial = append(initial, fmt.Sprintf("m%d=%s", i, peer(i)))
+	peer := func(i int) url.URL {
+		return url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i+1])}
 	}
-	initialMap, err := types.NewURLsMap(strings.Join(initial, ","))
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("store: etcd cluster: %w", err)
+	initial := types.URLsMap{}
+	for i := range n {
+		initial[fmt.Sprintf("m%d", i)] = types.URLs{peer(i)}
 	}
 	cfgs := make([]config.ServerConfig, n)
 	for i := range n {
 		name := fmt.Sprintf("m%d", i)
-		cl, _ := url.Parse(fmt.Sprintf("http://127.0.0.1:%d", ports[2*i]))
-		pe, _ := url.Parse(peer(i))
-		cfgs[i] = memberConfig(name, filepath.Join(dir, name), *cl, *pe, initialMap, filepath.Base(dir))
+		cl := url.URL{Scheme: "http", Host: fmt.Sprintf("127.0.0.1:%d", ports[2*i])}
+		cfgs[i] = memberConfig(name, filepath.Join(dir, name), cl, peer(i), initial, filepath.Base(dir))
 		c.urls = append(c.urls, cl.String())
 	}
 	// One after another: a new member first asks its peers whether it
