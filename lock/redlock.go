@@ -131,6 +131,11 @@ func (e *QuorumError) serverError() error {
 // Drift is the clock-drift allowance Redlock subtracts from a TTL.
 func Drift(ttl time.Duration) time.Duration { return ttl/100 + 2*time.Millisecond }
 
+// RedsyncDrift is the clock-drift allowance go-redsync's Mutex (the
+// redsync strategies of lock/libs) subtracts from its expiry when it
+// computes its validity: its drift factor, 0.01, with no fixed part.
+func RedsyncDrift(expiry time.Duration) time.Duration { return time.Duration(float64(expiry) * 0.01) }
+
 // TryAcquire makes one attempt on every node.
 func (r *Redlock) TryAcquire(ctx context.Context, key string, ttl time.Duration) (*Lease, error) {
 	return r.try(ctx, key, ttl, 1)

@@ -115,6 +115,15 @@ func Lookup(name string) (Info, bool) {
 	return Info{}, false
 }
 
+// WallClock says why a strategy keeps real time (its traits say its code
+// reads the wall clock), or "" if it does not.
+func WallClock(strategy string) string {
+	if info, ok := Lookup(strategy); ok && info.Traits.WallClock {
+		return strategy + " reads the wall clock (its deadlines and validity), which a simulation cannot move"
+	}
+	return ""
+}
+
 // AllNames lists every strategy, comma-separated.
 func AllNames() string {
 	var names []string

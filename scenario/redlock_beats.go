@@ -10,7 +10,6 @@ import (
 	"github.com/locklab/locklab/event"
 
 	"github.com/locklab/locklab/lock"
-	"github.com/locklab/locklab/lock/libs"
 )
 
 // redlockBeats narrate each part played from what its events show: the
@@ -22,7 +21,7 @@ import (
 func redlockBeats(strategy string, p event.Params) []Beat {
 	st := &redlockStory{ttl: p.TTL.D(), held: map[int32]ballot{}, cur: map[int32]*ballot{}, who: "Redlock", drift: lock.Drift(p.TTL.D())}
 	if strategy == "redsync-quorum" {
-		st.who, st.drift = "redsync", libs.RedsyncDrift(p.TTL.D())
+		st.who, st.drift = "redsync", lock.RedsyncDrift(p.TTL.D())
 	}
 	var bs []Beat
 	for k, part := range redlockParts(strategy, p) {

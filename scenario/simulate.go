@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/lock"
-	"github.com/locklab/locklab/lock/libs"
 	"github.com/locklab/locklab/sim"
 	"github.com/locklab/locklab/store"
 )
@@ -50,8 +49,8 @@ func realTime(kind store.Kind, sc *Scenario, cfg Config, mode runMode) string {
 		return timeAsked
 	case mode.guest || mode.hosted != nil || mode.outside != nil:
 		return timeReal + "workers in other processes"
-	case libs.WallClock(cfg.Strategy) != "":
-		return timeReal + libs.WallClock(cfg.Strategy)
+	case lock.WallClock(cfg.Strategy) != "":
+		return timeReal + lock.WallClock(cfg.Strategy)
 	case ServerOf(cfg.Strategy) != string(lock.ServerRedis):
 		return timeReal + cfg.Strategy + " runs on " + ServerOf(cfg.Strategy) + ", which keeps its own time"
 	}
@@ -67,7 +66,7 @@ func KeepsRealTime(kind store.Kind, sc *Scenario, cfg Config) bool {
 // WallClock says why a strategy's runs keep real time although its locks
 // live in Redis (a library that reads the wall clock); "" when they can be
 // simulated.
-func WallClock(strategy string) string { return libs.WallClock(strategy) }
+func WallClock(strategy string) string { return lock.WallClock(strategy) }
 
 // Simulated reports whether the run is a deterministic simulation.
 func (r *Run) Simulated() bool { return r.rt != nil }

@@ -6,7 +6,7 @@
 // release its own release; what it sent is seen at the Redis protocol by a
 // client hook and told in the step's message. The libraries read the wall
 // clock (deadlines, validity) and make their own random tokens where they
-// do, so their runs keep real time (see WallClock).
+// do, so their runs keep real time (see lock.WallClock).
 package libs
 
 import (
@@ -27,15 +27,6 @@ import (
 
 // Versions are the libraries' pinned versions (go.mod), for the docs.
 const Versions = "github.com/bsm/redislock v0.9.4, github.com/go-redsync/redsync/v4 v4.18.1, github.com/redis/rueidis v1.0.79"
-
-// WallClock says why a strategy keeps real time (its traits say its code
-// reads the wall clock), or "" if it does not.
-func WallClock(strategy string) string {
-	if info, ok := lock.Lookup(strategy); ok && info.Traits.WallClock {
-		return strategy + " reads the wall clock (its deadlines and validity), which a simulation cannot move"
-	}
-	return ""
-}
 
 // Register adds the libraries' strategies to lock's registry; lock/all
 // calls it once.

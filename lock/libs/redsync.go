@@ -13,10 +13,6 @@ import (
 	"github.com/locklab/locklab/lock"
 )
 
-// RedsyncDrift is the clock-drift allowance redsync's Mutex subtracts
-// from its expiry when it computes its validity (its drift factor, 0.01).
-func RedsyncDrift(expiry time.Duration) time.Duration { return time.Duration(float64(expiry) * 0.01) }
-
 // redsyncLock is go-redsync's Mutex over n of the run's nodes.
 type redsyncLock struct {
 	kit         *lock.Kit
