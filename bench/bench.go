@@ -115,18 +115,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	cfg.Rounds = max(cfg.Rounds, 1)
 	rep := &Report{Format: "locklab-bench", Version: 2, Store: st.Describe(), Env: environment(cfg.Version),
 		DurationMS: cfg.Duration.Milliseconds(), Rounds: cfg.Rounds, Workers: slices.Clone(cfg.Workers)}
-	var aps []*redis.AutoPipeliner
+	var aps []store.Redis
 	if cfg.AutoPipeline {
-		for _, c := range st.Clients() {
-			ap, err := c.AutoPipeline()
-			if err != nil {
-				return nil, fmt.Errorf("autopipeline: %w", err)
-			}
-			aps = append(aps, ap)
+		var err error
+		if aps, err = st.AutoPipelines(); err != nil {
+			return nil, fmt.Errorf("autopipeline: %w", err)
 		}
 		defer func() {
 			for _, ap := range aps {
-				ap.Close()
+				_ = ap.Close()
 			}
 		}()
 	}
@@ -305,7 +302,7 @@ func setMaker(st *store.Store, c redis.StringCmdable) maker {
 // lockMaker cycles strategy name on keys of the workers' own; aps, if
 // set, are the AutoPipeline clients of the Redis nodes to use instead of
 // the plain ones.
-func lockMaker(st *store.Store, name string, aps []*redis.AutoPipeliner) maker {
+func lockMaker(st *store.Store, name string, aps []store.Redis) maker {
 	info, _ := lock.Lookup(name)
 	return func(w int) func(context.Context, int) (cycle, error) {
 		return func(ctx context.Context, i int) (cycle, error) {

@@ -146,7 +146,7 @@ func (f *benchFlags) check() ([]string, error) {
 	}
 	urls := redisURLs(f.redis)
 	for _, u := range urls {
-		if _, err := store.ParseURL(u); err != nil {
+		if _, err := store.URLAddr(u); err != nil {
 			return nil, usageError{err}
 		}
 	}

@@ -82,7 +82,7 @@ func (f *cleanFlags) run(ctx context.Context, out io.Writer) error {
 		return nil
 	}
 	for _, u := range f.redis {
-		if _, err := store.ParseURL(u); err != nil {
+		if _, err := store.URLAddr(u); err != nil {
 			return usageError{err}
 		}
 	}

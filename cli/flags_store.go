@@ -59,7 +59,7 @@ func (f *storeFlags) urls(cmd *cobra.Command, pace *paceFlags) ([]string, error)
 		return nil, err
 	}
 	for _, u := range urls {
-		if _, err := store.ParseURL(u); err != nil {
+		if _, err := store.URLAddr(u); err != nil {
 			return nil, usageError{err} // never holds the password
 		}
 	}

@@ -218,8 +218,8 @@ func (f *hostFlags) writeResults(out io.Writer, runs []*scenario.Run, renames []
 }
 
 func redactedAddr(url string) string {
-	if o, err := store.ParseURL(url); err == nil {
-		return "redis " + store.Addr(o)
+	if addr, err := store.URLAddr(url); err == nil {
+		return "redis " + addr
 	}
 	return "redis"
 }

@@ -35,8 +35,8 @@ func codeAddr(flag, redisURL string, ssh *sshview.Config) (string, bool, error) 
 		return net.JoinHostPort(host, port), true, nil
 	}
 	host := "127.0.0.1"
-	if o, err := store.ParseURL(redisURL); err == nil {
-		h, _, _ := net.SplitHostPort(store.Addr(o))
+	if addr, err := store.URLAddr(redisURL); err == nil {
+		h, _, _ := net.SplitHostPort(addr)
 		if ip := net.ParseIP(h); h != "localhost" && (ip == nil || !ip.IsLoopback()) {
 			host = ""
 		}

@@ -22,7 +22,7 @@ func workshopURL(cmd *cobra.Command, flag string) (string, error) {
 	if url == "" {
 		return "", usagef("%s needs the shared Redis: --redis redis://host:port (or $LOCKLAB_REDIS_URL)", cmd.Name())
 	}
-	if _, err := store.ParseURL(url); err != nil {
+	if _, err := store.URLAddr(url); err != nil {
 		return "", usageError{err}
 	}
 	return url, nil

@@ -85,7 +85,7 @@ func benchClient(b *testing.B) *redis.Client {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	return st.Client()
+	return st.Client().(*redis.Client)
 }
 
 type impl struct {

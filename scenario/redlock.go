@@ -8,10 +8,10 @@ import (
 
 	"github.com/locklab/locklab/check"
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/store"
 
 	"github.com/locklab/locklab/clock"
 	"github.com/locklab/locklab/lock"
-	"github.com/redis/go-redis/v9"
 )
 
 var redlockScenario = &Scenario{
@@ -288,4 +288,4 @@ func hold(env *Env, w *Worker, l lock.Locker, res string, ttl, work time.Duratio
 
 // cutOff returns n clients that cannot reach anything: how a partitioned
 // worker sees the nodes on the other side.
-func cutOff(env *Env, n int) []*redis.Client { return env.Store.Unreachable(n) }
+func cutOff(env *Env, n int) []store.Redis { return env.Store.Unreachable(n) }

@@ -105,7 +105,7 @@ func TestWallTimeNodeJudgesEveryClientsCommandAtItsSending(t *testing.T) {
 	skipMiniredisClockRace(t)
 	ctx := context.Background()
 	st := openEmbedded(t, store.Config{WallTime: true})
-	o := st.Client().Options()
+	o := st.Client().(*redis.Client).Options()
 	own := redis.NewClient(&redis.Options{Addr: o.Addr, Dialer: o.Dialer, Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	defer own.Close()
 	key := st.Key("pxat")

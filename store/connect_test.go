@@ -11,6 +11,7 @@ import (
 	"github.com/locklab/locklab/lock"
 	"github.com/locklab/locklab/store"
 	"github.com/locklab/locklab/store/storetest"
+	"github.com/redis/go-redis/v9"
 )
 
 func openErr(t *testing.T, url string) string {
@@ -106,7 +107,7 @@ func TestMaxClientsIsTheServersWordsAndPoolSizeIsHonoured(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer capped.Close()
-	if got := capped.Client().Options().PoolSize; got != 3 {
+	if got := capped.Client().(*redis.Client).Options().PoolSize; got != 3 {
 		t.Fatalf("pool_size=3 in the URL, pool of %d", got)
 	}
 	holdConns(capped, 20)
@@ -123,7 +124,7 @@ func TestURLOptionsAreHonoured(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	o := s.Client().Options()
+	o := s.Client().(*redis.Client).Options()
 	if o.DialTimeout != 7*time.Second || o.ReadTimeout != 4*time.Second || o.ClientName != "lab" || o.PoolSize != 30 {
 		t.Fatalf("dial %v read %v name %q pool %d", o.DialTimeout, o.ReadTimeout, o.ClientName, o.PoolSize)
 	}

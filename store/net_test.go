@@ -124,7 +124,7 @@ func BenchmarkSetRealNetted(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	benchSet(b, s.Client(), s.Key("stock"))
+	benchSet(b, s.Client().(*redis.Client), s.Key("stock"))
 }
 
 func BenchmarkSetRealPlain(b *testing.B) {
@@ -158,7 +158,7 @@ func TestSafetyNetKeepsTransactions(t *testing.T) {
 	c, raw, key := s.Client(), srv.Client(t), s.Key("stock")
 	c.Set(ctx, key, 5, 0)
 	tx := func(interfere bool) error {
-		conn := c.Conn()
+		conn := c.(*redis.Client).Conn()
 		defer conn.Close()
 		if err := conn.Process(ctx, redis.NewStatusCmd(ctx, "watch", key)); err != nil {
 			t.Fatal(err)

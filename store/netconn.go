@@ -39,7 +39,7 @@ func (n *Node) arm() error {
 		return errors.New("the node has no client")
 	}
 	n.armed = true
-	n.Client.AddHook(routeHook{n})
+	concrete(n.Client).AddHook(routeHook{n})
 	return nil
 }
 
@@ -62,13 +62,13 @@ func (n *Node) dialLink(w int32) {
 }
 
 // link is worker w's own client of the node, made at first use.
-func (n *Node) link(w int32) *redis.Client {
+func (n *Node) link(w int32) Redis {
 	n.linkMu.Lock()
 	defer n.linkMu.Unlock()
 	if c := n.linked[w]; c != nil {
 		return c
 	}
-	o := *n.Client.Options()
+	o := *concrete(n.Client).Options()
 	inner := o.Dialer
 	if inner == nil {
 		inner = redis.NewDialer(&o)
@@ -95,7 +95,7 @@ func (n *Node) link(w int32) *redis.Client {
 		}
 	}
 	if n.linked == nil {
-		n.linked = map[int32]*redis.Client{}
+		n.linked = map[int32]Redis{}
 	}
 	n.linked[w] = c
 	return c
@@ -113,7 +113,7 @@ func (n *Node) closeLinks() {
 
 // ClientsFor are the clients worker w's locks use: on nodes a network
 // fault has reached, the worker's own; elsewhere the shared ones.
-func (s *Store) ClientsFor(w int32) []*redis.Client {
+func (s *Store) ClientsFor(w int32) []Redis {
 	cs := s.Clients()
 	for i, n := range s.nodes {
 		if w >= 0 && n.Armed() {

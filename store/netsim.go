@@ -64,7 +64,7 @@ func (n *Node) toxicsOn(ctx context.Context) []Toxic {
 // simulateFaulty is simulate on a link with network faults.
 func (n *Node) simulateFaulty(ctx context.Context, do func(context.Context) error, tx []Toxic, what string, cmds []redis.Cmder) error {
 	rt := n.rt
-	wait := n.Client.Options().ReadTimeout
+	wait := concrete(n.Client).Options().ReadTimeout
 	if wait <= 0 {
 		wait = 3 * time.Second
 	}

@@ -22,7 +22,7 @@ import (
 type Node struct {
 	Index  int
 	Addr   string // host:port[/db], never with a password
-	Client *redis.Client
+	Client Redis  // a *redis.Client
 
 	mini   *miniredis.Miniredis // nil on a real server
 	at     string               // where mini listens now; mu guards it
@@ -54,9 +54,9 @@ type Node struct {
 
 	links  *netTable // the run's network faults
 	linkMu sync.Mutex
-	linked map[int32]*redis.Client // real time, armed: each worker's own client, its connections faulty links
-	armed  bool                    // the routing hook is on Client
-	lua    *simredis.Lua           // runs the simulated run's scripts; mu guards it
+	linked map[int32]Redis // real time, armed: each worker's own client, its connections faulty links
+	armed  bool            // the routing hook is on Client
+	lua    *simredis.Lua   // runs the simulated run's scripts; mu guards it
 }
 
 // epoch is the embedded servers' wall time at virtual zero: a fixed instant,
@@ -106,9 +106,10 @@ func (s *Store) openEmbedded(cfg Config) error {
 			}
 			return &timedConn{Conn: c, n: node}, nil
 		}
-		node.Client = redis.NewClient(o)
-		node.Client.AddHook(gateHook{})
-		node.Client.AddHook(syncHook{node})
+		c := redis.NewClient(o)
+		c.AddHook(gateHook{})
+		c.AddHook(syncHook{node})
+		node.Client = c
 		s.nodes = append(s.nodes, node)
 		if cfg.ReplicaLag > 0 {
 			node.attach(cfg.ReplicaLag)
@@ -346,17 +347,19 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 		addr := Scrub(Addr(opt), raw)
 		node := &Node{Index: i, Addr: addr, clock: s.clock, url: raw}
 		opt = URLClientOptions(opt, cfg)
+		var c *redis.Client
 		if s.topo != nil {
 			node.topo = s.topo
-			node.Client = s.topo.Client(i, opt, func(c net.Conn) net.Conn { return &tellingConn{Conn: c} })
+			c = spawn.Client(s.topo, i, opt, func(c net.Conn) net.Conn { return &tellingConn{Conn: c} })
 		} else {
 			TellingDialer(opt)
-			node.Client = redis.NewClient(opt)
+			c = redis.NewClient(opt)
 		}
-		node.Client.AddHook(gateHook{})
-		node.Client.AddHook(refusalHook{&node.refused})
+		c.AddHook(gateHook{})
+		c.AddHook(refusalHook{&node.refused})
+		node.Client = c
 		s.nodes = append(s.nodes, node)
-		timeout := node.Client.Options().DialTimeout
+		timeout := c.Options().DialTimeout
 		if timeout <= 0 {
 			timeout = defaultConnectTimeout(cfg)
 		}
@@ -367,7 +370,7 @@ func (s *Store) openReal(ctx context.Context, cfg Config) error {
 			return &ConnectError{Addr: addr, Err: err, raw: raw}
 		}
 		node.net = newNet(node, s.prefix, s.owner)
-		node.Client.AddHook(netHook{node.net})
+		c.AddHook(netHook{node.net})
 		pctx, cancel = context.WithTimeout(ctx, timeout)
 		err = node.net.start(pctx)
 		cancel()

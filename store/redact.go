@@ -426,6 +426,17 @@ func unwrapURLError(err error) string {
 	return err.Error()
 }
 
+// URLAddr checks a Redis URL as ParseURL does and returns its printed
+// address (Addr). It names no go-redis type, for the packages that only
+// check a URL (see Redis).
+func URLAddr(raw string) (string, error) {
+	o, err := ParseURL(raw)
+	if err != nil {
+		return "", err
+	}
+	return Addr(o), nil
+}
+
 // Addr is the printed address of a Redis URL: host:port[/db], no password.
 func Addr(opt *redis.Options) string {
 	if opt.DB != 0 {

@@ -150,13 +150,14 @@ func (n *Node) startInPlace(keepData bool) {
 // across steps), so none ever waits for another in the host's time.
 func (n *Node) simClient(conns int) {
 	old := n.Client
-	o := *old.Options()
+	o := *concrete(old).Options()
 	o.PoolSize = max(conns, 1)
 	o.MaxActiveConns = 0
 	o.Dialer = func(context.Context, string, string) (net.Conn, error) { return n.pipe(), nil }
-	n.Client = redis.NewClient(&o)
-	n.Client.AddHook(gateHook{})
-	n.Client.AddHook(syncHook{n})
+	c := redis.NewClient(&o)
+	c.AddHook(gateHook{})
+	c.AddHook(syncHook{n})
+	n.Client = c
 	_ = old.Close()
 }
 
@@ -183,15 +184,16 @@ func inCommand(ctx context.Context) bool { return ctx.Value(commandKey{}) != nil
 // worker sees the nodes on the other side. In a simulation each command
 // costs its trip and is refused, with no socket; in real time each dials a
 // closed port.
-func (s *Store) Unreachable(n int) []*redis.Client {
-	cs := make([]*redis.Client, n)
+func (s *Store) Unreachable(n int) []Redis {
+	cs := make([]Redis, n)
 	for i := range cs {
-		cs[i] = redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 20 * time.Millisecond,
+		c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 20 * time.Millisecond,
 			MaxRetries: -1, DialerRetries: 1, Protocol: 2, DisableIdentity: true})
-		cs[i].AddHook(gateHook{})
+		c.AddHook(gateHook{})
 		if rt := s.simulation(); rt != nil {
-			cs[i].AddHook(cutOffHook{rt})
+			c.AddHook(cutOffHook{rt})
 		}
+		cs[i] = c
 	}
 	return cs
 }

@@ -171,11 +171,11 @@ func (s *Store) Clock() *Clock { return s.clock }
 func (s *Store) Nodes() []*Node { return s.nodes }
 
 // Client is the first node's client, the one non-Redlock strategies use.
-func (s *Store) Client() *redis.Client { return s.nodes[0].Client }
+func (s *Store) Client() Redis { return s.nodes[0].Client }
 
 // Clients are every node's client, in node order.
-func (s *Store) Clients() []*redis.Client {
-	cs := make([]*redis.Client, len(s.nodes))
+func (s *Store) Clients() []Redis {
+	cs := make([]Redis, len(s.nodes))
 	for i, n := range s.nodes {
 		cs[i] = n.Client
 	}
@@ -237,7 +237,7 @@ func (s *Store) cleanup(ctx context.Context, fresh bool) (int, error) {
 			c := n.Client
 			if fresh {
 				// The pool's connections may be stuck on a frozen server.
-				c = redis.NewClient(n.Client.Options())
+				c = redis.NewClient(concrete(n.Client).Options())
 				defer c.Close()
 			}
 			d, err := n.deleteRun(ctx, c, s.prefix, s.guest)
@@ -259,7 +259,7 @@ func (s *Store) cleanup(ctx context.Context, fresh bool) (int, error) {
 // deleteRun deletes the keys the run is known to have made on n, then any
 // other key under prefix (SCAN), and reports how many it deleted. A guest
 // deletes only its own registration: the keys are the host's.
-func (n *Node) deleteRun(ctx context.Context, c *redis.Client, prefix string, guest bool) (int, error) {
+func (n *Node) deleteRun(ctx context.Context, c Redis, prefix string, guest bool) (int, error) {
 	deleted := 0
 	if guest {
 		if n.net == nil {

@@ -169,7 +169,7 @@ func Resolve(ctx context.Context, code, hostport string) (Answer, error) {
 	if err := json.Unmarshal(body, &a); err != nil {
 		return Answer{}, fmt.Errorf("%s answered something that is not a locklab room", hostport)
 	}
-	if _, err := store.ParseURL(a.Redis); err != nil || CheckName("room", a.Room) != nil {
+	if _, err := store.URLAddr(a.Redis); err != nil || CheckName("room", a.Room) != nil {
 		return Answer{}, fmt.Errorf("%s answered something that is not a locklab room", hostport)
 	}
 	return a, nil

@@ -16,7 +16,6 @@ import (
 
 	"github.com/locklab/locklab/scenario"
 	"github.com/locklab/locklab/store"
-	"github.com/redis/go-redis/v9"
 )
 
 // HostConfig says what the host runs.
@@ -331,4 +330,4 @@ func (h *Host) Close() {
 }
 
 // client is the room's Redis client.
-func (h *Host) client() *redis.Client { return h.room.Client() }
+func (h *Host) client() store.Redis { return h.room.Client() }

@@ -295,7 +295,7 @@ func (j *joiner) race(ctx context.Context, r *Round, a Attendee) error {
 // forwarder sends a log's new events to the stream, in signed batches of
 // at most MaxEntryBytes.
 type forwarder struct {
-	rc       *redis.Client
+	rc       store.Redis
 	stream   string
 	round    string // the round's ID
 	mac      []byte // this attendee's batch key this round

@@ -30,7 +30,7 @@ type Rename struct {
 
 // presence keeps a joiner in the room's lobby under its current name.
 type presence struct {
-	rc      *redis.Client
+	rc      store.Redis
 	room    *store.Store
 	token   string // the joiner's public key (see auth.go)
 	workers int

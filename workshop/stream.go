@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/locklab/locklab/store"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -63,7 +64,7 @@ type entry struct {
 
 // fetch reads up to fetchCount entries of stream from start (XRANGE's
 // syntax), never one over MaxEntryBytes.
-func fetch(ctx context.Context, rc *redis.Client, stream, start string) ([]entry, error) {
+func fetch(ctx context.Context, rc store.Redis, stream, start string) ([]entry, error) {
 	res, err := fetchScript.Run(ctx, rc, []string{stream}, start, fetchCount, MaxEntryBytes, fetchBudget).Slice()
 	if err != nil {
 		if err == redis.Nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/store"
-	"github.com/redis/go-redis/v9"
 )
 
 // Watch looks at a room for every joiner of one process: a host that
@@ -156,7 +155,7 @@ func openRoom(ctx context.Context, cfg *JoinConfig) (*store.Store, error) {
 // sync measures the server's clock for round (its ID; "" on joining):
 // through the watch, shared with the process's other joiners, when this
 // joiner's clock is the machine's.
-func (j *joiner) sync(ctx context.Context, rc *redis.Client, round string) error {
+func (j *joiner) sync(ctx context.Context, rc store.Redis, round string) error {
 	if w := j.cfg.Watch; w != nil && j.cfg.Skew == 0 && j.cfg.Miss == 0 {
 		c, err := w.clock(ctx, round, ServerClock{})
 		j.clk = c

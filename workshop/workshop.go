@@ -26,9 +26,9 @@ import (
 	"time"
 
 	"github.com/locklab/locklab/event"
+	"github.com/locklab/locklab/store"
 
 	"github.com/locklab/locklab/scenario"
-	"github.com/redis/go-redis/v9"
 )
 
 // Timing of presence and of the stream.
@@ -154,7 +154,7 @@ type ServerClock struct {
 func (c *ServerClock) local() time.Time { return time.Now().Add(c.Skew) }
 
 // Sync measures the offset.
-func (c *ServerClock) Sync(ctx context.Context, rc *redis.Client) error {
+func (c *ServerClock) Sync(ctx context.Context, rc store.Redis) error {
 	best := time.Duration(-1)
 	for range syncSamples {
 		t0 := c.local()
@@ -183,7 +183,7 @@ func (c *ServerClock) Until(us int64) time.Duration {
 }
 
 // readRound reads the current round, or nil when there is none.
-func readRound(ctx context.Context, rc *redis.Client, key string) (*Round, string, error) {
+func readRound(ctx context.Context, rc store.Redis, key string) (*Round, string, error) {
 	b, err := rc.HGetAll(ctx, key).Result()
 	if err != nil {
 		return nil, "", err

@@ -24,26 +24,17 @@ var nsKey = regexp.MustCompile(`^locklab:([A-Za-z0-9-]{1,64}):(.+)$`)
 // safety net, only a client.
 type Server struct {
 	Addr   string
-	Client *redis.Client
+	Client store.Redis // a *redis.Client
 	url    string
 }
 
 // Dial connects to the server at a URL (errors as Open's).
 func Dial(ctx context.Context, raw string) (*Server, error) {
-	opt, err := store.ParseURL(raw)
+	c, addr, err := store.DialURL(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
-	opt = store.URLClientOptions(opt, store.Config{})
-	store.TellingDialer(opt)
-	s := &Server{Addr: store.Scrub(store.Addr(opt), raw), Client: redis.NewClient(opt), url: raw}
-	pctx, cancel := context.WithTimeout(ctx, opt.DialTimeout)
-	defer cancel()
-	if err := s.Client.Ping(pctx).Err(); err != nil {
-		s.Client.Close()
-		return nil, store.NewConnectError(s.Addr, err, raw)
-	}
-	return s, nil
+	return &Server{Addr: addr, Client: c, url: raw}, nil
 }
 
 // Close closes the client.

@@ -38,11 +38,11 @@ func (t *Topology) PrimaryAddr(i int) string {
 	return p.Addr()
 }
 
-// Client makes node i's client from o: through Sentinel for the sentinel
-// topology, as go-redis's failover client finds the primary; else one that
-// dials wherever node i's primary listens now, its connections wrapped by
-// wrap.
-func (t *Topology) Client(i int, o *redis.Options, wrap func(net.Conn) net.Conn) *redis.Client {
+// Client makes node i of t's client from o: through Sentinel for the
+// sentinel topology, as go-redis's failover client finds the primary; else
+// one that dials wherever node i's primary listens now, its connections
+// wrapped by wrap. (A function, not a method of Topology: see clientOf.)
+func Client(t *Topology, i int, o *redis.Options, wrap func(net.Conn) net.Conn) *redis.Client {
 	if t.name == TopoSentinel {
 		var addrs []string
 		for _, s := range t.sentinels {
@@ -133,7 +133,7 @@ func (t *Topology) Failover(i int) (string, error) {
 	old.kill()
 	ctx, cancel := context.WithTimeout(context.Background(), topologyWait)
 	defer cancel()
-	c := r.client()
+	c := clientOf(r)
 	defer c.Close()
 	if t.name == TopoSentinel {
 		if err := t.promoteBySentinel(ctx, r); err != nil {
@@ -159,7 +159,7 @@ func (t *Topology) Failover(i int) (string, error) {
 // connected to, and one that has not heard of the promotion yet would
 // send it to the killed primary.
 func (t *Topology) promoteBySentinel(ctx context.Context, r *proc) error {
-	s := t.sentinels[0].client()
+	s := clientOf(t.sentinels[0])
 	defer s.Close()
 	if err := s.Do(ctx, "SENTINEL", "FAILOVER", sentinelMaster).Err(); err != nil {
 		return fmt.Errorf("SENTINEL FAILOVER on %s: %w", t.sentinels[0].Addr(), err)
@@ -174,7 +174,7 @@ func (t *Topology) promoteBySentinel(ctx context.Context, r *proc) error {
 
 // awaitPrimary waits until the Sentinel sp names r as the primary.
 func (t *Topology) awaitPrimary(ctx context.Context, sp *proc, r *proc) error {
-	s := sp.client()
+	s := clientOf(sp)
 	defer s.Close()
 	for {
 		a, _ := s.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", sentinelMaster).StringSlice()

@@ -280,8 +280,10 @@ func (p *proc) restart(ctx context.Context) error {
 	return p.start(ctx, port)
 }
 
-// client is a short-lived client to the process, for setup and faults.
-func (p *proc) client() *redis.Client {
+// clientOf is a short-lived client to process p, for setup and faults. (A
+// function, not a method: a method would put *redis.Client in Topology's
+// type, and so in store's; see store.Redis.)
+func clientOf(p *proc) *redis.Client {
 	return redis.NewClient(&redis.Options{Addr: p.Addr(), DialTimeout: time.Second, ReadTimeout: 2 * time.Second, ContextTimeoutEnabled: true,
 		MaxRetries: -1, Protocol: 2, DisableIdentity: true})
 }

@@ -209,7 +209,7 @@ func (t *Topology) addReplica(ctx context.Context, i int, srv string, lag time.D
 	if err != nil {
 		return err
 	}
-	c := r.client()
+	c := clientOf(r)
 	defer c.Close()
 	for info(ctx, c, "replication", "master_link_status") != "up" {
 		select {
@@ -235,7 +235,7 @@ func (t *Topology) sentinelConf(port int) string {
 // other Sentinels: then a crashed primary is failed over by a quorum.
 func (t *Topology) sentinelsAgree(ctx context.Context) error {
 	for _, s := range t.sentinels {
-		c := s.client()
+		c := clientOf(s)
 		err := func() error {
 			defer c.Close()
 			for {
