@@ -7,13 +7,14 @@ import (
 )
 
 // Redis is what a run asks of a node's client: every Redis command
-// (redis.Cmdable) and Process. A node's client is a *redis.Client; this
-// interface names no client type on purpose. Since go-redis 9.23 a
-// client holds a weak pointer to its own type, and the Go compiler builds
-// about 1,500 of go-redis's functions again in every package that sees
-// *redis.Client (or *redis.Options, *redis.Conn…), directly or through a
-// type of ours: two seconds of a first build each. Package store and the
-// packages that make or hand over clients see it; the rest see Redis.
+// (redis.Cmdable), Do, Process and Close. A node's client is a
+// *redis.Client; this interface names no client type on purpose. Since
+// go-redis 9.23 a client holds a weak pointer to its own type, and the Go
+// compiler builds about 1,500 of go-redis's functions again in every
+// package that sees *redis.Client (or *redis.Options, *redis.Conn…),
+// directly or through a type of ours: one to two seconds of a first build
+// each. The packages that make clients or hand them to a library see it
+// (TestFewPackagesSeeTheRedisClient lists them); the rest see Redis.
 type Redis interface {
 	redis.Cmdable
 	Do(ctx context.Context, args ...any) *redis.Cmd
